@@ -1,0 +1,21 @@
+"""The hidden reference solution. It ships only inside the autograder zip, never to students."""
+
+from .transformer import (
+    attention,
+    init_multihead,
+    layer_norm,
+    multihead,
+    positional_encoding,
+    softmax,
+    transformer_block,
+)
+
+__all__ = [
+    "attention",
+    "init_multihead",
+    "layer_norm",
+    "multihead",
+    "positional_encoding",
+    "softmax",
+    "transformer_block",
+]
