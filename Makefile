@@ -1,0 +1,35 @@
+# The kit's one entry point. Every target first makes sure .venv exists and holds
+# the pinned requirements, so a fresh clone needs no manual step.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+SUBMISSIONS ?= examples/submissions
+OUT ?= dist/grades
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+TIMEOUT ?= 120
+MEMORY_MB ?= 2048
+N ?= 200
+
+.PHONY: all assign test grade bench validate explorer clean
+
+all: assign
+
+$(STAMP): requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $(STAMP)
+
+# Master notebook -> dist/student (the student notebook, lab, assessment)
+#                 -> dist/autograder (the Otter zip and the solution notebook).
+assign: $(STAMP)
+	$(PY) -m autograder.assign
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+clean:
+	rm -rf dist .pytest_cache tests/artifacts
