@@ -1,0 +1,698 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [raw]
+# # ASSIGNMENT CONFIG
+# name: 055-atencion-transformer
+# requirements: requirements.txt
+# python_version: "3.11"
+# export_cell:
+#   pdf: false
+#   instructions: "Guarda el cuaderno y sube a Gradescope el archivo .zip que se genera."
+# tests:
+#   ok_format: false
+#   files: false
+# autograder_files:
+#   - autograder
+#   - reference
+# generate:
+#   pdf: false
+#   show_stdout: true
+#   show_hidden: true
+
+# %% [markdown]
+# # 055 — La atención y el Transformer, desde cero
+#
+# Antes de 2017, los modelos de lenguaje leían el texto palabra a palabra con redes recurrentes (RNN), arrastrando una memoria de una palabra a la siguiente. Ese enfoque chocó con un muro en los textos largos, y el artículo *Attention Is All You Need* lo sustituyó por el Transformer, cuya pieza central es la atención: cada token puede mirar directamente a todos los demás y decidir cuánto importa cada uno. En este cuaderno lo construimos pieza a pieza con NumPy, siguiendo las notas de Marta (secciones 7.7 y 7.8):
+#
+# 1. Importar las bibliotecas.
+# 2. El muro de las redes recurrentes: recuerdos que se desvanecen.
+# 3. La atención de producto escalar escalado, paso a paso.
+# 4. Por qué dividir por $\sqrt{d_k}$.
+# 5. La autoatención sobre una frase, y la máscara causal.
+# 6. La atención multicabeza.
+# 7. La codificación posicional con senos y cosenos.
+# 8. Un bloque Transformer completo.
+#
+# **Qué tienes que hacer.** Implementa cuatro funciones: `attention` (paso 3), `multihead` (paso 6), `positional_encoding` (paso 7) y `transformer_block` (paso 8). Cada una vive sola en su celda y empieza lanzando `NotImplementedError`: sustituye esa línea por tu código, **sin cambiar el nombre, los parámetros ni lo que devuelve**. `softmax`, `layer_norm` e `init_multihead` ya vienen hechas.
+#
+# **Cómo se evalúa.** Después de cada función hay una celda `grader.check(...)` con pruebas públicas: comprueban propiedades (formas, filas que suman 1, la máscara causal, el ejemplo trabajado del apunte), no la respuesta. Al entregar, unas pruebas ocultas comparan cada función con una solución de referencia sobre entradas que no ves, y cada función se evalúa por separado: un error en `attention` no te quita puntos en `multihead`. Que pasen las pruebas públicas **no** garantiza que pasen las ocultas.
+#
+# > Las citas con este formato son **notas del kit**: correcciones o ampliaciones del material original de la clase.
+
+# %% [markdown]
+# ## Paso 1: Importar las bibliotecas
+
+# %%
+import numpy as np
+import matplotlib.pyplot as plt
+
+np.set_printoptions(precision=3, suppress=True)
+rng = np.random.default_rng(0)
+
+# %% [markdown]
+# Todas las celdas de demostración sacan sus números aleatorios de este único `rng`, en el mismo orden que el apunte, así que verás exactamente los mismos valores que allí. Si ejecutas una celda dos veces, el orden se rompe: usa *Kernel → Restart & Run All* para volver a los números del apunte.
+
+# %% [markdown]
+# ## Paso 2: El muro de las redes recurrentes
+#
+# Una RNN actualiza un estado oculto con cada token nuevo, $h_t = \tanh(W h_{t-1} + U x_t)$, así que la información del principio de la secuencia tiene que sobrevivir a todos los pasos posteriores. Durante el entrenamiento, el gradiente que indica a la red cómo afectó el principio al resultado es un producto de una derivada por paso, y un producto de muchos números menores que uno se encoge exponencialmente: otra vez el desvanecimiento del gradiente del capítulo 6, ahora a lo largo de la secuencia. Medimos cuánto depende todavía el estado final $h_T$ del estado inicial $h_0$ para secuencias cada vez más largas:
+
+# %%
+d_hidden = 16
+W = rng.normal(0, 0.9 / np.sqrt(d_hidden), (d_hidden, d_hidden))     # pesos recurrentes
+U = rng.normal(0, 1 / np.sqrt(d_hidden), (d_hidden, d_hidden))       # pesos de entrada
+inputs = rng.normal(0, 1, (60, d_hidden))                            # una secuencia de 60 vectores de tokens
+
+h, jacobian, influence = np.zeros(d_hidden), np.eye(d_hidden), []
+for t in range(60):
+    h = np.tanh(W @ h + U @ inputs[t])
+    jacobian = (np.diag(1 - h ** 2) @ W) @ jacobian                   # d h_t / d h_0, por la regla de la cadena
+    influence.append(np.linalg.norm(jacobian))
+
+for T in [1, 5, 10, 20, 40, 60]:
+    print(f"Tras {T:>2} tokens, tamaño de d h_T / d h_0: {influence[T - 1]:.2e}")
+
+# %% [markdown]
+# Tras un paso, la sensibilidad de $h_T$ a $h_0$ es del orden de 1; tras 20 tokens ha caído a $2{,}2 \times 10^{-4}$, y tras 60 tokens a $1{,}6 \times 10^{-13}$, en la práctica cero. La red apenas puede aprender que una palabra del final de un texto largo depende de otra del principio. Las LSTM y las GRU se desarrollaron para suavizar este problema, pero siguen leyendo un token cada vez, lo que además las hace lentas de entrenar.
+#
+# > **Nota del kit (errata).** El texto original dice que este experimento mide «la influencia del primer token». Lo que mide el código es $\partial h_T / \partial h_0$, la sensibilidad al **estado inicial**, que no es un token. La influencia del primer token, $\partial h_T / \partial x_1 = \big(\prod_{t=2}^{T} \operatorname{diag}(1 - h_t^2)\,W\big)\operatorname{diag}(1 - h_1^2)\,U$, es el mismo producto de jacobianos con un factor menos, así que se desvanece igual de rápido: la conclusión se mantiene, pero la magnitud medida es otra.
+
+# %% [markdown]
+# ## Paso 3: La atención de producto escalar escalado
+#
+# La atención toma tres matrices construidas a partir de los tokens: las consultas $Q$ (*queries*, lo que busca cada token), las claves $K$ (*keys*, lo que ofrece cada token para ser encontrado) y los valores $V$ (*values*, la información que transmite cada token):
+#
+# $$\text{Attention}(Q, K, V) = \text{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right)V$$
+#
+# Sigamos la intuición de Marta con vectores pequeños diseñados a mano. Cada token tiene 4 características: cardiaco, localización corporal, persona y palabra funcional. De momento, las consultas, las claves y los valores son los propios vectores.
+
+# %%
+tokens = ['el', 'paciente', 'tiene', 'pecho', 'dolor', 'brazo']
+#                  cardiaco localización persona funcional
+X_toy = 2 * np.array([[0.0,    0.0,      0.0,    1.0],    # el
+                      [0.1,    0.0,      1.0,    0.0],    # paciente
+                      [0.0,    0.0,      0.2,    0.8],    # tiene
+                      [0.9,    0.8,      0.0,    0.0],    # pecho
+                      [1.0,    0.3,      0.0,    0.0],    # dolor
+                      [0.5,    0.9,      0.0,    0.0]])   # brazo
+
+# %% [markdown]
+# La softmax convierte puntuaciones en pesos que suman 1. Restar el máximo de cada fila no cambia el resultado (se cancela al dividir), pero evita que `np.exp` desborde con puntuaciones grandes. Ya viene hecha:
+
+# %%
+# <reference: softmax>
+
+# %% [raw]
+# # BEGIN QUESTION
+# name: attention
+
+# %% [markdown]
+# **Ejercicio 1: `attention`.** Implementa la atención de producto escalar escalado:
+#
+# 1. las puntuaciones $QK^\top / \sqrt{d_k}$, donde $d_k$ es el número de columnas de $K$;
+# 2. si hay máscara, las posiciones donde `mask` es `False` reciben $-\infty$ **antes** de la softmax, para que su peso sea exactamente 0;
+# 3. la softmax **por filas** (cada consulta reparte su atención entre las claves);
+# 4. la salida, media ponderada de los valores.
+#
+# Devuelve la tupla `(salida, pesos)`. `Q` tiene forma $(n, d_k)$, `K` $(m, d_k)$ y `V` $(m, d_v)$: no supongas que $n = m$ ni que $d_k = d_v$.
+
+# %%
+def attention(Q, K, V, mask=None):
+    """Atención de producto escalar escalado.
+
+    Q: (n, d_k), K: (m, d_k), V: (m, d_v). mask: matriz booleana (n, m) o None;
+    True significa «puede atender».
+    Devuelve (salida, pesos): salida de forma (n, d_v) y pesos de forma (n, m).
+    """
+    raise NotImplementedError("Implementa attention: sustituye esta línea por tu código (paso 3).")
+
+
+# %% [raw]
+# # BEGIN TESTS
+
+# %%
+""" # BEGIN TEST CONFIG
+points: 0
+failure_message: "Repasa el ejemplo trabajado del apunte: Q = K = I, V = [[1, 2], [3, 4]]."
+""" # END TEST CONFIG
+def test_attention_reproduces_worked_example(attention):
+    import numpy as np
+    Q = K = np.eye(2)
+    V = np.array([[1.0, 2.0], [3.0, 4.0]])
+    result = attention(Q, K, V)
+    assert isinstance(result, tuple) and len(result) == 2, "attention debe devolver la tupla (salida, pesos)"
+    output, weights = result
+    assert np.allclose(weights, [[0.6698, 0.3302], [0.3302, 0.6698]], atol=1e-4), \
+        f"Los pesos deberían ser [[0.6698, 0.3302], [0.3302, 0.6698]] y son {np.round(weights, 4).tolist()}"
+    assert np.allclose(output, [[1.6605, 2.6605], [2.3395, 3.3395]], atol=1e-4), \
+        f"La salida debería ser [[1.6605, 2.6605], [2.3395, 3.3395]] y es {np.round(output, 4).tolist()}"
+
+# %%
+""" # BEGIN TEST CONFIG
+points: 0
+""" # END TEST CONFIG
+def test_attention_shapes_and_row_sums(attention):
+    import numpy as np
+    rng = np.random.default_rng(123)
+    Q, K, V = rng.normal(size=(3, 4)), rng.normal(size=(5, 4)), rng.normal(size=(5, 2))
+    output, weights = attention(Q, K, V)
+    assert np.shape(weights) == (3, 5), f"Con 3 consultas y 5 claves los pesos deben tener forma (3, 5), no {np.shape(weights)}"
+    assert np.shape(output) == (3, 2), f"Con 3 consultas y valores de dimensión 2 la salida debe tener forma (3, 2), no {np.shape(output)}"
+    assert np.allclose(np.sum(weights, axis=1), 1), "Cada fila de pesos debe sumar 1: ¿aplicas la softmax por filas (axis=-1)?"
+
+# %%
+""" # BEGIN TEST CONFIG
+points: 0
+""" # END TEST CONFIG
+def test_attention_causal_mask_gives_no_weight_to_the_future(attention):
+    import numpy as np
+    Q = K = np.eye(2)
+    V = np.array([[1.0, 2.0], [3.0, 4.0]])
+    causal = np.tril(np.ones((2, 2), dtype=bool))
+    output, weights = attention(Q, K, V, mask=causal)
+    assert np.allclose(weights[~causal], 0), "Con la máscara causal, el peso sobre los tokens futuros debe ser 0"
+    assert np.allclose(output[0], [1.0, 2.0]), \
+        f"Con máscara causal, la fila 0 solo ve el token 0: su salida debe ser exactamente (1, 2), no {np.round(output[0], 4).tolist()}"
+
+# %% [raw]
+# # END TESTS
+
+# %% [raw]
+# # END QUESTION
+
+# %% [markdown]
+# Miramos a qué atiende el token "dolor":
+
+# %%
+q = X_toy[tokens.index('dolor')]
+scores = X_toy @ q / np.sqrt(4)
+weights = softmax(scores)
+for tok, s, w in zip(tokens, scores, weights):
+    print(f"dolor -> {tok:<8} puntuación {s:5.2f}   peso {w:.3f}")
+output = weights @ X_toy
+print(f"\nNuevo vector para 'dolor' (media ponderada de los valores): {output}")
+
+# %% [markdown]
+# "Dolor" atiende sobre todo a "pecho" (0,369), a sí mismo (0,334) y a "brazo" (0,176), y casi nada a "el", "paciente" o "tiene", los tokens sin características cardiacas ni de localización corporal. Su nuevo vector es una mezcla de esos tres, así que tras la atención "dolor" lleva información sobre dónde duele. Como dice Marta, la softmax decide el foco.
+#
+# > **Nota del kit (ejemplo trabajado del apunte).** Con $Q = K = I$ y $V = \begin{pmatrix}1 & 2\\ 3 & 4\end{pmatrix}$ los pesos son $A = \begin{pmatrix}0{,}6698 & 0{,}3302\\ 0{,}3302 & 0{,}6698\end{pmatrix}$ y la salida tiene filas $(1{,}6605;\ 2{,}6605)$ y $(2{,}3395;\ 3{,}3395)$. El apunte escribe $1{,}6604$ y $2{,}3396$ porque multiplicó pesos ya redondeados a 4 decimales; sin redondear por el camino, el resultado es el de aquí, y es el que comprueba la prueba pública.
+
+# %% [markdown]
+# ## Paso 4: Por qué dividir por $\sqrt{d_k}$
+#
+# A medida que crece la dimensión $d_k$, los productos escalares se hacen muy grandes y empujan la softmax a zonas donde los gradientes son diminutos. Podemos medirlo: con consultas y claves aleatorias, calculamos los pesos de atención de una consulta sobre 10 claves, con y sin el escalado, para dimensiones crecientes.
+
+# %%
+for d_k in [4, 64, 512]:
+    q, K = rng.normal(size=d_k), rng.normal(size=(10, d_k))
+    raw = K @ q
+    w_raw, w_scaled = softmax(raw), softmax(raw / np.sqrt(d_k))
+    print(f"d_k = {d_k:>3}: dispersión (desv. típica) de las puntuaciones {raw.std():6.2f} | mayor peso sin escalar {w_raw.max():.3f}, "
+          f"escalando {w_scaled.max():.3f}")
+
+# %% [markdown]
+# Con $d_k = 4$ las puntuaciones son pequeñas y los pesos siguen repartidos con o sin escalado. Pero la dispersión de las puntuaciones crece con la dimensión (6,13 con 64 dimensiones, 32,88 con 512) y, sin escalar, la softmax se satura: con $d_k = 512$ una sola clave se lleva todo el peso (1,000) y las demás reciben prácticamente cero, así que sus gradientes se desvanecen. Dividir por $\sqrt{d_k}$ devuelve las puntuaciones a una dispersión comparable en cualquier dimensión: si las componentes de $q$ y $k$ son independientes con varianza 1, $q \cdot k$ tiene varianza $d_k$, y $q \cdot k / \sqrt{d_k}$ tiene varianza 1.
+
+# %% [markdown]
+# ## Paso 5: La autoatención sobre una frase, y la máscara causal
+#
+# En un Transformer real, $Q$, $K$ y $V$ no son los propios vectores de los tokens: cada una se obtiene multiplicando la matriz de vectores de los tokens $X$ por una matriz aprendida, $Q = XW^Q$, $K = XW^K$, $V = XW^V$. Con la frase entera a la vez, la atención produce una matriz de pesos: la fila $i$ dice cuánto atiende el token $i$ a cada token $j$. Aquí las proyecciones son aleatorias, como antes del entrenamiento.
+#
+# Los modelos de lenguaje como GPT generan texto de izquierda a derecha, así que un token no debe mirar los tokens que vienen después. Eso se consigue con una máscara causal, que da peso cero a todas las posiciones futuras. Esta celda usa **tu** `attention`:
+
+# %%
+sentence = ['el', 'paciente', 'tiene', 'dolor', 'torácico', 'que', 'irradia', 'al', 'brazo']
+n, d_model, d_k = len(sentence), 8, 8
+X = rng.normal(size=(n, d_model))                                   # embeddings de los tokens (sin entrenar)
+W_Q, W_K, W_V = (rng.normal(0, 1 / np.sqrt(d_model), (d_model, d_k)) for _ in range(3))
+
+out_full, w_full = attention(X @ W_Q, X @ W_K, X @ W_V)
+causal = np.tril(np.ones((n, n), dtype=bool))                       # el token i solo puede ver los tokens 0..i
+out_causal, w_causal = attention(X @ W_Q, X @ W_K, X @ W_V, mask=causal)
+print(f"Forma de la salida: {out_full.shape} (un vector nuevo por token)")
+print(f"Cada fila de pesos suma 1: {np.allclose(w_full.sum(axis=1), 1)}")
+print(f"Con la máscara, peso dado a los tokens futuros: {w_causal[~causal].sum():.1f}")
+
+fig, axes = plt.subplots(1, 2, figsize=(13, 5))
+for ax, w, title in [(axes[0], w_full, 'Autoatención (cada token ve todos los tokens)'),
+                     (axes[1], w_causal, 'Autoatención causal (sin mirar hacia delante)')]:
+    ax.imshow(w, cmap='Blues', vmin=0, vmax=1)
+    ax.set_xticks(range(n), sentence, rotation=45, ha='right')
+    ax.set_yticks(range(n), sentence)
+    ax.set_xlabel('atiende a (claves)')
+    ax.set_ylabel('token (consultas)')
+    ax.set_title(title)
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# Con pesos aleatorios el patrón todavía no significa nada: el entrenamiento es lo que ajusta $W^Q$, $W^K$ y $W^V$ para que los tokens relacionados produzcan puntuaciones altas. Lo que importa aquí es la estructura. Cada token está conectado con todos los demás en un solo paso, sea cual sea la distancia entre ellos, que es justo lo que le faltaba a la RNN. Y la máscara causal deja solo el triángulo inferior.
+#
+# La máscara causal es también lo que permite **entrenar en paralelo**: con ella, la predicción del siguiente token en cada posición se calcula a la vez para toda la secuencia, sin que ninguna posición vea la respuesta. Un Transformer solo produce los tokens de uno en uno al *generar* texto, no al entrenar.
+
+# %% [markdown]
+# ## Paso 6: La atención multicabeza
+#
+# Una sola atención calcula una única noción de "relevancia". La atención multicabeza calcula $h$ a la vez, cada una con sus propias proyecciones, concatena los resultados y los mezcla con una matriz final $W^O$:
+#
+# $$\text{head}_i = \text{Attention}(XW_i^Q, XW_i^K, XW_i^V) \qquad \text{MultiHead}(X) = \text{Concat}(\text{head}_1, \dots, \text{head}_h)\,W^O$$
+#
+# Con la elección habitual $d_k = d_v = d_{\text{model}} / h$, la concatenación vuelve a tener $d_{\text{model}}$ columnas. `init_multihead` crea esas proyecciones al azar y ya viene hecha:
+
+# %%
+# <reference: init_multihead>
+
+# %% [raw]
+# # BEGIN QUESTION
+# name: multihead
+
+# %% [markdown]
+# **Ejercicio 2: `multihead`.** `heads` es una lista de tuplas `(W_Q, W_K, W_V)`, una por cabeza. Para cada cabeza, proyecta `X` y llama a tu `attention` (pasándole la máscara); concatena las salidas de todas las cabezas **una al lado de la otra** (por columnas) y multiplica por `W_O`. Devuelve solo la salida, un array de forma $(n, d_{\text{model}})$.
+#
+# Cada cabeza escala por **su propia** $d_k$, la de sus proyecciones, no por $d_{\text{model}}$: si llamas a `attention`, eso ya ocurre solo.
+
+# %%
+def multihead(X, heads, W_O, mask=None):
+    """Atención multicabeza.
+
+    X: (n, d_model). heads: lista de tuplas (W_Q, W_K, W_V). W_O: (h * d_v, d_model).
+    mask: matriz booleana (n, n) o None, la misma para todas las cabezas.
+    Devuelve la salida de forma (n, d_model).
+    """
+    raise NotImplementedError("Implementa multihead: sustituye esta línea por tu código (paso 6).")
+
+
+# %% [raw]
+# # BEGIN TESTS
+
+# %%
+""" # BEGIN TEST CONFIG
+points: 0
+""" # END TEST CONFIG
+def test_multihead_keeps_the_shape(multihead):
+    import numpy as np
+    rng = np.random.default_rng(7)
+    heads = [tuple(rng.normal(size=(6, 3)) for _ in range(3)) for _ in range(2)]
+    out = multihead(rng.normal(size=(4, 6)), heads, rng.normal(size=(6, 6)))
+    assert np.shape(out) == (4, 6), f"Con 4 tokens y d_model = 6 la salida debe tener forma (4, 6), no {np.shape(out)}"
+
+# %%
+""" # BEGIN TEST CONFIG
+points: 0
+""" # END TEST CONFIG
+def test_multihead_with_causal_mask_ignores_future_tokens(multihead):
+    import numpy as np
+    rng = np.random.default_rng(8)
+    heads = [tuple(rng.normal(size=(6, 3)) for _ in range(3)) for _ in range(2)]
+    W_O = rng.normal(size=(6, 6))
+    X = rng.normal(size=(4, 6))
+    changed = X.copy()
+    changed[3] += 5.0                                                  # solo cambia el último token
+    causal = np.tril(np.ones((4, 4), dtype=bool))
+    before, after = multihead(X, heads, W_O, mask=causal), multihead(changed, heads, W_O, mask=causal)
+    assert np.allclose(before[:3], after[:3]), \
+        "Con la máscara causal, cambiar el último token no debe cambiar la salida de los anteriores: ¿pasas la máscara a cada cabeza?"
+
+# %% [raw]
+# # END TESTS
+
+# %% [raw]
+# # END QUESTION
+
+# %%
+heads, W_O = init_multihead(d_model=8, n_heads=2, rng=rng)
+mh = multihead(X, heads, W_O, mask=causal)
+n_params = sum(w.size for h in heads for w in h) + W_O.size
+print(f"2 cabezas de dimensión {heads[0][0].shape[1]}; forma de la salida {mh.shape}; parámetros {n_params}")
+
+# %% [markdown]
+# Cada cabeza *puede* especializarse en una relación distinta (concordancia, correferencia, posición relativa…), pero nada en el diseño se lo asigna: los roles emergen, o no, del entrenamiento, y interpretar cabezas es un área de investigación, no una garantía. Aquí, con pesos aleatorios, ninguna cabeza significa nada todavía.
+
+# %% [markdown]
+# ## Paso 7: La codificación posicional
+#
+# Las notas de Marta señalan una propiedad sorprendente: la atención, por sí sola, es ciega al orden de las palabras. Si barajamos los tokens, las salidas se barajan exactamente igual, pero no cambian. Comprobémoslo con tu `multihead`:
+
+# %%
+perm = rng.permutation(n)
+out = multihead(X, heads, W_O)                       # sin máscara, para que el orden no lo imponga la máscara
+out_shuffled = multihead(X[perm], heads, W_O)
+print(f"Barajar los tokens solo baraja las salidas: {np.allclose(out[perm], out_shuffled)}")
+
+# %% [markdown]
+# "El paciente atendió al doctor" y "el doctor atendió al paciente" parecerían iguales. El Transformer lo resuelve sumando a cada vector de token una codificación posicional hecha de senos y cosenos de frecuencias distintas:
+#
+# $$PE_{(pos, 2i)} = \sin\left(\frac{pos}{10000^{2i/d_{\text{model}}}}\right) \qquad PE_{(pos, 2i+1)} = \cos\left(\frac{pos}{10000^{2i/d_{\text{model}}}}\right)$$
+#
+# Marta demuestra que, para cualquier desplazamiento $k$, la codificación de la posición $pos + k$ es una rotación de la codificación de $pos$, con una matriz que solo depende de $k$.
+
+# %% [raw]
+# # BEGIN QUESTION
+# name: positional_encoding
+
+# %% [markdown]
+# **Ejercicio 3: `positional_encoding`.** Devuelve la tupla `(pe, omega)`:
+#
+# - `omega`, un array 1-D con una frecuencia $\omega_i = 1 / 10000^{2i/d_{\text{model}}}$ por cada pareja de columnas, $2i = 0, 2, 4, \dots < d_{\text{model}}$;
+# - `pe`, de forma `(n_positions, d_model)`: una fila por posición, con $\sin(pos\,\omega_i)$ en la columna $2i$ y $\cos(pos\,\omega_i)$ en la columna $2i + 1$, **intercalados** (seno, coseno, seno, coseno…).
+#
+# Tu función debe funcionar también con $d_{\text{model}}$ **impar**: entonces la última columna es un seno cuyo coseno quedaría fuera de la matriz, y `omega` tiene $\lceil d_{\text{model}}/2 \rceil$ elementos.
+
+# %%
+def positional_encoding(n_positions, d_model):
+    """Codificación posicional sinusoidal.
+
+    Devuelve (pe, omega): pe de forma (n_positions, d_model), con senos en las columnas
+    pares y cosenos en las impares, y omega con una frecuencia por cada pareja de columnas.
+    """
+    raise NotImplementedError("Implementa positional_encoding: sustituye esta línea por tu código (paso 7).")
+
+
+# %% [raw]
+# # BEGIN TESTS
+
+# %%
+""" # BEGIN TEST CONFIG
+points: 0
+""" # END TEST CONFIG
+def test_positional_encoding_shapes_and_first_row(positional_encoding):
+    import numpy as np
+    result = positional_encoding(5, 6)
+    assert isinstance(result, tuple) and len(result) == 2, "positional_encoding debe devolver la tupla (pe, omega)"
+    pe, omega = result
+    assert np.shape(pe) == (5, 6), f"pe debe tener forma (n_positions, d_model) = (5, 6), no {np.shape(pe)}"
+    assert np.shape(omega) == (3,), f"Con d_model = 6 hay 3 frecuencias: omega debe tener forma (3,), no {np.shape(omega)}"
+    assert np.allclose(pe[0], [0, 1, 0, 1, 0, 1]), \
+        "En la posición 0 todos los senos valen 0 y todos los cosenos 1: la fila 0 debe ser (0, 1, 0, 1, …)"
+
+# %%
+""" # BEGIN TEST CONFIG
+points: 0
+""" # END TEST CONFIG
+def test_positional_encoding_pairs_lie_on_the_unit_circle(positional_encoding):
+    import numpy as np
+    pe, omega = positional_encoding(20, 8)
+    assert np.allclose(pe[:, 0::2] ** 2 + pe[:, 1::2] ** 2, 1), \
+        "Cada pareja (seno, coseno) de la misma frecuencia debe cumplir sin² + cos² = 1: ¿están intercaladas?"
+    assert np.all(np.diff(omega) < 0), "Las frecuencias deben decrecer: rápidas en las primeras columnas, lentas en las últimas"
+
+# %% [raw]
+# # END TESTS
+
+# %% [raw]
+# # END QUESTION
+
+# %% [markdown]
+# Construimos la codificación, la dibujamos y comprobamos la propiedad de la rotación numéricamente:
+
+# %%
+PE, omega = positional_encoding(100, 16)
+plt.figure(figsize=(10, 4))
+plt.imshow(PE.T, aspect='auto', cmap='RdBu')
+plt.xlabel('posición en la secuencia')
+plt.ylabel('dimensión')
+plt.title('Codificación posicional sinusoidal: frecuencias rápidas arriba, lentas abajo')
+plt.colorbar()
+plt.show()
+
+k = 3
+R = np.zeros((16, 16))
+for i, w in enumerate(omega):                        # matriz diagonal por bloques de rotaciones 2x2
+    R[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[np.cos(k * w), np.sin(k * w)], [-np.sin(k * w), np.cos(k * w)]]
+error = np.max(np.abs(PE[k:] - PE[:-k] @ R.T))
+print(f"Mayor diferencia entre PE(pos + {k}) y R_{k} PE(pos), en todas las posiciones: {error:.1e}")
+
+PE8 = positional_encoding(n, 8)[0]                  # la codificación para nuestros tokens de 8 dimensiones
+out_pe = multihead(X + PE8, heads, W_O)
+out_pe_shuffled = multihead(X[perm] + PE8, heads, W_O)
+print(f"Con codificación posicional, barajar solo baraja las salidas: {np.allclose(out_pe[perm], out_pe_shuffled)}")
+
+# %% [markdown]
+# La propiedad de la rotación se cumple con una diferencia de $2{,}4 \times 10^{-15}$, es decir, exactamente salvo errores de redondeo: avanzar 3 posiciones es la misma rotación en cualquier punto de la secuencia. Y una vez sumada la codificación posicional, barajar los tokens sí cambia las salidas, así que el modelo ya puede distinguir "el paciente atendió al doctor" de "el doctor atendió al paciente".
+
+# %% [markdown]
+# ## Paso 8: Un bloque Transformer completo
+#
+# Un bloque Transformer lo combina todo, como en las notas de Marta: la atención multicabeza, que mezcla información entre tokens; una red feed-forward aplicada a cada token por separado, $\text{FFN}(x) = \text{ReLU}(xW_1 + b_1)W_2 + b_2$; y, alrededor de cada una, una conexión residual más una normalización de capa, $\text{LayerNorm}(x + \text{Subcapa}(x))$. La conexión residual es una "autopista" para los gradientes, y la normalización da a cada vector de token media 0 y varianza 1. Los grandes modelos de lenguaje apilan decenas de estos bloques. `layer_norm` ya viene hecha, sin parámetros aprendidos:
+
+# %%
+# <reference: layer_norm>
+
+# %% [raw]
+# # BEGIN QUESTION
+# name: transformer_block
+
+# %% [markdown]
+# **Ejercicio 4: `transformer_block`.** Implementa el bloque **post-LN** del artículo original, en dos subcapas:
+#
+# 1. $x \leftarrow \text{LayerNorm}(x + \text{MultiHead}(x))$, pasando la máscara a `multihead`;
+# 2. $\text{salida} = \text{LayerNorm}(x + \text{FFN}(x))$ con $\text{FFN}(x) = \text{ReLU}(xW_1 + b_1)W_2 + b_2$.
+#
+# Usa tus funciones `multihead` y `layer_norm`. La normalización es por token, es decir, por filas.
+#
+# > **Nota del kit (errata).** La evaluación de la clase escribe el bloque como $x \leftarrow x + \text{MultiHead}(\text{LayerNorm}(x))$ y $x \leftarrow x + \text{FFN}(\text{LayerNorm}(x))$. Esa es la variante **pre-LN**, la habitual en los modelos modernos (GPT-2 en adelante): normaliza la *entrada* de cada subcapa y deja la autopista residual limpia, lo que estabiliza el entrenamiento de pilas muy profundas. Aquí se evalúa la variante **post-LN** del artículo original y de las notas de Marta, la de la fórmula de arriba. Las dos son correctas; simplemente no dan el mismo resultado.
+
+# %%
+def transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None):
+    """Un bloque Transformer post-LN.
+
+    x: (n, d_model). heads, W_O: como en multihead. W1: (d_model, d_ff), b1: (d_ff,),
+    W2: (d_ff, d_model), b2: (d_model,). mask: booleana (n, n) o None.
+    Devuelve un array de la misma forma que x.
+    """
+    raise NotImplementedError("Implementa transformer_block: sustituye esta línea por tu código (paso 8).")
+
+
+# %% [raw]
+# # BEGIN TESTS
+
+# %%
+""" # BEGIN TEST CONFIG
+points: 0
+""" # END TEST CONFIG
+def test_transformer_block_keeps_shape_and_normalizes_each_token(transformer_block):
+    import numpy as np
+    rng = np.random.default_rng(9)
+    heads = [tuple(rng.normal(0, 0.4, size=(6, 3)) for _ in range(3)) for _ in range(2)]
+    W_O = rng.normal(0, 0.4, size=(6, 6))
+    W1, b1 = rng.normal(0, 0.4, size=(6, 12)), rng.normal(size=12)
+    W2, b2 = rng.normal(0, 0.3, size=(12, 6)), rng.normal(size=6)
+    y = transformer_block(3 + rng.normal(size=(5, 6)), heads, W_O, W1, b1, W2, b2)
+    assert np.shape(y) == (5, 6), f"El bloque conserva la forma: esperaba (5, 6) y obtuve {np.shape(y)}"
+    assert np.allclose(np.mean(y, axis=1), 0, atol=1e-6), \
+        "Tras la última LayerNorm cada token (fila) debe tener media 0: ¿normalizas por filas y al final?"
+    assert np.allclose(np.var(y, axis=1), 1, atol=1e-3), "Tras la última LayerNorm cada token (fila) debe tener varianza 1"
+
+# %% [raw]
+# # END TESTS
+
+# %% [raw]
+# # END QUESTION
+
+# %%
+d_model, d_ff = 8, 32
+W1, b1 = rng.normal(0, 1 / np.sqrt(d_model), (d_model, d_ff)), np.zeros(d_ff)
+W2, b2 = rng.normal(0, 1 / np.sqrt(d_ff), (d_ff, d_model)), np.zeros(d_model)
+
+x_in = X + PE8
+y = transformer_block(x_in, heads, W_O, W1, b1, W2, b2, mask=causal)
+n_block = n_params + W1.size + b1.size + W2.size + b2.size
+print(f"Entrada {x_in.shape} -> salida {y.shape}")
+print(f"Media de cada token de salida: {y.mean(axis=1).round(3)}")
+print(f"Varianza de cada token de salida: {y.var(axis=1).round(3)}")
+print(f"Parámetros de este bloque pequeño: {n_block}")
+
+# %% [markdown]
+# El bloque conserva la forma de la secuencia: entran 9 tokens de 8 dimensiones y salen 9 tokens de 8 dimensiones, cada uno mezclado ahora con su contexto. Tras la última normalización de capa, cada token tiene media 0 y varianza 1 (los `-0.` de las medias son ceros con signo: redondeos del orden de $10^{-17}$). Este bloque pequeño tiene 808 parámetros; en un gran modelo de lenguaje la misma estructura se repite en decenas de capas con miles de dimensiones, y así es como los modelos llegan a miles de millones de parámetros.
+#
+# Un último detalle: **la FFN no mezcla tokens**. Se aplica a cada fila por separado, así que cambiar un token solo cambia su propia fila de salida; toda la mezcla entre posiciones ocurre en la atención. Compruébalo:
+
+# %%
+ffn = lambda z: np.maximum(0, z @ W1 + b1) @ W2 + b2
+changed = x_in.copy()
+changed[4] += 1.0                                    # cambiamos solo el token 4
+rows_changed = np.flatnonzero(np.any(ffn(changed) != ffn(x_in), axis=1))
+print(f"Filas de la FFN que cambian al tocar el token 4: {rows_changed}")
+
+# %% [markdown]
+# ## Errores conceptuales frecuentes
+#
+# | Idea equivocada | Lo que es cierto | Dónde lo ves |
+# |---|---|---|
+# | «La atención tiene en cuenta el orden de los tokens.» | Sin codificación posicional, permutar los tokens solo permuta las salidas. | Paso 7 |
+# | «$\sqrt{d_k}$ es un detalle numérico menor.» | Sin escalar, con $d_k$ grande la softmax se satura y los gradientes se anulan. | Paso 4 |
+# | «Cada cabeza tiene un rol interpretable asignado.» | Los roles emergen, o no, del entrenamiento. | Paso 6 |
+# | «El Transformer procesa los tokens de uno en uno al entrenar.» | Entrena en paralelo gracias a la máscara causal; solo genera de uno en uno. | Paso 5 |
+# | «La FFN del bloque mezcla información entre tokens.» | La FFN se aplica a cada token por separado. | Paso 8 |
+
+# %% [markdown]
+# ## Preguntas
+#
+# Responde en la celda de texto que sigue a cada pregunta. Estas respuestas las corrige una persona con la rúbrica de la clase.
+
+# %% [raw]
+# # BEGIN QUESTION
+# name: q1
+# manual: true
+
+# %% [markdown]
+# **Pregunta 1.** Define la atención y la arquitectura Transformer sin usar una marca o un *framework* como definición.
+
+# %% [raw]
+# # BEGIN PROMPT
+
+# %% [markdown]
+# _Escribe aquí tu respuesta._
+
+# %% [raw]
+# # END PROMPT
+
+# %% [raw]
+# # BEGIN SOLUTION
+
+# %% [markdown]
+# La atención es una media ponderada de vectores de valor en la que los pesos salen de comparar una consulta con claves (softmax de productos escalares escalados), de modo que cada posición puede leer directamente de cualquier otra. El Transformer es una arquitectura que apila bloques de atención multicabeza y redes feed-forward por token, con conexiones residuales y normalización de capa, y que inyecta el orden mediante una codificación posicional.
+
+# %% [raw]
+# # END SOLUTION
+
+# %% [raw]
+# # END QUESTION
+
+# %% [raw]
+# # BEGIN QUESTION
+# name: q2
+# manual: true
+
+# %% [markdown]
+# **Pregunta 2.** Explica la relación entre *self-attention*, *multi-head*, codificación posicional (*positional*) y *transformer*.
+
+# %% [raw]
+# # BEGIN PROMPT
+
+# %% [markdown]
+# _Escribe aquí tu respuesta._
+
+# %% [raw]
+# # END PROMPT
+
+# %% [raw]
+# # BEGIN SOLUTION
+
+# %% [markdown]
+# La autoatención es la atención en la que $Q$, $K$ y $V$ salen de la misma secuencia. La atención multicabeza ejecuta varias autoatenciones con proyecciones distintas y concatena sus salidas. Como la autoatención es equivariante a permutaciones, la codificación posicional añade el orden. El Transformer apila bloques que combinan multicabeza, FFN, residuales y LayerNorm sobre entradas con codificación posicional.
+
+# %% [raw]
+# # END SOLUTION
+
+# %% [raw]
+# # END QUESTION
+
+# %% [raw]
+# # BEGIN QUESTION
+# name: q3
+# manual: true
+
+# %% [markdown]
+# **Pregunta 3.** Ejecuta `lab.py` dos veces con la misma semilla. ¿Qué debe conservarse?
+
+# %% [raw]
+# # BEGIN PROMPT
+
+# %% [markdown]
+# _Escribe aquí tu respuesta._
+
+# %% [raw]
+# # END PROMPT
+
+# %% [raw]
+# # BEGIN SOLUTION
+
+# %% [markdown]
+# Todo: con la misma semilla y el mismo cuaderno, las dos ejecuciones deben imprimir un JSON idéntico byte a byte (mismas entradas, mismos números de evidencia, mismas limitaciones), y terminar con código 0. Si algo cambia, hay una fuente de aleatoriedad sin semilla o un estado oculto.
+
+# %% [raw]
+# # END SOLUTION
+
+# %% [raw]
+# # END QUESTION
+
+# %% [raw]
+# # BEGIN QUESTION
+# name: q4
+# manual: true
+
+# %% [markdown]
+# **Pregunta 4.** Identifica una afirmación permitida y una afirmación exagerada sobre el resultado del laboratorio.
+
+# %% [raw]
+# # BEGIN PROMPT
+
+# %% [markdown]
+# _Escribe aquí tu respuesta._
+
+# %% [raw]
+# # END PROMPT
+
+# %% [raw]
+# # BEGIN SOLUTION
+
+# %% [markdown]
+# Permitida: «con la máscara causal, mi `attention` da peso 0 a los tokens futuros en estas entradas, y las filas suman 1 con un error máximo de $10^{-16}$». Exagerada: «mi implementación es correcta y sirve para un modelo en producción»: el laboratorio comprueba unas pocas propiedades con pesos aleatorios y matrices pequeñas, sin entrenamiento, sin lotes y sin medir rendimiento.
+
+# %% [raw]
+# # END SOLUTION
+
+# %% [raw]
+# # END QUESTION
+
+# %% [raw]
+# # BEGIN QUESTION
+# name: q5
+# manual: true
+
+# %% [markdown]
+# **Pregunta 5.** Propón una prueba negativa o un caso límite.
+
+# %% [raw]
+# # BEGIN PROMPT
+
+# %% [markdown]
+# _Escribe aquí tu respuesta._
+
+# %% [raw]
+# # END PROMPT
+
+# %% [raw]
+# # BEGIN SOLUTION
+
+# %% [markdown]
+# Una fila de la máscara sin ninguna clave permitida: todas sus puntuaciones son $-\infty$ y la softmax devuelve NaN. Una prueba negativa comprobaría que esa fila se detecta y se rechaza con un mensaje claro en lugar de propagar NaN. Otro caso límite: puntuaciones del orden de 1000, que hacen desbordar una softmax que no resta el máximo.
+
+# %% [raw]
+# # END SOLUTION
+
+# %% [raw]
+# # END QUESTION
+
+# %% [markdown]
+# ## Conclusión
+#
+# - Las redes recurrentes pasan la información de token en token, y su influencia se desvanece exponencialmente con la distancia. La atención conecta cada token con todos los demás en un solo paso.
+# - La atención de producto escalar escalado compara las consultas con las claves, convierte las puntuaciones en pesos con softmax y mezcla los valores con esos pesos. Dividir por $\sqrt{d_k}$ evita que la softmax se sature.
+# - La máscara causal impide que un token mire al futuro, que es lo que permite a un modelo generar texto de izquierda a derecha y entrenar en paralelo. La atención multicabeza calcula varias nociones de relevancia en paralelo.
+# - La atención es ciega al orden, así que el Transformer añade una codificación posicional, cuyos senos y cosenos convierten un desplazamiento de $k$ posiciones en una rotación.
+# - Un bloque Transformer añade una red feed-forward, conexiones residuales y normalización de capa. Aquí todo tiene pesos aleatorios: el entrenamiento con cantidades enormes de texto es lo que convierte esta maquinaria en un modelo de lenguaje.
+
+# %% [markdown]
+# ## Entrega
+#
+# Guarda el cuaderno y ejecuta la celda siguiente: crea un archivo `.zip` con tu cuaderno, que es lo que subes a Gradescope.

@@ -1,0 +1,114 @@
+"""`make assign`: master notebook -> dist/student and dist/autograder.
+
+    assignments/attention.py  --(master.py)-->  dist/build/attention.ipynb  --(otter assign)-->
+        dist/student/attention.ipynb             the only notebook students get
+        dist/autograder/attention.ipynb          the solution notebook
+        dist/autograder/<name>-autograder.zip    the zip for Gradescope, `otter run` and `make grade`
+
+The reference and this package enter the zip through Otter's ``autograder_files`` and nowhere
+else. After building, the student folder is checked by content for anything hidden.
+"""
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+
+import nbformat
+
+from . import master as master_module
+from .rubric import load_rubric
+
+ROOT = Path(__file__).resolve().parent.parent
+MASTER = ROOT / "assignments" / "attention.py"
+NOTEBOOK_NAME = "attention.ipynb"
+
+# Packages copied beside the build notebook so that `autograder_files` can ship them.
+AUTOGRADER_PACKAGES = ("autograder", "reference")
+
+# Student-facing files that ship beside the notebook, as (source, name in dist/student).
+STUDENT_FILES = ()
+
+# Requirements the grading environment needs beyond Otter itself, taken from the pinned
+# requirements.txt so that the versions live in one file.
+GRADING_REQUIREMENTS = ("numpy", "matplotlib", "nbformat", "jsonschema")
+
+
+def grading_requirements():
+    lines = (ROOT / "requirements.txt").read_text().splitlines()
+    keep = [line for line in lines
+            if line.split("==")[0].strip().lower() in GRADING_REQUIREMENTS]
+    return "\n".join(keep) + "\n"
+
+
+def stage_build(build_dir: Path):
+    """A folder holding the Otter master notebook and everything its config names."""
+    shutil.rmtree(build_dir, ignore_errors=True)
+    build_dir.mkdir(parents=True)
+    nb = master_module.build_otter_master(MASTER, load_rubric())
+    nbformat.write(nb, build_dir / NOTEBOOK_NAME)
+    for package in AUTOGRADER_PACKAGES:
+        shutil.copytree(ROOT / package, build_dir / package,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    (build_dir / "requirements.txt").write_text(grading_requirements())
+    return build_dir / NOTEBOOK_NAME
+
+
+def run_otter_assign(master_nb: Path, result_dir: Path, run_tests: bool):
+    from otter.assign import main as otter_assign
+
+    # Otter wipes its result folder, so it gets one of its own inside the build folder.
+    otter_assign(str(master_nb), str(result_dir), no_pdfs=True, no_run_tests=not run_tests)
+
+
+def arrange_dist(otter_out: Path, dist: Path):
+    student, autograder = dist / "student", dist / "autograder"
+    for folder in (student, autograder):
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+
+    student_nb = nbformat.read(otter_out / "student" / NOTEBOOK_NAME, as_version=4)
+    nbformat.write(master_module.number_cells(student_nb), student / NOTEBOOK_NAME)
+    for source, name in STUDENT_FILES:
+        shutil.copy(ROOT / source, student / name)
+
+    zips = list((otter_out / "autograder").glob("*.zip"))
+    if len(zips) != 1:
+        raise RuntimeError(f"otter assign produced {len(zips)} zips, expected 1")
+    # Otter stamps the zip's name with the time; a stable name lets every path use one file.
+    shutil.copy(zips[0], autograder / zip_name(zips[0]))
+    shutil.copy(otter_out / "autograder" / NOTEBOOK_NAME, autograder / NOTEBOOK_NAME)
+
+
+def zip_name(otter_zip: Path):
+    return otter_zip.name.split("-autograder_")[0] + "-autograder.zip"
+
+
+def find_autograder_zip(dist: Path = ROOT / "dist"):
+    """The one autograder zip that `make assign` built, or None."""
+    zips = sorted((dist / "autograder").glob("*-autograder.zip"))
+    return zips[0] if len(zips) == 1 else None
+
+
+def build(dist: Path = ROOT / "dist", run_tests: bool = True):
+    build_dir = dist / "build"
+    master_nb = stage_build(build_dir)
+    otter_out = build_dir / "otter"
+    run_otter_assign(master_nb, otter_out, run_tests)
+    arrange_dist(otter_out, dist)
+    return dist
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dist", type=Path, default=ROOT / "dist")
+    parser.add_argument("--no-run-tests", action="store_true",
+                        help="skip Otter's check that the solution passes every test")
+    args = parser.parse_args(argv)
+    dist = build(args.dist, run_tests=not args.no_run_tests)
+    print(f"student notebook: {dist / 'student' / NOTEBOOK_NAME}")
+    print(f"autograder zip:   {find_autograder_zip(dist)}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,163 @@
+"""Turn the text master (jupytext) into the notebook that Otter Assign expects.
+
+The master holds only what a student reads: the graded functions appear as stubs and the
+given helpers as placeholders. Everything that must exist in one place only is filled in
+here, at build time:
+
+* the given helpers (``# <reference: NAME>`` cells) and the solution bodies come from
+  ``reference/``;
+* the points of each question come from ``rubrics/``;
+* one hidden test per case in ``autograder.cases``, each a one-line call into
+  ``autograder.checks``.
+"""
+
+import ast
+import inspect
+import re
+import textwrap
+
+import jupytext
+import nbformat
+import yaml
+
+import reference
+
+from .cases import cases_for
+from .checks import GRADED_FUNCTIONS
+from .rubric import question_points
+
+PLACEHOLDER = re.compile(r"^# <reference: (\w+)>\s*$")
+QUESTION_HEADER = "# BEGIN QUESTION"
+
+
+def load_master(path):
+    return jupytext.read(path, fmt="py:percent")
+
+
+def _without_docstring(fn):
+    """Source lines of a reference function with its (English, maintainer-facing) docstring cut."""
+    source = textwrap.dedent(inspect.getsource(fn))
+    lines = source.splitlines()
+    tree = ast.parse(source).body[0]
+    first = tree.body[0]
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(
+            first.value.value, str):
+        del lines[first.lineno - 1:first.end_lineno]
+    return lines
+
+
+def _fill_reference_helpers(nb):
+    for cell in nb.cells:
+        match = PLACEHOLDER.match(cell.source) if cell.cell_type == "code" else None
+        if match:
+            cell.source = "\n".join(_without_docstring(getattr(reference, match.group(1))))
+
+
+def _graded_name(cell):
+    if cell.cell_type != "code":
+        return None
+    match = re.match(r"def (\w+)\(", cell.source)
+    return match.group(1) if match and match.group(1) in GRADED_FUNCTIONS else None
+
+
+def _signature_line(source):
+    return source.splitlines()[0]
+
+
+def _solution_cell_source(stub_source, name):
+    """Keep the stub's Spanish docstring and prompt; put the reference body in a solution block."""
+    reference_lines = _without_docstring(getattr(reference, name))
+    if _signature_line(stub_source) != reference_lines[0]:
+        raise ValueError(f"the master's signature of {name} differs from reference/: "
+                         f"{_signature_line(stub_source)!r} vs {reference_lines[0]!r}")
+    stub = ast.parse(stub_source).body[0]
+    prompt = stub.body[-1]
+    if not isinstance(prompt, ast.Raise):
+        raise ValueError(f"the stub of {name} must end with `raise NotImplementedError(...)`")
+    lines = stub_source.splitlines()
+    head, prompt_lines = lines[:prompt.lineno - 1], lines[prompt.lineno - 1:prompt.end_lineno]
+    return "\n".join(
+        head
+        + ["    # BEGIN SOLUTION NO PROMPT"]
+        + reference_lines[1:]
+        + ["    # END SOLUTION", '    """ # BEGIN PROMPT']
+        + prompt_lines
+        + ['    """ # END PROMPT']
+    )
+
+
+def _fill_solutions(nb):
+    """Solution cells must sit between raw SOLUTION markers for Otter to strip them."""
+    cells = []
+    for cell in nb.cells:
+        name = _graded_name(cell)
+        if name:
+            cell.source = _solution_cell_source(cell.source, name)
+            cells += [nbformat.v4.new_raw_cell("# BEGIN SOLUTION"), cell,
+                      nbformat.v4.new_raw_cell("# END SOLUTION")]
+        else:
+            cells.append(cell)
+    nb.cells = cells
+
+
+def _raw_config(cell, header):
+    if cell.cell_type != "raw" or not cell.source.startswith(header):
+        return None
+    return yaml.safe_load(cell.source[len(header):]) or {}
+
+
+def _fill_points(nb, rubric):
+    for cell in nb.cells:
+        config = _raw_config(cell, QUESTION_HEADER)
+        if config is None:
+            continue
+        if "points" in config:
+            raise ValueError(f"question {config['name']} sets points in the master; "
+                             "points belong in rubrics/")
+        config["points"] = question_points(rubric, config["name"])
+        cell.source = QUESTION_HEADER + "\n" + yaml.safe_dump(config, sort_keys=False,
+                                                              allow_unicode=True)
+
+
+def hidden_test_source(case):
+    return "\n".join([
+        '""" # BEGIN TEST CONFIG',
+        "hidden: true",
+        '""" # END TEST CONFIG',
+        f"def test_{case.function}_{case.name}({case.function}):",
+        "    from autograder.checks import check",
+        f"    check({case.function!r}, {case.function}, {case.name!r})",
+    ])
+
+
+def _add_hidden_tests(nb):
+    """Append one hidden test per case just before the END TESTS of each graded question."""
+    cells, question = [], None
+    for cell in nb.cells:
+        config = _raw_config(cell, QUESTION_HEADER)
+        if config is not None:
+            question = config["name"]
+        if cell.cell_type == "raw" and cell.source.strip() == "# END TESTS" and \
+                question in GRADED_FUNCTIONS:
+            cells += [nbformat.v4.new_code_cell(hidden_test_source(case))
+                      for case in cases_for(question)]
+        cells.append(cell)
+    nb.cells = cells
+
+
+def number_cells(nb):
+    """Stable cell ids, so that building twice gives byte-identical notebooks."""
+    for index, cell in enumerate(nb.cells):
+        cell.id = f"cell-{index:03d}"
+        cell.metadata.pop("lines_to_next_cell", None)
+    return nb
+
+
+def build_otter_master(master_path, rubric):
+    """The Otter Assign notebook for ``master_path``, with every single-source fact filled in."""
+    nb = load_master(master_path)
+    _fill_reference_helpers(nb)
+    _fill_solutions(nb)
+    _fill_points(nb, rubric)
+    _add_hidden_tests(nb)
+    return number_cells(nb)
