@@ -1,0 +1,99 @@
+"""`make assign` gives students one clean notebook and graders one zip."""
+
+import inspect
+import re
+import zipfile
+
+import nbformat
+import pytest
+
+import reference
+from autograder.assign import NOTEBOOK_NAME, build
+from autograder.cases import cases_for
+from autograder.checks import GRADED_FUNCTIONS
+from autograder.master import _without_docstring
+from autograder.rubric import load_rubric, question_points
+
+
+def student_text(built_dist):
+    """Every byte a student receives, decoded, file by file."""
+    return {path.name: path.read_text(encoding="utf-8", errors="replace")
+            for path in (built_dist / "student").rglob("*") if path.is_file()}
+
+
+def reference_body_lines(name):
+    """The distinctive lines of a reference solution (skipping trivial ones like `return x`)."""
+    lines = [line.strip() for line in _without_docstring(getattr(reference, name))[1:]]
+    return [line for line in lines if len(line) > 25 and not line.startswith("#")]
+
+
+def test_student_folder_holds_exactly_one_notebook(built_dist):
+    notebooks = list((built_dist / "student").rglob("*.ipynb"))
+    assert [p.name for p in notebooks] == [NOTEBOOK_NAME]
+
+
+def test_autograder_folder_holds_one_zip_and_the_solution(built_dist):
+    names = sorted(p.name for p in (built_dist / "autograder").iterdir())
+    zips = [n for n in names if n.endswith(".zip")]
+    assert len(zips) == 1
+    assert NOTEBOOK_NAME in names
+
+
+@pytest.mark.parametrize("name", GRADED_FUNCTIONS)
+def test_student_files_contain_no_reference_solution(built_dist, name):
+    texts = student_text(built_dist)
+    for line in reference_body_lines(name):
+        for filename, text in texts.items():
+            assert line not in text, f"{filename} leaks the reference line {line!r}"
+
+
+def test_student_files_contain_no_hidden_test_or_solution_marker(built_dist):
+    forbidden = ["BEGIN SOLUTION", "hidden: true", "autograder.checks", "from reference",
+                 "import reference", "check('attention'"]
+    forbidden += [case.name for function in GRADED_FUNCTIONS for case in cases_for(function)
+                  if len(case.name) > 6]
+    for filename, text in student_text(built_dist).items():
+        for marker in forbidden:
+            assert marker not in text, f"{filename} contains {marker!r}"
+
+
+@pytest.mark.parametrize("name", GRADED_FUNCTIONS)
+def test_each_graded_function_is_alone_in_a_stub_cell_with_the_reference_signature(built_dist, name):
+    nb = nbformat.read(built_dist / "student" / NOTEBOOK_NAME, as_version=4)
+    cells = [c for c in nb.cells if c.cell_type == "code" and re.match(rf"def {name}\(", c.source)]
+    assert len(cells) == 1
+    namespace = {}
+    exec(cells[0].source, namespace)
+    function = namespace[name]
+    assert inspect.signature(function) == inspect.signature(getattr(reference, name))
+    assert set(namespace) == {"__builtins__", name}, "the cell must define only the function"
+    with pytest.raises(NotImplementedError, match=r"(?i)implementa"):
+        function(*[None] * len(inspect.signature(function).parameters))
+
+
+def zip_test_file(autograder_zip, question):
+    with zipfile.ZipFile(autograder_zip) as zf:
+        return zf.read(f"tests/{question}.py").decode()
+
+
+@pytest.mark.parametrize("name", GRADED_FUNCTIONS)
+def test_zip_points_come_from_the_rubric(autograder_zip, name):
+    source = zip_test_file(autograder_zip, name)
+    assert re.search(r"^points = (.+)$", source, re.M).group(1) == str(
+        question_points(load_rubric(), name))
+    hidden = re.findall(r"hidden=True", source)
+    assert len(hidden) == len(cases_for(name))
+
+
+def test_zip_ships_the_reference_only_as_autograder_files(autograder_zip):
+    with zipfile.ZipFile(autograder_zip) as zf:
+        names = zf.namelist()
+    assert "files/reference/transformer.py" in names
+    assert not [n for n in names if "reference" in n and not n.startswith("files/")]
+
+
+def test_building_twice_gives_the_same_student_notebook(built_dist, tmp_path):
+    again = build(tmp_path / "again", run_tests=False)
+    first = (built_dist / "student" / NOTEBOOK_NAME).read_bytes()
+    second = (again / "student" / NOTEBOOK_NAME).read_bytes()
+    assert first == second

@@ -1,0 +1,101 @@
+"""The hidden reference reproduces every number that the seeds print."""
+
+import contextlib
+import inspect
+import io
+
+import matplotlib
+import numpy as np
+import pytest
+
+import reference
+from autograder.master import PLACEHOLDER, load_master
+from autograder.assign import MASTER
+from seed_lines import assert_matches_seed, assert_token_means_vanish
+
+matplotlib.use("Agg")
+
+
+def master_demo_cells():
+    """The master's demo code, in order: no tests, no graded stubs, no helper placeholders."""
+    in_tests = False
+    for cell in load_master(MASTER).cells:
+        source = cell.source.strip()
+        if cell.cell_type == "raw":
+            in_tests = {"# BEGIN TESTS": True, "# END TESTS": False}.get(source, in_tests)
+            continue
+        if cell.cell_type != "code" or in_tests:
+            continue
+        if PLACEHOLDER.match(source) or source.startswith("def "):
+            continue
+        yield source
+
+
+def run_master_demos_with_reference():
+    namespace = {name: getattr(reference, name) for name in reference.__all__}
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        for source in master_demo_cells():
+            exec(compile(source, "<master>", "exec"), namespace)
+    return printed.getvalue(), namespace
+
+
+def test_reference_reproduces_every_number_seed_000_prints():
+    printed, namespace = run_master_demos_with_reference()
+    assert_matches_seed(printed)
+    assert_token_means_vanish(namespace["y"])
+
+
+def test_master_demo_cells_draw_from_one_rng_in_the_seed_order():
+    # The seed creates exactly one generator; a second one would desynchronize the numbers.
+    sources = "\n".join(master_demo_cells())
+    assert sources.count("default_rng(") == 1
+
+
+def test_reference_reproduces_seed_003_worked_example_without_rounding():
+    Q = K = np.eye(2)
+    V = np.array([[1.0, 2.0], [3.0, 4.0]])
+    output, weights = reference.attention(Q, K, V)
+    assert np.round(weights, 4).tolist() == [[0.6698, 0.3302], [0.3302, 0.6698]]
+    # The seed printed 1.6604 / 2.3396 because it multiplied weights already rounded to 4 places.
+    assert np.round(output, 4).tolist() == [[1.6605, 2.6605], [2.3395, 3.3395]]
+    causal = np.tril(np.ones((2, 2), dtype=bool))
+    masked_output, _ = reference.attention(Q, K, V, mask=causal)
+    assert masked_output[0].tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("d_model", [1, 5, 7, 8])
+def test_reference_positional_encoding_follows_the_formula_for_odd_and_even_d(d_model):
+    pe, omega = reference.positional_encoding(11, d_model)
+    assert pe.shape == (11, d_model) and omega.shape == ((d_model + 1) // 2,)
+    for pos in range(11):
+        for dim in range(d_model):
+            w = 1 / 10000 ** (2 * (dim // 2) / d_model)
+            expected = np.sin(pos * w) if dim % 2 == 0 else np.cos(pos * w)
+            assert pe[pos, dim] == pytest.approx(expected, abs=1e-12)
+
+
+def test_reference_block_is_post_ln():
+    rng = np.random.default_rng(1)
+    heads, W_O = reference.init_multihead(8, 2, rng)
+    x = rng.normal(size=(4, 8)) + 3
+    W1, b1 = rng.normal(size=(8, 16)), rng.normal(size=16)
+    W2, b2 = rng.normal(size=(16, 8)), rng.normal(size=8)
+    y = reference.transformer_block(x, heads, W_O, W1, b1, W2, b2)
+    # Post-LN ends with a LayerNorm, so every token leaves with mean 0 and variance ~1;
+    # the pre-LN variant ends with a residual sum and would keep the offset of 3.
+    assert np.abs(y.mean(axis=1)).max() < 1e-12
+    assert np.allclose(y.var(axis=1), 1, atol=1e-3)
+
+
+def test_reference_signatures_are_the_lessons():
+    expected = {
+        "softmax": "(z, axis=-1)",
+        "attention": "(Q, K, V, mask=None)",
+        "init_multihead": "(d_model, n_heads, rng)",
+        "multihead": "(X, heads, W_O, mask=None)",
+        "positional_encoding": "(n_positions, d_model)",
+        "layer_norm": "(x, eps=1e-05)",
+        "transformer_block": "(x, heads, W_O, W1, b1, W2, b2, mask=None)",
+    }
+    assert {name: str(inspect.signature(getattr(reference, name))) for name in expected} == expected
