@@ -34,5 +34,9 @@ test: $(STAMP)
 	@rm -f .pytest-exit
 	$(PY) -m pytest $(PYTEST_ARGS) || { echo $$? > .pytest-exit; exit 1; }
 
+# Checks a lab result extended with student_extension: make validate FILE=resultado.json [NOTEBOOK=...]
+validate: $(STAMP)
+	$(PY) -m autograder.extension $(FILE) $(if $(NOTEBOOK),--notebook $(NOTEBOOK))
+
 clean:
 	rm -rf dist .pytest_cache .pytest-exit tests/artifacts

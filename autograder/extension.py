@@ -1,0 +1,535 @@
+"""Validate a lab result that a student extended with ``student_extension``.
+
+    python -m autograder.extension FILE.json [--notebook NB]
+
+The five acceptance criteria of the lesson's challenge, one check each, in rubric order:
+
+1. ``lab_exits_zero``      lab.py termina con código 0.
+2. ``result_schema``       El resultado contiene kind, seed, evidence y limitations.
+3. ``lab_output_unchanged`` La extensión no modifica el comportamiento de otras clases.
+4. ``cites_lab_numbers``   La interpretación referencia datos impresos por el laboratorio.
+5. ``declares_risk``       Se declara al menos un riesgo o condición de no uso.
+
+Exit codes: 0 when every criterion holds; 1 when some criterion fails, with one Spanish line
+per failure; 2 when the input is unusable (unreadable, not JSON, not an object, too large,
+no ``student_extension`` object, a field of it that is not text). Never a traceback.
+
+The notebook's hidden tests call ``check_criterion(id, resultado)``; anything else calls
+``validate``. This file also works as a plain script beside ``lab.py`` in the student folder,
+so it needs only the standard library, jsonschema and its schema file.
+"""
+
+import argparse
+import json
+import math
+import re
+import subprocess
+import sys
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional
+
+import jsonschema
+
+SCHEMA_PATH = Path(__file__).with_name("extension_schema.json")
+MAX_BYTES = 1_000_000  # a lab result is a few KB; anything near this is the wrong file
+LAB_TIMEOUT_S = 60
+# Lab floats carry 6 significant digits; a rerun elsewhere may differ in the last one, and
+# round-off noise (1e-16) may differ in all of them. Neither is an edit by the student.
+SAME_FLOAT_REL, SAME_FLOAT_ABS = 1e-5, 1e-9
+# A cited number must carry at least this many significant digits: "0,3" or "2" prove nothing.
+MIN_CITED_DIGITS = 2
+# Values that any sentence mentions without reading the lab ("suma 1", "peso 0").
+TRIVIAL_VALUES = (0.0, 1.0)
+EMPTY_RISKS = {
+    "", "-", "--", "...", "n/a", "na", "none", "no", "ninguno", "ninguna", "nada", "no hay",
+    "no aplica", "sin riesgo", "sin riesgos", "pendiente", "tbd", "todo", "xxx",
+}
+
+
+class UnusableInput(Exception):
+    """The input cannot be graded at all. The message is for the student."""
+
+
+@dataclass(frozen=True)
+class CriterionResult:
+    id: str
+    number: int
+    title: str
+    passed: bool
+    message: str = ""  # what to fix, in Spanish; empty when the criterion holds
+
+    def line(self) -> str:
+        mark = "✓" if self.passed else "✗"
+        text = f"{mark} Criterio {self.number} ({self.id}): {self.title}"
+        return text if self.passed else f"{text} {self.message}"
+
+
+@dataclass
+class LabRun:
+    """What one fresh run of lab.py did."""
+
+    command: str
+    returncode: Optional[int] = None  # None: it could not start or did not finish
+    stdout: str = ""
+    problem: str = ""  # Spanish, when it did not exit 0
+
+
+# -- loading -------------------------------------------------------------------------------
+
+
+def load_result(path) -> object:
+    """The parsed JSON of ``path``, or ``UnusableInput`` with the reason."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise UnusableInput(
+                f"«{path.name}» ocupa {size / 1e6:.1f} MB y un resultado de lab.py ocupa unos "
+                "pocos KB. ¿Es el archivo correcto?"
+            )
+        raw = path.read_bytes()
+    except OSError:
+        raise UnusableInput(f"No puedo leer el archivo «{path}». ¿Existe y tiene ese nombre?") from None
+    return parse_result(raw, path.name)
+
+
+def parse_result(raw: bytes, name: str = "el archivo") -> object:
+    if len(raw) > MAX_BYTES:
+        raise UnusableInput(f"«{name}» es demasiado grande para ser un resultado de lab.py.")
+    text = _decode(raw, name)
+    try:
+        return json.loads(text, parse_constant=_reject_constant(name))
+    except json.JSONDecodeError as exc:
+        raise UnusableInput(
+            f"«{name}» no es JSON válido (línea {exc.lineno}, columna {exc.colno}): "
+            f"{_json_hint(exc.msg)}"
+        ) from None
+    except RecursionError:
+        raise UnusableInput(f"«{name}» anida demasiados niveles para ser un resultado de lab.py.") from None
+
+
+def _decode(raw: bytes, name: str) -> str:
+    # Windows PowerShell's `>` writes UTF-16 with a BOM; Notepad may add a UTF-8 BOM.
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        encoding = "utf-16"
+    else:
+        encoding = "utf-8-sig"
+    try:
+        return raw.decode(encoding)
+    except UnicodeDecodeError:
+        raise UnusableInput(f"«{name}» no está en UTF-8. Guárdalo con la codificación UTF-8.") from None
+
+
+def _reject_constant(name):
+    def reject(constant):
+        # Python's json accepts NaN and Infinity; the JSON standard and other tools do not.
+        raise UnusableInput(f"«{name}» no es JSON válido: contiene {constant}, que JSON no admite.")
+    return reject
+
+
+def _json_hint(message: str) -> str:
+    hints = {
+        "Expecting property name enclosed in double quotes": "¿una coma sobrante antes de «}» o comillas simples en un nombre?",
+        "Expecting ',' delimiter": "falta una coma entre dos elementos.",
+        "Expecting value": "falta un valor, o sobra una coma antes de «]» o «}».",
+        "Unterminated string starting at": "una cadena no cierra sus comillas.",
+        "Extra data": "hay texto después del objeto JSON.",
+        "Invalid control character at": "un salto de línea dentro de una cadena: escríbelo como \\n.",
+    }
+    for english, spanish in hints.items():
+        if message.startswith(english):
+            return spanish
+    return "revisa comas, comillas y llaves cerca de ahí."
+
+
+# -- the schema ----------------------------------------------------------------------------
+
+_SCHEMA = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+_VALIDATOR = jsonschema.Draft202012Validator(_SCHEMA)
+# Each field's accepted names, English first, read from the schema so they live only there.
+FIELD_ALIASES = {
+    group["oneOf"][0]["required"][0]: tuple(option["required"][0] for option in group["oneOf"])
+    for group in _SCHEMA["$defs"]["student_extension"]["allOf"]
+}
+
+
+def schema_errors(data) -> list:
+    return sorted(_VALIDATOR.iter_errors(data), key=lambda e: (list(e.path), e.validator))
+
+
+def check_usable(data) -> None:
+    """``UnusableInput`` unless there is an object ``student_extension`` with text fields."""
+    for error in schema_errors(data):
+        path = list(error.path)
+        if path == [] and error.validator == "type":
+            raise UnusableInput(f"El resultado debe ser un objeto JSON ({{...}}), no {_json_type(data)}.")
+        if path == [] and error.validator == "required" and "student_extension" not in data:
+            raise UnusableInput(
+                "Falta la clave «student_extension». Añádela al resultado de lab.py con los "
+                "campos assumption, measurement, conclusion, limitation y risk."
+            )
+        if path[:1] == ["student_extension"] and len(path) <= 2 and error.validator == "type":
+            raise UnusableInput(f"{_where(path)} debe ser {_type_es(error.validator_value)}, no {_json_type(error.instance)}.")
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    """One Spanish sentence for one schema error."""
+    path, instance, where = list(error.path), error.instance, _where(list(error.path))
+    if error.validator == "required":
+        missing = [name for name in error.validator_value if name not in instance]
+        return f"falta «{', '.join(missing)}» en {where}"
+    if error.validator == "additionalProperties":
+        extra = sorted(set(instance) - set(error.schema.get("properties", {})))
+        names = ", ".join(f"«{name}»" for name in extra)
+        return f"{where} tiene campos que no se admiten ({names}): usa solo {_field_list()}"
+    if error.validator == "oneOf" and path == ["student_extension"]:
+        names = [option["required"][0] for option in error.validator_value]
+        present = [name for name in names if name in instance]
+        if not present:
+            return f"falta «{names[0]}» (o «{names[1]}») en student_extension"
+        return f"student_extension repite un campo con dos nombres ({', '.join(present)}): deja solo uno"
+    if error.validator == "const":
+        return f"{where} debe ser «{error.validator_value}»"
+    if error.validator == "type":
+        return f"{where} debe ser {_type_es(error.validator_value)}, no {_json_type(instance)}"
+    if error.validator == "minItems":
+        return f"{where} no puede estar vacía"
+    if error.validator == "pattern":
+        return f"{where} está vacío: escribe el texto"
+    return f"{where} no cumple el contrato ({error.validator})"
+
+
+def _where(path: list) -> str:
+    if not path:
+        return "el resultado"
+    text = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+    return f"«{text}»"
+
+
+def _field_list() -> str:
+    return ", ".join(FIELD_ALIASES)
+
+
+def _type_es(name) -> str:
+    return {"object": "un objeto", "string": "un texto", "array": "una lista", "integer": "un entero",
+            "boolean": "true o false", "number": "un número"}.get(name, str(name))
+
+
+def _json_type(value) -> str:
+    if isinstance(value, bool):
+        return "un booleano"
+    return {dict: "un objeto", list: "una lista", str: "un texto", int: "un número", float: "un número",
+            type(None): "null"}.get(type(value), type(value).__name__)
+
+
+# -- running the lab -----------------------------------------------------------------------
+
+
+def find_lab(notebook=None) -> Optional[Path]:
+    """lab.py beside the notebook, here, in the student folder, or in the kit's sources."""
+    here = Path(__file__).resolve().parent
+    kit = here.parent
+    candidates = [Path(notebook).resolve().parent / "lab.py"] if notebook else []
+    candidates += [Path.cwd() / "lab.py", here / "lab.py", kit / "dist" / "student" / "lab.py",
+                   kit / "assignments" / "lab.py"]
+    return next((path for path in candidates if path.is_file()), None)
+
+
+def run_lab(seed, notebook=None, lab=None, timeout=LAB_TIMEOUT_S) -> LabRun:
+    """Run lab.py once, as the student would, and keep what it printed."""
+    lab = Path(lab) if lab else find_lab(notebook)
+    if lab is None:
+        return LabRun("python lab.py", problem="no encuentro lab.py junto al cuaderno ni en esta carpeta.")
+    command = [sys.executable, str(lab)]
+    if isinstance(seed, int) and not isinstance(seed, bool):
+        command += ["--seed", str(seed)]
+    if notebook:
+        command += ["--notebook", str(Path(notebook).resolve())]
+    shown = "python lab.py" + "".join(f" {a}" for a in command[2:])
+    try:
+        done = subprocess.run(command, cwd=lab.parent, capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return LabRun(shown, problem=f"lab.py no terminó en {timeout} s: ¿un bucle sin fin en tus funciones?")
+    except OSError as exc:
+        return LabRun(shown, problem=f"no se pudo ejecutar lab.py ({type(exc).__name__}).")
+    run = LabRun(shown, done.returncode, done.stdout.decode("utf-8", "replace"))
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        last = said[-1].removeprefix("lab.py: ") if said else ""
+        run.problem = f"lab.py terminó con código {done.returncode}" + (f": {last}" if last else ".")
+    return run
+
+
+# -- the criteria --------------------------------------------------------------------------
+
+
+class _Context:
+    """What the criteria share: the data, where the notebook is, and at most one lab run."""
+
+    def __init__(self, data: dict, notebook=None, lab=None, timeout=LAB_TIMEOUT_S):
+        self.data, self.notebook, self.lab, self.timeout = data, notebook, lab, timeout
+        self._run = None
+
+    @property
+    def run(self) -> LabRun:
+        if self._run is None:
+            self._run = run_lab(self.data.get("seed"), self.notebook, self.lab, self.timeout)
+        return self._run
+
+    def field(self, name: str) -> str:
+        extension = self.data["student_extension"]
+        value = next((extension[a] for a in FIELD_ALIASES[name] if a in extension), "")
+        return value if isinstance(value, str) else ""
+
+
+def lab_exits_zero(ctx: _Context) -> str:
+    """Criterion 1: a fresh run of lab.py with the result's seed exits 0."""
+    if ctx.run.problem:
+        return f"{ctx.run.problem} Arregla tus funciones en el cuaderno, guárdalo y vuelve a ejecutar «{ctx.run.command}»."
+    return ""
+
+
+def result_schema(ctx: _Context) -> str:
+    """Criterion 2: the JSON Schema of the extended result holds."""
+    problems = [_describe(error) for error in schema_errors(ctx.data)]
+    if not problems:
+        return ""
+    shown = "; ".join(dict.fromkeys(problems[:3]))
+    more = f" (y {len(problems) - 3} problemas más)" if len(problems) > 3 else ""
+    return f"El resultado no cumple el contrato: {shown}{more}."
+
+
+def lab_output_unchanged(ctx: _Context) -> str:
+    """Criterion 3: every key but student_extension equals a fresh run with the same seed."""
+    if ctx.run.problem:
+        return "No se puede comparar con lab.py mientras no termine con código 0 (criterio 1)."
+    try:
+        fresh = json.loads(ctx.run.stdout)
+    except json.JSONDecodeError:
+        return "lab.py no imprimió un JSON válido, así que no hay con qué comparar."
+    mine = {key: value for key, value in ctx.data.items() if key != "student_extension"}
+    changed = _differences(fresh, mine, "")
+    if not changed:
+        return ""
+    listed = ", ".join(f"«{path or 'raíz'}»" for path in changed[:3])
+    more = f" y {len(changed) - 3} más" if len(changed) > 3 else ""
+    return (
+        f"Lo que imprimió lab.py ha cambiado en {listed}{more}. No edites su salida: vuelve a "
+        f"generarla con «{ctx.run.command}» y añade solo student_extension."
+    )
+
+
+def cites_lab_numbers(ctx: _Context) -> str:
+    """Criterion 4: measurement or conclusion cites a number printed in evidence or result."""
+    printed = sorted(set(_citable_numbers(ctx.data.get("evidence"))) | set(_citable_numbers(ctx.data.get("result"))))
+    text = f"{ctx.field('measurement')}\n{ctx.field('conclusion')}"
+    if printed and any(_matches(cited, printed) for cited in cited_numbers(text)):
+        return ""
+    example = f" (por ejemplo {_spanish_number(printed[len(printed) // 2])})" if printed else ""
+    return (
+        "La medición y la conclusión no citan ningún número de evidence o result. Copia al "
+        f"menos un valor medido{example}; puedes redondearlo, usar coma decimal o un porcentaje, "
+        f"con al menos {MIN_CITED_DIGITS} cifras significativas."
+    )
+
+
+def declares_risk(ctx: _Context) -> str:
+    """Criterion 5: a non-empty risk or no-use condition."""
+    risk = ctx.field("risk")
+    if _normalized(risk) in EMPTY_RISKS:
+        return (
+            "Escribe en «risk» (o «riesgo») al menos un riesgo o una condición en la que no "
+            "usarías este resultado; «ninguno» no cuenta."
+        )
+    return ""
+
+
+@dataclass(frozen=True)
+class Criterion:
+    id: str
+    title: str
+    check: Callable  # _Context -> Spanish message, empty when it holds
+
+
+CRITERIA = (
+    Criterion("lab_exits_zero", "lab.py termina con código 0.", lab_exits_zero),
+    Criterion("result_schema", "El resultado contiene kind, seed, evidence y limitations.", result_schema),
+    Criterion("lab_output_unchanged", "La extensión no modifica el comportamiento de otras clases.", lab_output_unchanged),
+    Criterion("cites_lab_numbers", "La interpretación referencia datos impresos por el laboratorio.", cites_lab_numbers),
+    Criterion("declares_risk", "Se declara al menos un riesgo o condición de no uso.", declares_risk),
+)
+CRITERION_IDS = tuple(c.id for c in CRITERIA)
+
+
+def validate(data, notebook=None, *, lab=None, only=None, timeout=LAB_TIMEOUT_S) -> list:
+    """The criteria's results, in rubric order; ``UnusableInput`` when nothing can be graded.
+
+    ``only`` restricts the run to one criterion id; ``notebook`` defaults to the lab's own
+    choice (the only notebook beside lab.py).
+    """
+    check_usable(data)
+    if only is not None and only not in CRITERION_IDS:
+        raise ValueError(f"unknown criterion {only!r}; expected one of {CRITERION_IDS}")
+    ctx = _Context(data, notebook, lab, timeout)
+    results = []
+    for number, criterion in enumerate(CRITERIA, start=1):
+        if only in (None, criterion.id):
+            message = criterion.check(ctx)
+            results.append(CriterionResult(criterion.id, number, criterion.title, not message, message))
+    return results
+
+
+def check_criterion(criterion_id: str, data, notebook=None) -> None:
+    """For the notebook's hidden tests: ``AssertionError`` with the Spanish reason unless it holds."""
+    try:
+        if isinstance(data, (str, Path)):
+            data = load_result(data)
+        (result,) = validate(data, notebook, only=criterion_id)
+    except UnusableInput as exc:
+        raise AssertionError(str(exc)) from None
+    if not result.passed:
+        raise AssertionError(result.message)
+
+
+# -- comparing and citing numbers ----------------------------------------------------------
+
+
+def _differences(expected, actual, path: str) -> list:
+    """Paths where ``actual`` is not ``expected``, tolerating float noise."""
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        found = []
+        for key in sorted(set(expected) | set(actual)):
+            sub = f"{path}.{key}" if path else key
+            if key not in expected or key not in actual:
+                found.append(sub)
+            else:
+                found += _differences(expected[key], actual[key], sub)
+        return found
+    if isinstance(expected, list) and isinstance(actual, list):
+        if len(expected) != len(actual):
+            return [path]
+        return [p for i, (e, a) in enumerate(zip(expected, actual)) for p in _differences(e, a, f"{path}[{i}]")]
+    if _is_number(expected) and _is_number(actual):
+        same = math.isclose(expected, actual, rel_tol=SAME_FLOAT_REL, abs_tol=SAME_FLOAT_ABS)
+        return [] if same else [path]
+    same_type = type(expected) is type(actual)
+    return [] if same_type and expected == actual else [path]
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _citable_numbers(value):
+    """The measured numbers in the lab's output: floats, minus trivial ones."""
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _citable_numbers(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _citable_numbers(item)
+    elif isinstance(value, float) and math.isfinite(value) and abs(value) not in TRIVIAL_VALUES:
+        yield abs(value)
+
+
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+_NUMBER = re.compile(
+    r"""
+    (?<![\w.,])                                   # not the tail of a word or of a number
+    [-−+]?
+    (?P<int>\d+)(?:[.,](?P<frac>\d+))?
+    (?:
+        \s*[eE](?P<e>[-−+]?\d+)                   # 2.4e-15
+      | \s*[x×·*]\s*10\s*(?:\^|\*\*)\s*\{?(?P<pow>[-−+]?\d+)\}?   # 2,4 × 10^-15
+      | \s*[x×·*]\s*10(?P<sup>[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)                # 2,4·10⁻¹⁵
+    )?
+    (?P<percent>\s*%)?
+    """,
+    re.VERBOSE,
+)
+
+
+@dataclass(frozen=True)
+class CitedNumber:
+    value: float  # magnitude, as a fraction when written as a percentage
+    unit: float  # one unit of the last digit written
+    digits: int  # significant digits written
+
+
+def cited_numbers(text: str) -> list:
+    """Every number in a student's text: decimal point or comma, exponents, percentages."""
+    found = []
+    for match in _NUMBER.finditer(text):
+        frac = match.group("frac") or ""
+        exponent = match.group("e") or match.group("pow") or (match.group("sup") or "").translate(_SUPERSCRIPTS) or "0"
+        exponent = int(exponent.replace("−", "-"))
+        scale = 10.0 ** exponent / (100 if match.group("percent") else 1)
+        mantissa = float(f"{match.group('int')}.{frac or '0'}")
+        digits = len((match.group("int") + frac).lstrip("0"))
+        found.append(CitedNumber(mantissa * scale, 10.0 ** -len(frac) * scale, digits))
+    return found
+
+
+def _matches(cited: CitedNumber, printed: list) -> bool:
+    """Whether ``cited`` is one of ``printed``, rounded or truncated to the digits written."""
+    if cited.digits < MIN_CITED_DIGITS:
+        return False
+    slack = cited.unit * 1e-9
+    return any(
+        abs(value - cited.value) <= cited.unit / 2 + slack or 0 <= value - cited.value < cited.unit
+        for value in printed
+    )
+
+
+def _spanish_number(value: float) -> str:
+    return f"{value:.3g}".replace(".", ",")
+
+
+def _normalized(text: str) -> str:
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[\s.!¡¿?]+", " ", text).strip().lower()
+
+
+# -- command line --------------------------------------------------------------------------
+
+
+class _SpanishArgumentParser(argparse.ArgumentParser):
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        self.exit(2, f"validador: argumentos no válidos ({message}).\n")
+
+
+def main(argv=None) -> int:
+    parser = _SpanishArgumentParser(
+        prog="python -m autograder.extension",
+        description="Comprueba los cinco criterios de aceptación de student_extension.",
+    )
+    parser.add_argument("file", metavar="FILE.json", help="el resultado de lab.py con tu student_extension")
+    parser.add_argument("--notebook", default=None, help="cuaderno con tus funciones (por defecto, el único .ipynb junto al JSON)")
+    args = parser.parse_args(argv)
+    try:
+        data = load_result(args.file)
+        results = validate(data, args.notebook or _notebook_beside(args.file))
+    except UnusableInput as exc:
+        print(f"No se puede validar: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a bug here must not show a student a traceback
+        print(f"Error inesperado del validador ({type(exc).__name__}). Avisa a tu profesor.", file=sys.stderr)
+        return 2
+    for result in results:
+        if not result.passed:
+            print(result.line())
+    passed = sum(r.passed for r in results)
+    print(f"{passed} de {len(results)} criterios se cumplen.")
+    return 0 if passed == len(results) else 1
+
+
+def _notebook_beside(json_path) -> Optional[Path]:
+    found = sorted(Path(json_path).resolve().parent.glob("*.ipynb"))
+    return found[0] if len(found) == 1 else None
+
+
+if __name__ == "__main__":
+    sys.exit(main())

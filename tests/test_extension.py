@@ -1,0 +1,258 @@
+"""The student_extension validator: five criteria, exit codes 0/1/2, Spanish messages."""
+
+import copy
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.extension import CRITERION_IDS, check_criterion, validate
+from test_lab import LAB, NOTEBOOK_CODE, reference_notebook, stub
+
+ROOT = Path(__file__).resolve().parent.parent
+EXTENSION = ROOT / "autograder" / "extension.py"
+SCHEMA = ROOT / "autograder" / "extension_schema.json"
+
+# Cites seed 003's worked example, which result.worked_example prints for any seed.
+GOOD_EXTENSION = {
+    "assumption": "Mi attention reparte el peso de cada consulta según la afinidad con cada clave.",
+    "measurement": "En el ejemplo trabajado, la fila 1 de pesos es 0,6698 y 0,3302.",
+    "conclusion": "El token 1 pone un 67 % del peso en su propia clave, como predice el apunte.",
+    "limitation": "Solo dos tokens y una semilla; no prueba n distinto de m.",
+    "risk": "No usar estos pesos aleatorios para interpretar frases reales.",
+}
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    """A student folder: the notebook, lab.py, notebook_code.py and the validator, flat."""
+    folder = tmp_path_factory.mktemp("student")
+    for source in (LAB, NOTEBOOK_CODE, EXTENSION, SCHEMA):
+        shutil.copy(source, folder / source.name)
+    reference_notebook(folder / "attention.ipynb")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def lab_output(folder):
+    done = subprocess.run([sys.executable, "lab.py", "--seed", "55"], cwd=folder, capture_output=True, check=True)
+    return json.loads(done.stdout)
+
+
+@pytest.fixture
+def good(lab_output):
+    return {**copy.deepcopy(lab_output), "student_extension": dict(GOOD_EXTENSION)}
+
+
+def failed(results):
+    return {r.id: r.message for r in results if not r.passed}
+
+
+def run_validator(path, *args, cwd=None, module=True):
+    command = [sys.executable, "-m", "autograder.extension"] if module else [sys.executable, "extension.py"]
+    return subprocess.run([*command, str(path), *args], capture_output=True, text=True, cwd=cwd or ROOT, timeout=120)
+
+
+def write(folder, data, name="resultado.json"):
+    path = folder / name
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+# -- a good extension ----------------------------------------------------------------------
+
+
+def test_good_extension_passes_all_five_criteria_in_rubric_order(good, folder):
+    results = validate(good, folder / "attention.ipynb")
+    assert [r.id for r in results] == list(CRITERION_IDS)
+    assert failed(results) == {}
+
+
+def test_spanish_field_names_are_accepted(good, folder):
+    english_to_spanish = {"assumption": "supuesto", "measurement": "medición", "conclusion": "conclusión",
+                          "limitation": "limitacion", "risk": "riesgo"}
+    good["student_extension"] = {english_to_spanish[k]: v for k, v in GOOD_EXTENSION.items()}
+    assert failed(validate(good, folder / "attention.ipynb")) == {}
+
+
+def test_cli_exits_0_from_the_student_folder_alone(good, folder):
+    path = write(folder, good)
+    done = run_validator(path.name, cwd=folder, module=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "5 de 5 criterios se cumplen" in done.stdout
+
+
+# -- each criterion fails alone, with its Spanish message ----------------------------------
+
+
+def extra_field(data):
+    data["student_extension"]["notas"] = "texto que el contrato no prevé"
+
+
+def edited_evidence(data):
+    values = next(item for item in data["evidence"] if item["id"] == "softmax_saturation")["values"]
+    values["max_weight_scaled"][2] = 0.25
+
+
+def no_lab_number(data):
+    data["student_extension"]["measurement"] = "Medí que los pesos suman 1 en 3 casos."
+    data["student_extension"]["conclusion"] = "Funciona en un 99,5 % de los casos que imaginé."
+
+
+def blank_risk(data):
+    data["student_extension"]["risk"] = "   "
+
+
+def no_risk_at_all(data):
+    data["student_extension"]["risk"] = "Ninguno."
+
+
+@pytest.mark.parametrize("break_it, criterion, message", [
+    (extra_field, "result_schema", "«notas»"),
+    (edited_evidence, "lab_output_unchanged", "«evidence[3].values.max_weight_scaled[2]»"),
+    (no_lab_number, "cites_lab_numbers", "no citan ningún número"),
+    (blank_risk, "declares_risk", "al menos un riesgo"),
+    (no_risk_at_all, "declares_risk", "«ninguno» no cuenta"),
+], ids=["extension_with_extra_field_fails_only_criterion_2",
+        "extension_editing_lab_evidence_fails_only_criterion_3",
+        "extension_citing_no_lab_number_fails_only_criterion_4",
+        "extension_with_blank_risk_fails_only_criterion_5",
+        "extension_saying_no_risk_fails_only_criterion_5"])
+def test_broken_extension_fails_only_its_criterion(good, folder, break_it, criterion, message):
+    break_it(good)
+    assert list(failed(validate(good, folder / "attention.ipynb"))) == [criterion]
+    assert message in failed(validate(good, folder / "attention.ipynb", only=criterion))[criterion]
+
+
+def test_lab_that_fails_fails_criterion_1_and_blocks_only_criterion_3(good, tmp_path):
+    notebook = reference_notebook(tmp_path / "attention.ipynb", attention=stub("attention"))
+    problems = failed(validate(good, notebook, lab=LAB))
+    assert list(problems) == ["lab_exits_zero", "lab_output_unchanged"]
+    assert "attention todavía no está implementada" in problems["lab_exits_zero"]
+    assert "(criterio 1)" in problems["lab_output_unchanged"]
+
+
+def test_missing_lab_fails_criterion_1_with_where_to_put_it(good, tmp_path, monkeypatch):
+    monkeypatch.setattr("autograder.extension.find_lab", lambda notebook=None: None)
+    problems = failed(validate(good, reference_notebook(tmp_path / "nb.ipynb")))
+    assert "no encuentro lab.py" in problems["lab_exits_zero"]
+
+
+def test_lab_that_hangs_is_stopped_by_the_timeout(good, tmp_path):
+    looping = "def attention(Q, K, V, mask=None):\n    while True:\n        pass\n"
+    notebook = reference_notebook(tmp_path / "attention.ipynb", attention=looping)
+    problems = failed(validate(good, notebook, lab=LAB, only="lab_exits_zero", timeout=3))
+    assert "no terminó en 3 s" in problems["lab_exits_zero"]
+
+
+def test_a_changed_seed_is_caught_because_the_rerun_uses_it(good, folder):
+    good["seed"] = 7
+    assert list(failed(validate(good, folder / "attention.ipynb"))) == ["lab_output_unchanged"]
+
+
+def test_cli_prints_one_spanish_line_per_failure_and_exits_1(good, folder):
+    no_lab_number(good)
+    blank_risk(good)
+    done = run_validator(write(folder, good, "dos_fallos.json"), "--notebook", folder / "attention.ipynb")
+    failures = [line for line in done.stdout.splitlines() if line.startswith("✗")]
+    assert done.returncode == 1
+    assert [line.split(")")[0] for line in failures] == ["✗ Criterio 4 (cites_lab_numbers", "✗ Criterio 5 (declares_risk"]
+    assert "3 de 5 criterios se cumplen" in done.stdout
+
+
+def test_check_criterion_raises_the_spanish_message_for_otter(good, folder):
+    check_criterion("declares_risk", good)  # holds: no exception
+    blank_risk(good)
+    with pytest.raises(AssertionError, match="al menos un riesgo"):
+        check_criterion("declares_risk", good)
+    with pytest.raises(AssertionError, match="no null"):
+        check_criterion("declares_risk", None)
+
+
+# -- citing numbers: rounding, decimal commas, percentages, exponents ----------------------
+
+
+@pytest.mark.parametrize("printed, text, cites", [
+    (0.369412, "el peso de «pecho» es 0,369", True),
+    (0.369412, "el peso de «pecho» es 0.37", True),
+    (0.369412, "un 36,9 % del peso", True),
+    (0.369412, "casi un 37% del peso", True),
+    (0.831925, "0,831, truncado", True),
+    (0.369412, "0,38", False),
+    (0.369412, "0,4", False),  # one significant digit proves nothing
+    (2.44249e-15, "un error de 2,4 × 10^-15", True),
+    (2.44249e-15, "un error de 2,4·10⁻¹⁵", True),
+    (2.44249e-15, "un error de 2.44e-15", True),
+    (2.44249e-15, "un error de 2,4e-14", False),
+    (1.0, "el mayor peso es 1,000", False),  # 0 and 1 appear in any sentence
+    (512.5, "con 512,5 de dispersión", True),
+], ids=lambda value: str(value)[:24])
+def test_cited_number_matches_what_the_lab_printed(printed, text, cites):
+    data = {"evidence": [{"values": {"x": printed}}], "result": {},
+            "student_extension": {**GOOD_EXTENSION, "measurement": text, "conclusion": "Sin números."}}
+    (result,) = validate(data, only="cites_lab_numbers")
+    assert result.passed is cites
+
+
+def test_integers_such_as_sizes_are_not_citable_measurements():
+    data = {"evidence": [{"values": {"d_k": [4, 64, 512]}}], "result": {},
+            "student_extension": {**GOOD_EXTENSION, "measurement": "d_k = 512", "conclusion": "con 64"}}
+    assert validate(data, only="cites_lab_numbers")[0].passed is False
+
+
+# -- unusable input: exit 2, a clear message, never a traceback ----------------------------
+
+
+def unusable(tmp_path, raw: bytes, *, size=None):
+    path = tmp_path / "resultado.json"
+    path.write_bytes(raw)
+    if size is not None:
+        with open(path, "r+b") as f:
+            f.truncate(size)
+    return run_validator(path)
+
+
+@pytest.mark.parametrize("raw, message", [
+    (b'{"kind": "attention",}', "no es JSON válido (línea 1"),
+    (b"[1, 2, 3]", "debe ser un objeto JSON"),
+    (b'{"kind": "attention", "seed": 55}', "Falta la clave «student_extension»"),
+    (b'{"student_extension": "mi texto"}', "«student_extension» debe ser un objeto, no un texto"),
+    (b'{"student_extension": {"risk": 5}}', "«student_extension.risk» debe ser un texto, no un número"),
+    (b'{"student_extension": {"risk": NaN}}', "no es JSON válido"),
+    (b"\xff\xfe{\x00", "no es JSON válido"),
+    (b"caf\xe9", "no está en UTF-8"),
+], ids=["not_json", "top_level_array", "missing_student_extension", "extension_is_a_string",
+        "risk_is_a_number", "nan", "truncated_utf16", "latin1"])
+def test_unusable_input_exits_2_with_a_spanish_reason(tmp_path, raw, message):
+    done = unusable(tmp_path, raw)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+
+
+def test_a_50_mb_file_exits_2_without_being_read(tmp_path):
+    done = unusable(tmp_path, b"{", size=50 * 1024 * 1024)
+    assert done.returncode == 2
+    assert "52.4 MB" in done.stderr and "¿Es el archivo correcto?" in done.stderr
+
+
+def test_missing_file_exits_2(tmp_path):
+    done = run_validator(tmp_path / "no_existe.json")
+    assert done.returncode == 2
+    assert "No puedo leer el archivo" in done.stderr
+
+
+def test_utf16_file_from_powershell_is_read(good, folder, tmp_path):
+    path = tmp_path / "resultado.json"
+    path.write_bytes(json.dumps(good, ensure_ascii=False).encode("utf-16"))
+    done = run_validator(path, "--notebook", folder / "attention.ipynb")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_cli_without_a_file_is_a_spanish_usage_error():
+    done = subprocess.run([sys.executable, "-m", "autograder.extension"], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 2
+    assert "argumentos no válidos" in done.stderr

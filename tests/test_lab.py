@@ -1,0 +1,311 @@
+"""lab.py and autograder/notebook_code.py: evidence computed with the student's own functions.
+
+The notebooks here are built from reference/ (allowed in tests only), plus cells a real
+notebook has and the lab must never run: demo code, magics, a cell that does not parse.
+``reference_notebook`` is also what tests/test_extension.py builds its notebooks with.
+"""
+
+import importlib.util
+import inspect
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+import reference
+from autograder.assign import NOTEBOOK_NAME
+from autograder.extension import FIELD_ALIASES, schema_errors
+from autograder.notebook_code import NotebookCodeError, extract_definitions, load_functions
+
+ROOT = Path(__file__).resolve().parent.parent
+LAB = ROOT / "assignments" / "lab.py"
+NOTEBOOK_CODE = ROOT / "autograder" / "notebook_code.py"
+GRADED = ("attention", "multihead", "positional_encoding", "transformer_block")
+GIVEN = ("softmax", "init_multihead", "layer_norm")
+
+# Cells a student notebook holds besides the definitions; running any of them would fail.
+NOISE_CELLS = [
+    "%matplotlib inline\nimport numpy as np\nimport matplotlib.pyplot as plt",
+    "raise RuntimeError('the lab must not run demo cells')",
+    "!pip install nothing\nx = attention(np.eye(2), np.eye(2), np.eye(2))",
+    "def broken(:\n    pass",
+    "%%bash\necho not python",
+]
+
+
+def reference_notebook(path: Path, **sources) -> Path:
+    """A notebook at ``path`` whose function cells are reference/'s, except those in ``sources``."""
+    cells = [nbformat.v4.new_code_cell(NOISE_CELLS[0])]
+    for name in ("softmax", "attention", "init_multihead", "multihead", "positional_encoding",
+                 "layer_norm", "transformer_block"):
+        cells.append(nbformat.v4.new_code_cell(sources.get(name) or inspect.getsource(getattr(reference, name))))
+        cells.append(nbformat.v4.new_markdown_cell(f"Texto sobre `{name}`."))
+    cells += [nbformat.v4.new_code_cell(source) for source in NOISE_CELLS[1:]]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
+    return path
+
+
+def stub(name: str) -> str:
+    signature = inspect.getsource(getattr(reference, name)).splitlines()[0]
+    return f'{signature}\n    """Docstring."""\n    raise NotImplementedError("Implementa {name}.")\n'
+
+
+def run_lab(*args, lab=LAB, cwd=None):
+    return subprocess.run([sys.executable, str(lab), *map(str, args)], capture_output=True,
+                          cwd=cwd, timeout=120)
+
+
+def import_lab():
+    spec = importlib.util.spec_from_file_location("lab_under_test", LAB)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def lab_report(notebook, seed=55):
+    lab = import_lab()
+    return lab.run_lab(load_functions(notebook, GRADED), seed)
+
+
+def fact(report, fact_id):
+    (item,) = [item for item in report["evidence"] if item["id"] == fact_id]
+    return item
+
+
+@pytest.fixture(scope="module")
+def good_notebook(tmp_path_factory):
+    return reference_notebook(tmp_path_factory.mktemp("good") / "attention.ipynb")
+
+
+@pytest.fixture(scope="module")
+def good_run(good_notebook):
+    done = run_lab("--notebook", good_notebook)
+    assert done.returncode == 0, done.stderr.decode()
+    return done
+
+
+@pytest.fixture(scope="module")
+def good_report(good_run):
+    return json.loads(good_run.stdout)
+
+
+# -- notebook_code -------------------------------------------------------------------------
+
+
+def test_load_functions_returns_working_functions_without_running_demo_cells(good_notebook):
+    functions = load_functions(good_notebook, GRADED)
+    output, weights = functions["attention"](np.eye(2), np.eye(2), np.array([[1.0, 2.0], [3.0, 4.0]]))
+    assert np.allclose(weights, [[0.6698, 0.3302], [0.3302, 0.6698]], atol=1e-4)
+    assert set(functions) == set(GRADED)
+
+
+def test_extract_definitions_keeps_needed_helpers_and_drops_demo_code(good_notebook):
+    source = extract_definitions(good_notebook, ["transformer_block"])
+    for needed in ("def transformer_block(", "def multihead(", "def attention(", "def softmax(",
+                   "def layer_norm(", "import numpy as np"):
+        assert needed in source
+    for unneeded in ("def positional_encoding(", "def init_multihead(", "RuntimeError", "matplotlib", "%"):
+        assert unneeded not in source
+
+
+def test_later_definition_wins_as_when_the_notebook_runs_top_to_bottom(tmp_path):
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("def f():\n    return 1"),
+        nbformat.v4.new_code_cell("LIMIT = 7\ndef f():\n    return LIMIT"),
+    ])
+    assert load_functions(nb, ["f"])["f"]() == 7
+
+
+def test_missing_definition_is_named_in_spanish(tmp_path):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("def attention(Q, K, V, mask=None):\n    pass")])
+    with pytest.raises(NotebookCodeError, match="definición de: multihead"):
+        load_functions(nb, ["attention", "multihead"])
+
+
+def test_unreadable_notebook_is_a_spanish_error(tmp_path):
+    bad = tmp_path / "roto.ipynb"
+    bad.write_text("{ no es json")
+    with pytest.raises(NotebookCodeError, match="No puedo leer"):
+        load_functions(bad, ["attention"])
+
+
+# -- the JSON contract ---------------------------------------------------------------------
+
+
+def test_lab_prints_the_contract_with_the_default_seed(good_report):
+    assert good_report["kind"] == "attention"
+    assert good_report["seed"] == 55
+    assert {"inputs", "result", "evidence", "limitations"} <= set(good_report)
+    assert all(isinstance(item["holds"], bool) and item["values"] for item in good_report["evidence"])
+
+
+def test_lab_output_plus_an_extension_satisfies_the_schema(good_report):
+    extension = {name: "texto" for name in FIELD_ALIASES}
+    assert schema_errors({**good_report, "student_extension": extension}) == []
+
+
+def test_same_seed_prints_byte_identical_json(good_notebook, good_run):
+    again = run_lab("--seed", 55, "--notebook", good_notebook)
+    assert again.returncode == 0
+    assert again.stdout == good_run.stdout
+
+
+def test_another_seed_changes_the_random_evidence_but_not_the_worked_example(good_notebook, good_report):
+    other = json.loads(run_lab("--seed", 7, "--notebook", good_notebook).stdout)
+    assert other["seed"] == 7
+    assert fact(other, "softmax_saturation")["values"] != fact(good_report, "softmax_saturation")["values"]
+    assert other["result"]["worked_example"] == good_report["result"]["worked_example"]
+
+
+def test_evidence_covers_every_fact_the_issue_asks_for(good_report):
+    assert fact(good_report, "rows_sum_to_one")["values"]["max_abs_row_sum_error"] < 1e-12
+    assert fact(good_report, "causal_mask_future_weight")["values"]["total_future_weight"] == 0
+    saturation = fact(good_report, "softmax_saturation")["values"]
+    assert saturation["d_k"] == [4, 64, 512]
+    assert saturation["max_weight_unscaled"][-1] > saturation["max_weight_scaled"][-1]
+    assert fact(good_report, "pe_rotation")["values"]["max_rotation_error"] < 1e-12
+    assert fact(good_report, "permutation_equivariance_without_pe")["values"]["max_abs_difference"] < 1e-12
+    assert fact(good_report, "permutation_equivariance_lost_with_pe")["values"]["max_abs_difference"] > 1e-3
+    assert good_report["result"]["checks_passed"] == good_report["result"]["checks_total"] == len(good_report["evidence"])
+
+
+def test_result_reproduces_seed_003_worked_example(good_report):
+    example = good_report["result"]["worked_example"]
+    assert np.allclose(example["weights"], [[0.6698, 0.3302], [0.3302, 0.6698]], atol=1e-4)
+    assert np.allclose(example["output"], [[1.6605, 2.6605], [2.3395, 3.3395]], atol=1e-4)
+    assert example["causal_output_first_row"] == [1.0, 2.0]
+
+
+def test_limitations_say_why_the_demo_is_not_production(good_report):
+    assert any("producción" in text for text in good_report["limitations"])
+
+
+# -- the evidence describes the student's code ---------------------------------------------
+
+NO_SQRT = inspect.getsource(reference.attention).replace("/ np.sqrt(d_k)", "")
+NO_MASK = inspect.getsource(reference.attention).replace("if mask is not None:", "if False:")
+NAIVE_SOFTMAX = "def softmax(z, axis=-1):\n    e = np.exp(z)\n    return e / e.sum(axis=axis, keepdims=True)\n"
+PE_SWAPPED = inspect.getsource(reference.positional_encoding).replace("np.sin(pos * omega)", "np.cos(pos * omega)")
+POST_LN_WITHOUT_FINAL_NORM = inspect.getsource(reference.transformer_block).replace("return layer_norm(x + ffn)", "return x + ffn")
+
+
+@pytest.mark.parametrize("name, source, failing_fact", [
+    ("attention", NO_SQRT, "scaling_by_sqrt_dk"),
+    ("attention", NO_MASK, "causal_mask_future_weight"),
+    ("softmax", NAIVE_SOFTMAX, "large_scores_stay_finite"),
+    ("positional_encoding", PE_SWAPPED, "pe_rotation"),
+    ("transformer_block", POST_LN_WITHOUT_FINAL_NORM, "block_output_normalized"),
+], ids=["no_sqrt_dk", "mask_ignored", "softmax_without_max", "pe_sin_cos_swapped", "no_final_layer_norm"])
+def test_a_mistake_in_the_notebook_shows_up_as_a_fact_that_does_not_hold(tmp_path, name, source, failing_fact):
+    report = lab_report(reference_notebook(tmp_path / "nb.ipynb", **{name: source}))
+    assert fact(report, failing_fact)["holds"] is False
+    assert failing_fact in report["result"]["failed_checks"]
+
+
+def test_overflowing_softmax_prints_null_not_nan(tmp_path):
+    notebook = reference_notebook(tmp_path / "nb.ipynb", softmax=NAIVE_SOFTMAX)
+    done = run_lab("--notebook", notebook)
+    assert done.returncode == 0
+    text = done.stdout.decode()
+    assert "NaN" not in text
+    values = fact(json.loads(text), "large_scores_stay_finite")["values"]
+    assert values["max_abs_row_sum_error"] is None and values["non_finite_weights"] > 0
+
+
+def test_lab_source_holds_no_solution():
+    source = LAB.read_text(encoding="utf-8")
+    assert "import reference" not in source and "from reference" not in source
+    for name in GRADED + GIVEN:
+        assert f"def {name}(" not in source
+    assert "np.exp" not in source
+
+
+# -- failures: Spanish, non-zero, no traceback ---------------------------------------------
+
+
+def test_stub_notebook_exits_nonzero_with_a_spanish_message_and_no_traceback(tmp_path):
+    notebook = reference_notebook(tmp_path / "nb.ipynb", attention=stub("attention"))
+    done = run_lab("--notebook", notebook)
+    stderr = done.stderr.decode()
+    assert done.returncode == 1
+    assert done.stdout == b""
+    assert "attention todavía no está implementada" in stderr
+    assert "Traceback" not in stderr
+
+
+def test_stub_reached_through_another_function_names_the_stub(tmp_path):
+    notebook = reference_notebook(tmp_path / "nb.ipynb", positional_encoding=stub("positional_encoding"))
+    stderr = run_lab("--notebook", notebook).stderr.decode()
+    assert "positional_encoding todavía no está implementada (celda" in stderr
+
+
+def test_exception_in_a_function_names_it_and_its_cell(tmp_path):
+    crashing = inspect.getsource(reference.multihead).replace("outputs = [", "outputs = 1 / 0 or [")
+    notebook = reference_notebook(tmp_path / "nb.ipynb", multihead=crashing)
+    done = run_lab("--notebook", notebook)
+    stderr = done.stderr.decode()
+    assert done.returncode == 1
+    assert "multihead falló (celda" in stderr and "ZeroDivisionError" in stderr
+    assert "Traceback" not in stderr
+
+
+def test_output_of_the_wrong_shape_is_reported(tmp_path):
+    transposed = inspect.getsource(reference.positional_encoding).replace("return pe, omega", "return pe.T, omega")
+    done = run_lab("--notebook", reference_notebook(tmp_path / "nb.ipynb", positional_encoding=transposed))
+    assert done.returncode == 1
+    assert "positional_encoding: pe tiene forma (16, 100) y se esperaba (100, 16)" in done.stderr.decode()
+
+
+def test_prints_inside_student_functions_do_not_corrupt_the_json(tmp_path):
+    chatty = inspect.getsource(reference.attention).replace("d_k = K.shape[-1]", "d_k = K.shape[-1]; print('depurando')")
+    done = run_lab("--notebook", reference_notebook(tmp_path / "nb.ipynb", attention=chatty))
+    assert done.returncode == 0
+    assert json.loads(done.stdout)["kind"] == "attention"
+
+
+def test_wrong_command_line_exits_2_in_spanish(good_notebook):
+    done = run_lab("--seed", "cincuenta", "--notebook", good_notebook)
+    assert done.returncode == 2
+    assert "argumentos no válidos" in done.stderr.decode()
+
+
+# -- the student folder: lab.py, notebook_code.py and one notebook -------------------------
+
+
+def student_folder(tmp_path, notebooks=("attention.ipynb",)):
+    folder = tmp_path / "student"
+    folder.mkdir()
+    shutil.copy(LAB, folder / "lab.py")
+    shutil.copy(NOTEBOOK_CODE, folder / "notebook_code.py")
+    for name in notebooks:
+        reference_notebook(folder / name)
+    return folder
+
+
+def test_in_the_student_folder_the_lab_uses_the_only_notebook_beside_it(tmp_path, good_run):
+    folder = student_folder(tmp_path)
+    done = run_lab(lab=folder / "lab.py", cwd=tmp_path)  # run from elsewhere on purpose
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout == good_run.stdout
+
+
+def test_two_notebooks_beside_the_lab_ask_for_the_notebook_flag(tmp_path):
+    folder = student_folder(tmp_path, notebooks=("attention.ipynb", "Untitled.ipynb"))
+    done = run_lab(lab=folder / "lab.py")
+    assert done.returncode == 2
+    assert "--notebook" in done.stderr.decode() and "Untitled.ipynb" in done.stderr.decode()
+
+
+def test_built_student_notebook_is_reported_as_stubs_and_solution_runs(built_dist, tmp_path):
+    student = run_lab("--notebook", built_dist / "student" / NOTEBOOK_NAME)
+    assert student.returncode == 1
+    assert "todavía no está implementada" in student.stderr.decode()
+    solution = run_lab("--notebook", built_dist / "autograder" / NOTEBOOK_NAME)
+    assert solution.returncode == 0, solution.stderr.decode()
+    assert json.loads(solution.stdout)["result"]["failed_checks"] == []

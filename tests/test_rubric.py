@@ -1,0 +1,89 @@
+"""rubrics/rubric.yaml, assessment.md and the validator tell one story.
+
+Points live only in the rubric; assessment.md names each criterion's check; the validator
+implements exactly those checks, in rubric order.
+"""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from autograder.extension import CRITERIA, CRITERION_IDS, FIELD_ALIASES
+from autograder.rubric import load_rubric, question_points
+
+ROOT = Path(__file__).resolve().parent.parent
+ASSESSMENT = (ROOT / "assessment.md").read_text(encoding="utf-8")
+WRITTEN = ("q1", "q2", "q3", "q4", "q5")
+
+
+def section(title: str) -> str:
+    """The text of an assessment.md section, up to the next heading of the same or a higher level."""
+    level = re.search(rf"^(#+) {re.escape(title)}$", ASSESSMENT, re.M)
+    assert level, f"assessment.md has no section {title!r}"
+    rest = ASSESSMENT[level.end():]
+    end = re.search(rf"^#{{1,{len(level.group(1))}}} ", rest, re.M)
+    return rest[:end.start()] if end else rest
+
+
+def criterion_rows():
+    """The rows of the acceptance-criteria table, as lists of cells."""
+    rows = [line for line in section("Criterios de aceptación").splitlines() if re.match(r"^\| \d+ \|", line)]
+    return [[cell.strip() for cell in row.strip("|").split("|")] for row in rows]
+
+
+@pytest.fixture(scope="module")
+def rubric():
+    return load_rubric()
+
+
+def test_every_criterion_in_assessment_names_exactly_one_validator_check():
+    rows = criterion_rows()
+    named = [re.findall(r"`(\w+)`", row[2]) for row in rows]
+    assert all(len(ids) == 1 for ids in named), named
+    assert [ids[0] for ids in named] == list(CRITERION_IDS)
+
+
+def test_assessment_states_each_criterion_in_the_seed_words_the_validator_uses():
+    assert [row[1] for row in criterion_rows()] == [criterion.title for criterion in CRITERIA]
+
+
+def test_rubric_criteria_are_the_validator_checks_in_order_with_positive_points(rubric):
+    criteria = rubric["questions"]["student_extension"]["criteria"]
+    assert [c["id"] for c in criteria] == list(CRITERION_IDS)
+    assert all(isinstance(c["points"], (int, float)) and c["points"] > 0 for c in criteria)
+    assert all(c["descripcion"].strip() for c in criteria)
+    assert question_points(rubric, "student_extension") == [c["points"] for c in criteria]
+
+
+def test_assessment_holds_no_point_values():
+    # Points live in rubrics/; a number here would drift from it.
+    assert not re.search(r"\d+(?:[.,]\d+)?\s*(?:puntos?|pts?)\b", ASSESSMENT, re.I)
+
+
+def test_assessment_documents_every_student_extension_key_and_alias():
+    keys = section("Las claves de `student_extension`")
+    for aliases in FIELD_ALIASES.values():
+        for name in aliases:
+            assert f"`{name}`" in keys, name
+
+
+@pytest.mark.parametrize("name", WRITTEN)
+def test_written_question_levels_go_from_its_points_down_to_zero(rubric, name):
+    entry = rubric["written"][name]
+    levels = [level["puntos"] for level in entry["niveles"]]
+    assert levels[0] == entry["points"] == question_points(rubric, name)
+    assert levels[-1] == 0
+    assert levels == sorted(set(levels), reverse=True)
+    assert all(level["descripcion"].strip() for level in entry["niveles"])
+
+
+@pytest.mark.parametrize("name", WRITTEN)
+def test_written_question_in_rubric_is_the_one_assessment_asks(rubric, name):
+    assert f"**{name}.** {rubric['written'][name]['pregunta']}" in section("Preguntas")
+
+
+def test_assessment_tells_how_to_run_lab_and_validator_from_the_student_folder():
+    howto = section("Cómo ejecutarlo desde tu carpeta")
+    assert "python lab.py --seed 55 > resultado.json" in howto
+    assert "python extension.py resultado.json" in howto
