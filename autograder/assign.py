@@ -96,6 +96,8 @@ def build(dist: Path = ROOT / "dist", run_tests: bool = True):
     otter_out = build_dir / "otter"
     run_otter_assign(master_nb, otter_out, run_tests)
     arrange_dist(otter_out, dist)
+    # The staging folder is an intermediate; dist/ keeps only what someone will use.
+    shutil.rmtree(build_dir)
     return dist
 
 
