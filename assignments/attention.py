@@ -693,6 +693,131 @@ print(f"Filas de la FFN que cambian al tocar el token 4: {rows_changed}")
 # - Un bloque Transformer añade una red feed-forward, conexiones residuales y normalización de capa. Aquí todo tiene pesos aleatorios: el entrenamiento con cantidades enormes de texto es lo que convierte esta maquinaria en un modelo de lenguaje.
 
 # %% [markdown]
+# ## Reto verificable
+#
+# Hasta aquí, las pruebas comprobaban tus funciones. Ahora vas a usarlas como evidencia: `lab.py` carga **tus** cuatro funciones desde este cuaderno (el archivo guardado), mide con ellas varias propiedades y lo imprime todo como un JSON con `kind`, `seed`, `inputs`, `result`, `evidence` y `limitations`. Tu trabajo es ampliar ese resultado con una clave `student_extension` que interprete los datos sin ir más allá de ellos. Las reglas completas, con los cinco criterios de aceptación, están en `assessment.md`.
+#
+# **1. Guarda el cuaderno (Ctrl+S)** y ejecuta el laboratorio con una semilla explícita. La celda siguiente hace lo mismo que `python lab.py --seed 55` en una terminal abierta en esta carpeta. Si alguna de tus funciones todavía lanza `NotImplementedError` o falla, `lab.py` te dice cuál y en qué celda, y termina con un código distinto de 0.
+
+# %%
+import json
+import subprocess
+import sys
+
+SEED = 55
+ejecucion = subprocess.run([sys.executable, "lab.py", "--seed", str(SEED)], capture_output=True, encoding="utf-8")
+print(f"lab.py terminó con código {ejecucion.returncode}. {ejecucion.stderr.strip()}")
+resultado_lab = json.loads(ejecucion.stdout) if ejecucion.returncode == 0 else {}
+for hecho in resultado_lab.get("evidence", []):
+    print(f"[{'se cumple' if hecho['holds'] else 'NO se cumple'}] {hecho['fact']}\n    {hecho['values']}")
+print("Ejemplo trabajado:", resultado_lab.get("result", {}).get("worked_example"))
+
+# %% [markdown]
+# **2. Lee la evidencia.** Cada hecho dice qué se comprobó, si se cumple con tu código y con qué números. Ejecuta la celda dos veces: con la misma semilla, los números no cambian (pregunta 3). Si algo no se cumple, esa es la primera pista para revisar tu función.
+
+# %% [raw]
+# # BEGIN QUESTION
+# name: student_extension
+# check_cell: false
+
+# %% [markdown]
+# **Reto: `student_extension`.** Completa los cinco textos. Puedes usar los nombres en español (`supuesto`, `medicion`, `conclusion`, `limitacion`, `riesgo`) en lugar de los ingleses, pero no los dos a la vez.
+#
+# - `assumption`: el supuesto que pones a prueba.
+# - `measurement`: la medición o comprobación, **citando al menos un número** de `evidence` o `result` tal como lo imprimió `lab.py`. Puedes redondearlo, escribirlo con coma decimal («0,44») o como porcentaje («44 %»).
+# - `conclusion`: lo que concluyes, sin ir más allá de los datos.
+# - `limitation`: un límite de tu medición.
+# - `risk`: un riesgo o una condición en la que **no** usarías este resultado. «Ninguno» no vale.
+#
+# No cambies nada de `resultado_lab`: la extensión añade, nunca edita. Al entregar, cada criterio se comprueba por separado y suma sus propios puntos. Esta pregunta no tiene pruebas públicas: tu comprobación es el validador del paso 4.
+
+# %% [raw]
+# # BEGIN SOLUTION
+
+# %%
+# BEGIN SOLUTION NO PROMPT
+student_extension = {
+    "assumption": "Mi attention reparte el peso de cada consulta según su afinidad con cada clave, y la máscara causal anula el futuro.",
+    "measurement": "En el ejemplo trabajado de result, los pesos de la fila 1 son 0,6698 y 0,3302; con la máscara causal, la salida de la fila 1 es exactamente (1, 2).",
+    "conclusion": "El token 1 pone un 67 % de su atención en su propia clave, como predice el apunte, y con la máscara no ve el token 2.",
+    "limitation": "Son dos tokens con proyecciones dadas a mano: no prueba n ≠ m, d_k ≠ d_v ni máscaras arbitrarias.",
+    "risk": "No usaría estos pesos para explicar por qué un modelo real atiende a una palabra: sin entrenamiento no significan nada.",
+}
+# END SOLUTION
+""" # BEGIN PROMPT
+# Sustituye cada None por tu texto, entre comillas.
+student_extension = {
+    "assumption": None,
+    "measurement": None,
+    "conclusion": None,
+    "limitation": None,
+    "risk": None,
+}
+""" # END PROMPT
+resultado = {**resultado_lab, "student_extension": student_extension}
+
+# %% [raw]
+# # END SOLUTION
+
+# %% [raw]
+# # BEGIN TESTS
+
+# %%
+""" # BEGIN TEST CONFIG
+hidden: true
+""" # END TEST CONFIG
+def test_student_extension_lab_exits_zero(resultado):
+    from autograder.extension import check_criterion
+    check_criterion("lab_exits_zero", resultado)
+
+# %%
+""" # BEGIN TEST CONFIG
+hidden: true
+""" # END TEST CONFIG
+def test_student_extension_result_schema(resultado):
+    from autograder.extension import check_criterion
+    check_criterion("result_schema", resultado)
+
+# %%
+""" # BEGIN TEST CONFIG
+hidden: true
+""" # END TEST CONFIG
+def test_student_extension_lab_output_unchanged(resultado):
+    from autograder.extension import check_criterion
+    check_criterion("lab_output_unchanged", resultado)
+
+# %%
+""" # BEGIN TEST CONFIG
+hidden: true
+""" # END TEST CONFIG
+def test_student_extension_cites_lab_numbers(resultado):
+    from autograder.extension import check_criterion
+    check_criterion("cites_lab_numbers", resultado)
+
+# %%
+""" # BEGIN TEST CONFIG
+hidden: true
+""" # END TEST CONFIG
+def test_student_extension_declares_risk(resultado):
+    from autograder.extension import check_criterion
+    check_criterion("declares_risk", resultado)
+
+# %% [raw]
+# # END TESTS
+
+# %% [raw]
+# # END QUESTION
+
+# %% [markdown]
+# **3. Guarda el resultado ampliado** en `resultado.json`, junto a este cuaderno. **4. Valida** con `extension.py`, lo mismo que `python extension.py resultado.json` en una terminal. El validador vuelve a ejecutar `lab.py`, comprueba los cinco criterios y escribe una línea por cada uno que falle, con qué corregir. Repite hasta leer «5 de 5 criterios se cumplen».
+
+# %%
+with open("resultado.json", "w", encoding="utf-8") as f:
+    json.dump(resultado, f, ensure_ascii=False, indent=2, sort_keys=True)
+validacion = subprocess.run([sys.executable, "extension.py", "resultado.json"], capture_output=True, encoding="utf-8")
+print(validacion.stdout + validacion.stderr)
+
+# %% [markdown]
 # ## Entrega
 #
 # Guarda el cuaderno y ejecuta la celda siguiente: crea un archivo `.zip` con tu cuaderno, que es lo que subes a Gradescope.

@@ -171,6 +171,8 @@ def check_usable(data) -> None:
                 "campos assumption, measurement, conclusion, limitation y risk."
             )
         if path[:1] == ["student_extension"] and len(path) <= 2 and error.validator == "type":
+            if error.instance is None:
+                raise UnusableInput(f"{_where(path)} está sin rellenar (None): escribe tu texto entre comillas.")
             raise UnusableInput(f"{_where(path)} debe ser {_type_es(error.validator_value)}, no {_json_type(error.instance)}.")
 
 
@@ -287,7 +289,7 @@ class _Context:
 def lab_exits_zero(ctx: _Context) -> str:
     """Criterion 1: a fresh run of lab.py with the result's seed exits 0."""
     if ctx.run.problem:
-        return f"{ctx.run.problem} Arregla tus funciones en el cuaderno, guárdalo y vuelve a ejecutar «{ctx.run.command}»."
+        return f"{ctx.run.problem} Corrígelo, guarda el cuaderno y repite «{ctx.run.command}» hasta que termine con código 0."
     return ""
 
 

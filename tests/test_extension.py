@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.extension import CRITERION_IDS, check_criterion, validate
+from autograder.assign import NOTEBOOK_NAME
+from autograder.extension import CRITERION_IDS, UnusableInput, check_criterion, validate
+from autograder.notebook_code import load_functions
 from test_lab import LAB, NOTEBOOK_CODE, reference_notebook, stub
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -221,11 +223,12 @@ def unusable(tmp_path, raw: bytes, *, size=None):
     (b'{"kind": "attention", "seed": 55}', "Falta la clave «student_extension»"),
     (b'{"student_extension": "mi texto"}', "«student_extension» debe ser un objeto, no un texto"),
     (b'{"student_extension": {"risk": 5}}', "«student_extension.risk» debe ser un texto, no un número"),
+    (b'{"student_extension": {"risk": null}}', "«student_extension.risk» está sin rellenar (None)"),
     (b'{"student_extension": {"risk": NaN}}', "no es JSON válido"),
     (b"\xff\xfe{\x00", "no es JSON válido"),
     (b"caf\xe9", "no está en UTF-8"),
 ], ids=["not_json", "top_level_array", "missing_student_extension", "extension_is_a_string",
-        "risk_is_a_number", "nan", "truncated_utf16", "latin1"])
+        "risk_is_a_number", "risk_left_as_none", "nan", "truncated_utf16", "latin1"])
 def test_unusable_input_exits_2_with_a_spanish_reason(tmp_path, raw, message):
     done = unusable(tmp_path, raw)
     assert done.returncode == 2
@@ -256,3 +259,24 @@ def test_cli_without_a_file_is_a_spanish_usage_error():
     done = subprocess.run([sys.executable, "-m", "autograder.extension"], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 2
     assert "argumentos no válidos" in done.stderr
+
+
+# -- the notebook's "Reto verificable" -----------------------------------------------------
+
+
+def notebook_extension(notebook):
+    # notebook_code keeps literal constants, so the extension's dict comes out without running cells.
+    return load_functions(notebook, ["student_extension"])["student_extension"]
+
+
+def test_model_answer_of_the_solution_notebook_passes_every_criterion(built_dist, tmp_path):
+    solution = shutil.copy(built_dist / "autograder" / NOTEBOOK_NAME, tmp_path / NOTEBOOK_NAME)
+    done = subprocess.run([sys.executable, str(LAB), "--notebook", str(solution)], capture_output=True, check=True)
+    data = {**json.loads(done.stdout), "student_extension": notebook_extension(solution)}
+    assert failed(validate(data, solution, lab=LAB)) == {}
+
+
+def test_untouched_student_template_is_unusable_with_a_fill_in_message(built_dist):
+    data = {"student_extension": notebook_extension(built_dist / "student" / NOTEBOOK_NAME)}
+    with pytest.raises(UnusableInput, match="está sin rellenar"):
+        validate(data)
