@@ -117,14 +117,10 @@ def _bindings(notebook: nbformat.NotebookNode) -> dict:
     for number, cell in enumerate(notebook.cells, start=1):
         if cell.cell_type != "code":
             continue
-        source = _blank_ipython_lines(cell.source)
-        if source is None:
+        parsed = _parse_cell(cell.source)
+        if parsed is None:
             continue
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError):
-            # A cell that does not parse defines nothing; the others still count.
-            continue
+        source, tree = parsed
         for node in tree.body:
             names = _bound_names(node)
             if names:
@@ -132,6 +128,22 @@ def _bindings(notebook: nbformat.NotebookNode) -> dict:
                 for name in names:
                     found[name] = binding
     return found
+
+
+def _parse_cell(source: str):
+    """``(python_source, tree)`` for a code cell, or ``None`` if it is not Python."""
+    # Plain Python first: blanking is only for cells that need it, since a continuation
+    # line such as `    % args` would otherwise be taken for a magic.
+    candidates = [source, _blank_ipython_lines(source)]
+    for candidate in candidates:
+        if candidate is None:
+            continue
+        try:
+            return candidate, ast.parse(candidate)
+        except (SyntaxError, ValueError):
+            continue
+    # A cell that does not parse defines nothing; the others still count.
+    return None
 
 
 def _blank_ipython_lines(source: str) -> Optional[str]:

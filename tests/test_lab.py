@@ -309,3 +309,9 @@ def test_built_student_notebook_is_reported_as_stubs_and_solution_runs(built_dis
     solution = run_lab("--notebook", built_dist / "autograder" / NOTEBOOK_NAME)
     assert solution.returncode == 0, solution.stderr.decode()
     assert json.loads(solution.stdout)["result"]["failed_checks"] == []
+
+
+def test_percent_at_the_start_of_a_continuation_line_is_not_taken_for_a_magic():
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        'def label(x):\n    return ("%.2f"\n            % x)')])
+    assert load_functions(nb, ["label"])["label"](0.5) == "0.50"
