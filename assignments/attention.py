@@ -22,6 +22,7 @@
 # autograder_files:
 #   - autograder
 #   - reference
+#   - lab.py
 # generate:
 #   pdf: false
 #   show_stdout: true

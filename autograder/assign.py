@@ -23,11 +23,19 @@ ROOT = Path(__file__).resolve().parent.parent
 MASTER = ROOT / "assignments" / "attention.py"
 NOTEBOOK_NAME = "attention.ipynb"
 
-# Packages copied beside the build notebook so that `autograder_files` can ship them.
-AUTOGRADER_PACKAGES = ("autograder", "reference")
+# Copied beside the build notebook so that `autograder_files` can ship them; the lab is
+# there because the `student_extension` question re-runs it on the submission.
+AUTOGRADER_FILES = ("autograder", "reference", "assignments/lab.py")
 
-# Student-facing files that ship beside the notebook, as (source, name in dist/student).
-STUDENT_FILES = ()
+# Student-facing files that ship flat beside the notebook, as (source, name in dist/student):
+# the lab, what it needs to read a notebook, the extension validator and the assessment.
+STUDENT_FILES = (
+    ("assignments/lab.py", "lab.py"),
+    ("autograder/notebook_code.py", "notebook_code.py"),
+    ("autograder/extension.py", "extension.py"),
+    ("autograder/extension_schema.json", "extension_schema.json"),
+    ("assessment.md", "assessment.md"),
+)
 
 # Requirements the grading environment needs beyond Otter itself, taken from the pinned
 # requirements.txt so that the versions live in one file.
@@ -47,9 +55,12 @@ def stage_build(build_dir: Path):
     build_dir.mkdir(parents=True)
     nb = master_module.build_otter_master(MASTER, load_rubric())
     nbformat.write(nb, build_dir / NOTEBOOK_NAME)
-    for package in AUTOGRADER_PACKAGES:
-        shutil.copytree(ROOT / package, build_dir / package,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for source in map(Path, AUTOGRADER_FILES):
+        if (ROOT / source).is_dir():
+            shutil.copytree(ROOT / source, build_dir / source.name,
+                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        else:
+            shutil.copy(ROOT / source, build_dir / source.name)
     (build_dir / "requirements.txt").write_text(grading_requirements())
     return build_dir / NOTEBOOK_NAME
 

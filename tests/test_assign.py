@@ -8,10 +8,10 @@ import nbformat
 import pytest
 
 import reference
-from autograder.assign import NOTEBOOK_NAME, build
+from autograder.assign import MASTER, NOTEBOOK_NAME, build
 from autograder.cases import cases_for
 from autograder.checks import GRADED_FUNCTIONS
-from autograder.master import _without_docstring
+from autograder.master import QUESTION_HEADER, _raw_config, _without_docstring, build_otter_master
 from autograder.rubric import load_rubric, question_points
 
 
@@ -83,6 +83,22 @@ def test_zip_points_come_from_the_rubric(autograder_zip, name):
         question_points(load_rubric(), name))
     hidden = re.findall(r"hidden=True", source)
     assert len(hidden) == len(cases_for(name))
+
+
+def test_every_notebook_question_takes_its_points_from_the_rubric():
+    rubric = load_rubric()
+    nb = build_otter_master(MASTER, rubric)
+    configs = [c for c in (_raw_config(cell, QUESTION_HEADER) for cell in nb.cells) if c]
+    assert {c["name"]: c["points"] for c in configs} == {
+        name: question_points(rubric, name)
+        for name in list(rubric["questions"]) + list(rubric["written"])}
+
+
+def test_extension_question_awards_each_criterion_its_rubric_points(autograder_zip):
+    source = zip_test_file(autograder_zip, "student_extension")
+    expected = question_points(load_rubric(), "student_extension")
+    assert re.search(r"^points = (.+)$", source, re.M).group(1) == str(expected)
+    assert len(re.findall(r"hidden=True", source)) == len(expected)
 
 
 def test_zip_ships_the_reference_only_as_autograder_files(autograder_zip):
