@@ -38,5 +38,9 @@ test: $(STAMP)
 validate: $(STAMP)
 	$(PY) -m autograder.extension $(FILE) $(if $(NOTEBOOK),--notebook $(NOTEBOOK))
 
+# The interactive class page (seed 002) as one self-contained file: dist/explorer/index.html.
+explorer: $(STAMP)
+	$(PY) assignments/explorer/build.py dist/explorer
+
 clean:
 	rm -rf dist .pytest_cache .pytest-exit tests/artifacts
