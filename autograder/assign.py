@@ -17,7 +17,7 @@ from pathlib import Path
 import nbformat
 
 from . import master as master_module
-from .rubric import load_rubric
+from .rubric import load_rubric, points_table
 
 ROOT = Path(__file__).resolve().parent.parent
 MASTER = ROOT / "assignments" / "attention.py"
@@ -82,6 +82,8 @@ def arrange_dist(otter_out: Path, dist: Path):
     nbformat.write(master_module.number_cells(student_nb), student / NOTEBOOK_NAME)
     for source, name in STUDENT_FILES:
         shutil.copy(ROOT / source, student / name)
+    with open(student / "assessment.md", "a", encoding="utf-8") as assessment:
+        assessment.write("\n" + points_table(load_rubric()))
 
     zips = list((otter_out / "autograder").glob("*.zip"))
     if len(zips) != 1:

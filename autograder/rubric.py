@@ -24,3 +24,24 @@ def question_points(rubric, name):
     if "criteria" in entry:
         return [criterion["points"] for criterion in entry["criteria"]]
     return entry["points"]
+
+
+def points_table(rubric):
+    """A Spanish Markdown table of every point value, appended to the students' assessment.md.
+
+    Students get their own copy of the points this way without a second source to keep in sync.
+    """
+    rows = ["## Puntos", "", "Esta tabla se genera desde `rubrics/rubric.yaml` al construir tu carpeta.",
+            "", "| Parte | Qué se evalúa | Puntos |", "|---|---|---|"]
+    for name, entry in rubric["questions"].items():
+        if "criteria" in entry:
+            rows += [f"| Reto (`{name}`) | `{c['id']}` | {c['points']} |" for c in entry["criteria"]]
+        else:
+            rows.append(f"| Función | `{name}` | {entry['points']} |")
+    rows += [f"| Pregunta escrita | {name} | {entry['points']} |"
+             for name, entry in rubric["written"].items()]
+    total = sum(sum(p) if isinstance(p, list) else p
+                for p in (question_points(rubric, n)
+                          for n in list(rubric["questions"]) + list(rubric["written"])))
+    rows.append(f"| **Total** | | **{total}** |")
+    return "\n".join(rows) + "\n"

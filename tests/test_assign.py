@@ -108,6 +108,12 @@ def test_zip_ships_the_reference_only_as_autograder_files(autograder_zip):
     assert not [n for n in names if "reference" in n and not n.startswith("files/")]
 
 
+def test_student_assessment_lists_every_criterion_with_its_rubric_points(built_dist):
+    text = (built_dist / "student" / "assessment.md").read_text(encoding="utf-8")
+    for criterion in load_rubric()["questions"]["student_extension"]["criteria"]:
+        assert f"| `{criterion['id']}` | {criterion['points']} |" in text
+
+
 def test_building_twice_gives_the_same_student_notebook(built_dist, tmp_path):
     again = build(tmp_path / "again", run_tests=False)
     first = (built_dist / "student" / NOTEBOOK_NAME).read_bytes()
