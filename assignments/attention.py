@@ -763,46 +763,6 @@ resultado = {**resultado_lab, "student_extension": student_extension}
 # %% [raw]
 # # BEGIN TESTS
 
-# %%
-""" # BEGIN TEST CONFIG
-hidden: true
-""" # END TEST CONFIG
-def test_student_extension_lab_exits_zero(resultado):
-    from autograder.extension import check_criterion
-    check_criterion("lab_exits_zero", resultado)
-
-# %%
-""" # BEGIN TEST CONFIG
-hidden: true
-""" # END TEST CONFIG
-def test_student_extension_result_schema(resultado):
-    from autograder.extension import check_criterion
-    check_criterion("result_schema", resultado)
-
-# %%
-""" # BEGIN TEST CONFIG
-hidden: true
-""" # END TEST CONFIG
-def test_student_extension_lab_output_unchanged(resultado):
-    from autograder.extension import check_criterion
-    check_criterion("lab_output_unchanged", resultado)
-
-# %%
-""" # BEGIN TEST CONFIG
-hidden: true
-""" # END TEST CONFIG
-def test_student_extension_cites_lab_numbers(resultado):
-    from autograder.extension import check_criterion
-    check_criterion("cites_lab_numbers", resultado)
-
-# %%
-""" # BEGIN TEST CONFIG
-hidden: true
-""" # END TEST CONFIG
-def test_student_extension_declares_risk(resultado):
-    from autograder.extension import check_criterion
-    check_criterion("declares_risk", resultado)
-
 # %% [raw]
 # # END TESTS
 

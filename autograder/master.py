@@ -8,7 +8,8 @@ here, at build time:
   ``reference/``;
 * the points of each question come from ``rubrics/``;
 * one hidden test per case in ``autograder.cases``, each a one-line call into
-  ``autograder.checks``.
+  ``autograder.checks``, and one per criterion of the extension, each a one-line call into
+  ``autograder.extension``.
 """
 
 import ast
@@ -119,28 +120,45 @@ def _fill_points(nb, rubric):
                                                               allow_unicode=True)
 
 
-def hidden_test_source(case):
+# The notebook variable holding the lab result extended with `student_extension`.
+EXTENSION_RESULT = "resultado"
+
+
+def _hidden_test(test_name, parameter, call):
     return "\n".join([
         '""" # BEGIN TEST CONFIG',
         "hidden: true",
         '""" # END TEST CONFIG',
-        f"def test_{case.function}_{case.name}({case.function}):",
-        "    from autograder.checks import check",
-        f"    check({case.function!r}, {case.function}, {case.name!r})",
+        f"def test_{test_name}({parameter}):",
+        f"    {call[0]}",
+        f"    {call[1]}",
     ])
 
 
-def _add_hidden_tests(nb):
-    """Append one hidden test per case just before the END TESTS of each graded question."""
+def hidden_tests_for(question, rubric):
+    """The hidden test sources of a question: one per hidden case, or one per criterion."""
+    if question in GRADED_FUNCTIONS:
+        return [_hidden_test(f"{question}_{case.name}", question,
+                             ("from autograder.checks import check",
+                              f"check({question!r}, {question}, {case.name!r})"))
+                for case in cases_for(question)]
+    criteria = rubric.get("questions", {}).get(question, {}).get("criteria", [])
+    return [_hidden_test(f"{question}_{c['id']}", EXTENSION_RESULT,
+                         ("from autograder.extension import check_criterion",
+                          f"check_criterion({c['id']!r}, {EXTENSION_RESULT})"))
+            for c in criteria]
+
+
+def _add_hidden_tests(nb, rubric):
+    """Insert each question's hidden tests just before its END TESTS."""
     cells, question = [], None
     for cell in nb.cells:
         config = _raw_config(cell, QUESTION_HEADER)
         if config is not None:
             question = config["name"]
-        if cell.cell_type == "raw" and cell.source.strip() == "# END TESTS" and \
-                question in GRADED_FUNCTIONS:
-            cells += [nbformat.v4.new_code_cell(hidden_test_source(case))
-                      for case in cases_for(question)]
+        if cell.cell_type == "raw" and cell.source.strip() == "# END TESTS":
+            cells += [nbformat.v4.new_code_cell(source)
+                      for source in hidden_tests_for(question, rubric)]
         cells.append(cell)
     nb.cells = cells
 
@@ -159,5 +177,5 @@ def build_otter_master(master_path, rubric):
     _fill_reference_helpers(nb)
     _fill_solutions(nb)
     _fill_points(nb, rubric)
-    _add_hidden_tests(nb)
+    _add_hidden_tests(nb, rubric)
     return number_cells(nb)

@@ -45,3 +45,13 @@ def test_otter_run_gives_the_untouched_stub_zero_with_a_spanish_reason(stub_resu
     assert stub_results[name]["score"] == 0
     assert stub_results[name]["max_score"] == question_points(load_rubric(), name)
     assert "todavía no has implementado" in stub_results[name]["output"]
+
+
+def test_otter_run_gives_the_solution_every_extension_criterion(solution_results):
+    expected = sum(question_points(load_rubric(), "student_extension"))
+    assert solution_results["student_extension"]["score"] == expected == \
+        solution_results["student_extension"]["max_score"]
+
+
+def test_otter_run_gives_the_untouched_extension_zero(stub_results):
+    assert stub_results["student_extension"]["score"] == 0
