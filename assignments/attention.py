@@ -26,7 +26,10 @@
 # generate:
 #   pdf: false
 #   show_stdout: true
+#   # Each question's box, hidden cases included, shows once grades are published.
 #   show_hidden: true
+#   # No "Public Tests" box: it says "All test cases passed!" when only public tests pass (Otter #138).
+#   force_public_test_summary: false
 
 # %% [markdown]
 # # 055 — La atención y el Transformer, desde cero
