@@ -34,6 +34,19 @@ test: $(STAMP)
 	@rm -f .pytest-exit
 	$(PY) -m pytest $(PYTEST_ARGS) || { echo $$? > .pytest-exit; exit 1; }
 
+# A folder of notebooks and grader.export() zips -> $(OUT)/final_grades.csv (otter grade's
+# format), $(OUT)/results/<stem>.json (Gradescope) and $(OUT)/feedback/<stem>.md, without
+# Docker. With no arguments it grades the bundled demo. The zip is built first if missing.
+grade: $(STAMP)
+	@ls dist/autograder/*-autograder.zip >/dev/null 2>&1 || $(MAKE) --no-print-directory assign
+	$(PY) -m autograder.grade --submissions "$(SUBMISSIONS)" --out "$(OUT)" --jobs "$(JOBS)" \
+		--timeout "$(TIMEOUT)" --memory-mb "$(MEMORY_MB)"
+
+# $(N) synthetic submissions through make grade's engine, a sample through `otter run`.
+bench: $(STAMP)
+	@ls dist/autograder/*-autograder.zip >/dev/null 2>&1 || $(MAKE) --no-print-directory assign
+	$(PY) -m autograder.bench --n "$(N)" --jobs "$(JOBS)"
+
 # Checks a lab result extended with student_extension: make validate FILE=resultado.json [NOTEBOOK=...]
 validate: $(STAMP)
 	$(PY) -m autograder.extension $(FILE) $(if $(NOTEBOOK),--notebook $(NOTEBOOK))
