@@ -17,6 +17,7 @@ import csv
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -45,6 +46,7 @@ class Run:
     stdout: str
     stderr: str
     peak_mib: float  # the largest process of the command's tree (the kernel, for `otter run`)
+    cpu_seconds: float  # user + system time of the command and everything it waited for
 
 
 def timed(command):
@@ -58,7 +60,8 @@ def timed(command):
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        return Run(seconds, proc.returncode, out.read(), err.read(), usage.ru_maxrss / 1024)
+        return Run(seconds, proc.returncode, out.read(), err.read(), usage.ru_maxrss / 1024,
+                   usage.ru_utime + usage.ru_stime)
 
 
 def engine_scores(out_dir):
@@ -90,12 +93,19 @@ def main(argv=None):
               file=sys.stderr)
         return 2
     work = Path(tempfile.mkdtemp(prefix="bench-"))
+    try:
+        return compare(args, autograder_zip, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def compare(args, autograder_zip, work):
     submissions = work / "submissions"
     submissions.mkdir()
     files = mixed_submissions(args.dist, args.n)
     for name, data in files.items():
         (submissions / name).write_bytes(data)
-    print(f"{args.n} synthetic submissions ({', '.join(KINDS)}) in {submissions}")
+    print(f"{args.n} synthetic submissions: {', '.join(KINDS)}, in turn")
 
     out = work / "grades"
     run = timed([sys.executable, "-m", "autograder.grade", "--submissions", str(submissions),
@@ -105,22 +115,26 @@ def main(argv=None):
         print(run.stderr[-3000:], file=sys.stderr)
         print("speedup_vs_otter_run=0.00 scores_identical=false")
         return 1
-    memory = re.search(r"peak memory: grader (\d+) MiB, largest submission (\d+) MiB", run.stdout)
+    memory = re.search(r"peak memory: grader (\d+) MiB, largest submission (\d+) MiB",
+                       run.stdout)
+    grader_mib, child_mib = memory.groups() if memory else ("?", "?")
     engine_per = run.seconds / args.n
     print(f"make grade engine: {args.n} submissions in {run.seconds:.1f} s with {args.jobs} jobs: "
-          f"{engine_per:.3f} s per submission, {args.n / run.seconds:.2f} submissions/s; "
-          f"peak memory: grader {memory.group(1)} MiB, plus at most {args.jobs} submissions "
-          f"at once of at most {memory.group(2)} MiB each")
+          f"{engine_per:.3f} s per submission ({run.cpu_seconds / args.n:.3f} s of CPU), "
+          f"{args.n / run.seconds:.2f} submissions/s; "
+          f"peak memory: grader {grader_mib} MiB, plus at most {args.jobs} submissions "
+          f"at once of at most {child_mib} MiB each")
 
     ours = engine_scores(out)
     sample = pick_sample(sorted(files), args.sample)
-    otter_seconds, otter_peak, identical, mismatches = 0.0, 0.0, True, []
+    otter_seconds, otter_cpu, otter_peak, identical, mismatches = 0.0, 0.0, 0.0, True, []
     for name in sample:
         run_out = work / "otter-run" / name
         run_out.mkdir(parents=True)
         run = timed([sys.executable, "-m", "otter", "run", "-a", str(autograder_zip),
                      "-o", str(run_out), str(submissions / name)])
         otter_seconds += run.seconds
+        otter_cpu += run.cpu_seconds
         otter_peak = max(otter_peak, run.peak_mib)
         results = run_out / "results.json"
         if not results.exists():
@@ -134,7 +148,8 @@ def main(argv=None):
             mismatches.append(f"{name}: otter run {theirs} != make grade {mine}")
     otter_per = otter_seconds / len(sample)
     print(f"otter run, one CLI call after another on a sample of {len(sample)} "
-          f"({', '.join(sample)}): {otter_seconds:.1f} s, {otter_per:.3f} s per submission, "
+          f"({', '.join(sample)}): {otter_seconds:.1f} s, {otter_per:.3f} s per submission "
+          f"({otter_cpu / len(sample):.3f} s of CPU), "
           f"{1 / otter_per:.2f} submissions/s; peak memory {otter_peak:.0f} MiB (its largest "
           "process)")
     for line in mismatches:
