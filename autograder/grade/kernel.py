@@ -8,8 +8,10 @@ notebook and the cells run, in the same order and with the same error handling, 
 shell the warm parent built before forking. So the tests that decide the score are the zip's
 own, run by Otter's own ``Checker`` in the student's namespace, exactly as in the kernel.
 
-Four things differ from a kernel, none of them visible to the tests:
+Five things differ from `otter run`'s kernel; none changes what an honest submission scores:
 
+* Every notebook runs as python3, whatever kernel it names, as on Gradescope; `otter run`
+  stops at a kernel name it does not know.
 * Otter's init cell ships the kernel's log records to a socket in the grader; here they stay
   in the child (the records only feed Otter's debug log).
 * Figures are not rendered to PNG: ``plt.show()`` and the end of each cell close them, as the
