@@ -66,60 +66,67 @@ def grade_folder(submissions, out, *, autograder_zip, jobs=None, limits=Limits()
     if not paths:
         raise BatchError(f"no .ipynb or .zip files in {submissions}")
     _prepare_out(out)
+    jobs = jobs or os.cpu_count() or 1
+    started = time.monotonic()
     bundle, cleanup = open_bundle(autograder_zip)
     server = None
     try:
-        started, stems, graded = time.monotonic(), output_stems(paths), {}
-        loaded = {}
-        for path in paths:
-            try:
-                loaded[path.name] = load_submission(path, bundle.assignment_name)
-            except Rejected as rejection:
-                loaded[path.name] = rejection
         if bundle.config.plugins and verifier is None:
             print(f"warning: the zip declares Otter plugins {bundle.config.plugins}; make grade "
                   "runs them only through a verifier", file=log)
-
-        def finish(name, submission, results, execution=None, otter_error=None):
-            checked = verify(verifier, submission.notebook, results) if submission else None
-            if checked is not None:
-                results = checked.results
-            diagnosis = diagnose(name, results, bundle=bundle, execution=execution,
-                                 submission=submission, flags=checked.flags if checked else ())
-            outcome = Graded(name, stems[name], results,
-                             gradescope_results(results, bundle.config, otter_error), diagnosis,
-                             execution.peak_rss_mb if execution is not None else None)
-            _write_submission(out, outcome)
-            graded[name] = outcome
-            _progress(log, len(graded), len(paths), outcome)
-
-        for name, item in loaded.items():
-            if isinstance(item, Rejected):
-                finish(name, None, failed_results(name, item.reason), otter_error=item.otter_error)
-
-        def executed(name, execution):
-            submission = loaded[name]
-            if execution.ran:
-                results = build_results(bundle, name, execution)
-            else:
-                results = failed_results(name, execution.failure)
-            finish(name, submission, results, execution)
-
-        runnable = [(name, item) for name, item in loaded.items() if not isinstance(item, Rejected)]
-        if runnable:
-            server = ForkServer(bundle, limits, jobs or os.cpu_count() or 1,
-                                grader_paths=(ROOT, os.getcwd()))
-            server.run(runnable, on_done=executed)
-        outcomes = [graded[path.name] for path in paths]
-        flags = ({o.file: o.diagnosis.flags for o in outcomes} if verifier is not None else None)
+        batch = _Batch(bundle, out, output_stems(paths), verifier, log)
+        runnable = []
+        for path in paths:  # step 1
+            try:
+                runnable.append((path.name, load_submission(path, bundle.assignment_name)))
+            except Rejected as rejection:
+                batch.conclude(path.name, failed_results(path.name, rejection.reason),
+                               otter_error=rejection.otter_error)
+        if runnable:  # step 2, in parallel; steps 3-5 as each submission finishes
+            server = ForkServer(bundle, limits, jobs, grader_paths=(ROOT, os.getcwd()))
+            submissions_by_name = dict(runnable)
+            server.run(runnable, on_done=lambda name, execution: batch.executed(
+                name, submissions_by_name[name], execution))
+        outcomes = [batch.graded[path.name] for path in paths]
+        flags = {o.file: o.diagnosis.flags for o in outcomes} if verifier is not None else None
         final_grades([o.results for o in outcomes], flags).to_csv(out / "final_grades.csv",
                                                                   index=False)
-        _summary(outcomes, time.monotonic() - started, jobs or os.cpu_count())
+        _summary(outcomes, time.monotonic() - started, jobs)
         return outcomes
     finally:
         if server is not None:
             server.close()
         cleanup()
+
+
+class _Batch:
+    """Steps 3 to 5 for each submission, as its execution (or rejection) becomes known."""
+
+    def __init__(self, bundle, out, stems, verifier, log):
+        self.bundle, self.out, self.stems, self.verifier, self.log = (bundle, out, stems,
+                                                                     verifier, log)
+        self.graded = {}
+
+    def executed(self, name, submission, execution):
+        if execution.ran:
+            results = build_results(self.bundle, name, execution)
+        else:
+            results = failed_results(name, execution.failure)
+        self.conclude(name, results, submission, execution)
+
+    def conclude(self, name, results, submission=None, execution=None, otter_error=None):
+        flags = []
+        if submission is not None:
+            checked = verify(self.verifier, submission.notebook, results)
+            results, flags = checked.results, checked.flags
+        diagnosis = diagnose(name, results, bundle=self.bundle, execution=execution,
+                             submission=submission, flags=flags)
+        outcome = Graded(name, self.stems[name], results,
+                         gradescope_results(results, self.bundle.config, otter_error), diagnosis,
+                         execution.peak_rss_mb if execution is not None else None)
+        _write_submission(self.out, outcome)
+        self.graded[name] = outcome
+        _progress(self.log, len(self.graded), len(self.stems), outcome)
 
 
 def _prepare_out(out: Path):
