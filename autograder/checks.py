@@ -218,6 +218,17 @@ def _attention_properties(weights, mask) -> list:
 
 
 def compare(function, case: Case, outcome: Outcome) -> list:
+    """Every property the student's outcome on ``case`` violates, then what explains them;
+    empty when it is correct."""
+    failures = violations(function, case, outcome)
+    if failures:
+        from .diagnose import diagnose  # late: diagnose builds on this module
+
+        failures += diagnose(function, case, outcome, failures)
+    return failures
+
+
+def violations(function, case: Case, outcome: Outcome) -> list:
     """Every property the student's outcome on ``case`` violates; empty when it is correct."""
     if outcome.error is not None:
         return [Failure(outcome.error, None, {"kind": "error"})]

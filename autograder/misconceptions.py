@@ -1,0 +1,307 @@
+"""The catalog of typical mistakes in lesson 055, each one a mutant of the reference.
+
+When a student's output on a hidden case matches a mutant's output on that case, the feedback
+names the mistake, explains it in one sentence and points to the notebook step and formula,
+without code (``autograder.diagnose``). The mutants live in ``autograder.mutants``, one per
+entry, named after the entry's id (``attention.no_sqrt_dk`` -> ``attention_no_sqrt_dk``).
+
+Seed 003's five "errores conceptuales frecuentes", and where the kit deals with each:
+
+1. "La atención tiene en cuenta el orden": no graded function can show it; the notebook teaches
+   it in step 7 (the permutation check) and its closing table.
+2. "√d_k es un detalle menor": ``attention.no_sqrt_dk``.
+3. "Cada cabeza tiene un rol asignado": not a property of code; taught in step 6 and the table.
+4. "Se procesa token a token al entrenar": the causal mask is what makes the parallel pass
+   legitimate, so forgetting it is ``multihead.mask_not_passed`` and
+   ``transformer_block.mask_not_passed``; the parallelism itself is taught in step 5.
+5. "La FFN mezcla tokens": the signature (W1 of shape (d_model, d_ff)) leaves no way to write
+   it; taught in step 8 (the cell that changes one token) and the table.
+"""
+
+import inspect
+import re
+import textwrap
+from dataclasses import dataclass
+from typing import Optional
+
+from . import mutants
+
+
+@dataclass(frozen=True)
+class Misconception:
+    """One typical mistake: what students read about it, and the mutant that reproduces it."""
+
+    id: str  # "<graded function>.<mistake>"
+    name: str  # Spanish, short: what the student did
+    explanation: str  # Spanish, one sentence: why it is wrong
+    hint: str  # Spanish: the notebook step and formula to look at, never code
+    seed_error: Optional[int] = None  # its number in seed 003's "errores conceptuales frecuentes"
+
+    @property
+    def function(self):
+        return self.id.split(".")[0]
+
+    @property
+    def mutant(self):
+        return getattr(mutants, self.id.replace(".", "_"))
+
+    def source(self):
+        """The mutant as the student's cell of ``self.function``."""
+        return render_source(self.mutant, self.function)
+
+
+def render_source(fn, name):
+    """``fn`` as a standalone cell ``def name(...)``, followed by the private helpers it calls."""
+    sources = [re.sub(r"^def \w+\(", f"def {name}(", textwrap.dedent(inspect.getsource(fn)),
+                      count=1)]
+    for helper in _private_helpers(fn):
+        sources.append(textwrap.dedent(inspect.getsource(helper)))
+    return "\n\n".join(source.rstrip() for source in sources) + "\n"
+
+
+def _private_helpers(fn, found=None):
+    """Module-level ``_name`` functions that ``fn`` calls, directly or through each other."""
+    found = [] if found is None else found
+    module = inspect.getmodule(fn)
+    for name in _global_names(fn.__code__):
+        helper = getattr(module, name, None)
+        if name.startswith("_") and inspect.isfunction(helper) and helper not in found:
+            found.append(helper)
+            _private_helpers(helper, found)
+    return found
+
+
+def _global_names(code):
+    names = list(code.co_names)
+    for const in code.co_consts:
+        if inspect.iscode(const):  # comprehensions and lambdas keep their own names
+            names += _global_names(const)
+    return names
+
+
+CATALOG = (
+    # --- attention: step 3 (formula), step 4 (√d_k), step 5 (mask) ---------------------------
+    Misconception("attention.no_sqrt_dk",
+        "No divides las puntuaciones por √d_k",
+        "Sin el escalado, los productos escalares crecen con la dimensión d_k y la softmax se "
+        "satura: una sola clave se lleva casi todo el peso.",
+        "Repasa los pasos 3 y 4: las puntuaciones son QKᵀ/√d_k, con d_k el número de columnas "
+        "de K.",
+        seed_error=2),
+    Misconception("attention.divides_by_dk",
+        "Divides por d_k en lugar de por √d_k",
+        "Dividir por d_k encoge de más las puntuaciones y deja los pesos casi uniformes; el factor "
+        "que las devuelve a varianza 1 es √d_k.",
+        "Repasa el paso 4: si q y k tienen componentes de varianza 1, q·k tiene varianza d_k, así "
+        "que se divide por su desviación típica, √d_k."),
+    Misconception("attention.sqrt_of_num_keys",
+        "Tomas d_k del número de claves en lugar de su dimensión",
+        "d_k es la longitud de cada vector clave (las columnas de K), no cuántas claves hay (sus "
+        "filas); solo coinciden cuando m = d_k.",
+        "Repasa el paso 3: en QKᵀ/√d_k, K tiene forma (m, d_k) y d_k es su número de columnas."),
+    Misconception("attention.k_not_transposed",
+        "Multiplicas Q por K sin trasponer K",
+        "Cada puntuación es el producto escalar de una consulta (fila de Q) con una clave (fila "
+        "de K), así que hace falta Kᵀ para obtener una matriz (n, m).",
+        "Repasa el paso 3: QKᵀ tiene forma (n, d_k)·(d_k, m) = (n, m), una fila por consulta y "
+        "una columna por clave."),
+    Misconception("attention.q_transposed",
+        "Traspones Q en lugar de K",
+        "QᵀK compara columnas de características en lugar de tokens y da una matriz (d_k, d_k), "
+        "no las puntuaciones (n, m) de cada consulta con cada clave.",
+        "Repasa el paso 3: la traspuesta va sobre K, en QKᵀ, de forma (n, d_k)·(d_k, m) = (n, m)."),
+    Misconception("attention.softmax_over_queries",
+        "Aplicas la softmax por columnas en lugar de por filas",
+        "Cada consulta reparte su atención entre las claves, así que son las filas de los pesos, "
+        "no las columnas, las que deben sumar 1.",
+        "Repasa el paso 3, punto 3: la softmax se aplica a cada fila de QKᵀ/√d_k, sobre el eje "
+        "de las claves."),
+    Misconception("attention.mask_after_softmax",
+        "Aplicas la máscara después de la softmax",
+        "Si anulas los pesos prohibidos después de normalizar, las filas dejan de sumar 1; la "
+        "máscara tiene que actuar sobre las puntuaciones, antes de la softmax.",
+        "Repasa el paso 3, punto 2, y el paso 5: −∞ en las puntuaciones prohibidas y después la "
+        "softmax, porque e^(−∞) = 0."),
+    Misconception("attention.mask_inverted",
+        "Inviertes la máscara",
+        "Aquí True significa «puede atender», así que el −∞ va donde la máscara es False; al "
+        "invertirla, cada consulta solo mira lo que tenía prohibido.",
+        "Repasa el paso 5: con la máscara causal, el token i ve los tokens 0…i, el triángulo "
+        "inferior, que es donde la máscara vale True."),
+    Misconception("attention.mask_multiplied",
+        "Multiplicas las puntuaciones por la máscara",
+        "Multiplicar por la máscara deja un 0 en las posiciones prohibidas, y como e⁰ = 1 siguen "
+        "recibiendo peso; hace falta −∞ para que su peso sea exactamente 0.",
+        "Repasa el paso 3, punto 2: las posiciones donde la máscara es False reciben −∞ antes de "
+        "la softmax."),
+    Misconception("attention.unshifted_softmax",
+        "Tu softmax no resta el máximo de cada fila",
+        "Con puntuaciones del orden de 1000 la exponencial desborda a infinito y ∞/∞ da NaN; "
+        "restar el máximo de la fila no cambia el resultado y lo evita.",
+        "Repasa el paso 3: usa la softmax que ya viene hecha, que calcula "
+        "e^(z − máx z) / Σ e^(z − máx z) en cada fila."),
+    Misconception("attention.returns_only_output",
+        "Devuelves un solo array en lugar de la tupla (salida, pesos)",
+        "attention tiene que devolver la salida y también los pesos, en ese orden, como una tupla "
+        "de dos elementos.",
+        "Repasa el enunciado del ejercicio 1, en el paso 3: la función devuelve (salida, pesos)."),
+    Misconception("attention.returns_weights_first",
+        "Devuelves (pesos, salida) en lugar de (salida, pesos)",
+        "El orden importa: primero va la salida, de forma (n, d_v), y después los pesos, de forma "
+        "(n, m).",
+        "Repasa el ejercicio 1, en el paso 3: primero softmax(QKᵀ/√d_k)·V y después la matriz de "
+        "pesos softmax(QKᵀ/√d_k)."),
+    # --- multihead: step 6 --------------------------------------------------------------------
+    Misconception("multihead.no_w_o",
+        "Falta la proyección final W_O",
+        "Concatenar las cabezas no basta: la matriz W_O mezcla la información de todas ellas en "
+        "las d_model columnas de la salida.",
+        "Repasa el paso 6: MultiHead(X) = Concat(head_1, …, head_h)·W_O."),
+    Misconception("multihead.sums_heads",
+        "Sumas o apilas las cabezas en lugar de concatenarlas por columnas",
+        "Al sumar las cabezas, o apilarlas por filas, te quedan solo d_v columnas, y W_O espera "
+        "las h·d_v columnas de todas las cabezas puestas una al lado de la otra.",
+        "Repasa el paso 6: Concat(head_1, …, head_h) pone cada cabeza en su propio bloque de "
+        "columnas y tiene forma (n, h·d_v)."),
+    Misconception("multihead.concat_along_rows",
+        "Concatenas las cabezas por filas y después reorganizas la forma",
+        "Si pones las cabezas una debajo de otra y luego reorganizas a (n, h·d_v), cada fila "
+        "mezcla trozos de tokens distintos en lugar de las h cabezas de un mismo token.",
+        "Repasa el paso 6: la fila i de Concat(head_1, …, head_h) es la fila i de cada cabeza, "
+        "una al lado de la otra."),
+    Misconception("multihead.mask_not_passed",
+        "No pasas la máscara a las cabezas",
+        "Sin la máscara cada cabeza deja que un token mire a los tokens futuros, y es la máscara "
+        "la que permite procesar toda la secuencia a la vez sin ver la respuesta.",
+        "Repasa los pasos 5 y 6: cada head_i = Attention(XW_i^Q, XW_i^K, XW_i^V) recibe la misma "
+        "máscara.",
+        seed_error=4),
+    Misconception("multihead.scales_by_d_model",
+        "Escalas cada cabeza por √d_model en lugar de por su √d_k",
+        "Cada cabeza trabaja con proyecciones de dimensión d_k, no d_model, así que sus "
+        "puntuaciones se dividen por √d_k.",
+        "Repasa el paso 6: cada cabeza es una atención completa, softmax(QKᵀ/√d_k)·V, con la d_k "
+        "de sus propias proyecciones."),
+    Misconception("multihead.w_o_transposed",
+        "Multiplicas por la traspuesta de W_O",
+        "W_O tiene forma (h·d_v, d_model) y se usa tal cual: su traspuesta solo encaja en forma "
+        "cuando es cuadrada, y entonces mezcla las cabezas con los pesos equivocados.",
+        "Repasa el paso 6: Concat(head_1, …, head_h)·W_O, con la concatenación a la izquierda."),
+    Misconception("multihead.returns_tuple",
+        "Devuelves una tupla en lugar de solo la salida",
+        "A diferencia de attention, multihead devuelve un único array, la salida de forma "
+        "(n, d_model), sin los pesos.",
+        "Repasa el enunciado del ejercicio 2, en el paso 6: MultiHead(X) es solo "
+        "Concat(head_1, …, head_h)·W_O."),
+    # --- positional_encoding: step 7 ----------------------------------------------------------
+    Misconception("positional_encoding.sin_cos_swapped",
+        "Intercambias senos y cosenos",
+        "Las columnas pares (2i) llevan el seno y las impares (2i + 1) el coseno; al revés, la "
+        "fila de la posición 0 empieza por 1 en lugar de por 0.",
+        "Repasa el paso 7: PE(pos, 2i) = sin(pos·ω_i) y PE(pos, 2i + 1) = cos(pos·ω_i)."),
+    Misconception("positional_encoding.exponent_i_over_d",
+        "Usas el exponente i/d_model en lugar de 2i/d_model",
+        "La frecuencia de la pareja i es ω_i = 1/10000^(2i/d_model); con i/d_model las "
+        "frecuencias decrecen la mitad de deprisa y las últimas columnas no llegan a ser lentas.",
+        "Repasa el paso 7: el exponente usa el índice de la columna par, 2i = 0, 2, 4, …, "
+        "dividido por d_model."),
+    Misconception("positional_encoding.halves_concatenated",
+        "Pones todos los senos y después todos los cosenos",
+        "El seno y el coseno de una misma frecuencia van intercalados, en las columnas vecinas 2i "
+        "y 2i + 1, no en dos mitades; esa pareja es la que convierte cada desplazamiento en una "
+        "rotación.",
+        "Repasa el paso 7: seno, coseno, seno, coseno…, con PE(pos, 2i) y PE(pos, 2i + 1) "
+        "compartiendo ω_i."),
+    Misconception("positional_encoding.transposed",
+        "Devuelves pe traspuesta",
+        "pe tiene una fila por posición y una columna por dimensión; el mapa de calor del paso 7 "
+        "dibuja su traspuesta, pero la función devuelve la matriz sin trasponer.",
+        "Repasa el ejercicio 3, en el paso 7: pe tiene forma (n_positions, d_model) y su fila pos "
+        "es PE(pos, 0), PE(pos, 1), …"),
+    Misconception("positional_encoding.positions_from_one",
+        "Cuentas las posiciones desde 1",
+        "La primera posición es pos = 0, cuya fila es (0, 1, 0, 1, …); empezar en 1 desplaza toda "
+        "la codificación un paso.",
+        "Repasa el paso 7: pos recorre 0, 1, …, n_positions − 1."),
+    Misconception("positional_encoding.frequency_not_inverted",
+        "Multiplicas por 10000^(2i/d_model) en lugar de dividir",
+        "La frecuencia ω_i = 1/10000^(2i/d_model) decrece con i; sin invertirla crece, y las "
+        "últimas columnas oscilan más deprisa en lugar de más despacio.",
+        "Repasa el paso 7: el ángulo es pos/10000^(2i/d_model), es decir, pos·ω_i."),
+    Misconception("positional_encoding.column_index_exponent",
+        "Calculas una frecuencia por columna en lugar de una por pareja",
+        "El seno y el coseno de una pareja comparten la frecuencia ω_i; con 10000^(j/d_model) "
+        "para cada columna j, cada coseno usa una frecuencia distinta de la de su seno.",
+        "Repasa el paso 7: ω tiene una frecuencia por pareja de columnas, ⌈d_model/2⌉ en total, "
+        "con exponente 2i/d_model."),
+    # --- transformer_block: step 8 ------------------------------------------------------------
+    Misconception("transformer_block.pre_ln",
+        "Implementas la variante pre-LN en lugar de la post-LN",
+        "La variante pre-LN normaliza la entrada de cada subcapa y es la de muchos modelos "
+        "modernos, pero aquí se evalúa la post-LN del artículo original, que normaliza después de "
+        "cada suma residual.",
+        "Repasa el paso 8 y su nota del kit: x ← LayerNorm(x + MultiHead(x)) y después "
+        "salida = LayerNorm(x + FFN(x))."),
+    Misconception("transformer_block.no_attention_residual",
+        "Falta la conexión residual de la atención",
+        "La primera subcapa suma la entrada a la salida de la atención antes de normalizar; sin "
+        "esa suma el bloque pierde la información original de cada token.",
+        "Repasa el paso 8: x ← LayerNorm(x + MultiHead(x)), con la x de entrada dentro de la "
+        "suma."),
+    Misconception("transformer_block.no_ffn_residual",
+        "Falta la conexión residual de la FFN",
+        "La segunda subcapa también suma su entrada: la salida es LayerNorm(x + FFN(x)), no "
+        "LayerNorm(FFN(x)).",
+        "Repasa el paso 8: cada subcapa va envuelta en su residual, LayerNorm(x + Subcapa(x))."),
+    Misconception("transformer_block.no_relu",
+        "Falta la ReLU de la FFN",
+        "Sin la no linealidad, las dos capas de la FFN se reducen a una sola transformación "
+        "lineal.",
+        "Repasa el paso 8: FFN(x) = ReLU(xW_1 + b_1)W_2 + b_2, con la ReLU entre las dos capas."),
+    Misconception("transformer_block.relu_after_second_layer",
+        "Aplicas la ReLU después de la segunda capa de la FFN",
+        "La ReLU va entre las dos capas, sobre xW_1 + b_1; aplicada al final anula todos los "
+        "valores negativos que la FFN suma a cada token.",
+        "Repasa el paso 8: FFN(x) = ReLU(xW_1 + b_1)W_2 + b_2, con la ReLU entre las dos capas."),
+    Misconception("transformer_block.ffn_without_biases",
+        "La FFN no usa los sesgos b_1 y b_2",
+        "Los sesgos forman parte de cada capa de la FFN: sin ellos cambia dónde se activa la ReLU "
+        "y lo que la FFN suma a cada token.",
+        "Repasa el paso 8: FFN(x) = ReLU(xW_1 + b_1)W_2 + b_2."),
+    Misconception("transformer_block.layer_norm_over_tokens",
+        "Normalizas por columnas en lugar de por filas",
+        "LayerNorm normaliza cada token por separado, cada fila a media 0 y varianza 1; "
+        "normalizar cada columna mezcla información entre tokens.",
+        "Repasa el paso 8: la normalización de capa que ya viene hecha trabaja sobre el último "
+        "eje, el de las dimensiones de cada token."),
+    Misconception("transformer_block.mask_not_passed",
+        "No pasas la máscara a multihead",
+        "Sin la máscara el bloque deja que cada token vea los tokens futuros, y es la máscara la "
+        "que permite procesar toda la secuencia a la vez sin ver la respuesta.",
+        "Repasa el paso 8, punto 1: x ← LayerNorm(x + MultiHead(x)), con la misma máscara que "
+        "recibe el bloque.",
+        seed_error=4),
+    Misconception("transformer_block.no_final_norm",
+        "Falta la LayerNorm final",
+        "En el bloque post-LN la segunda subcapa también termina normalizando, así que cada token "
+        "de la salida tiene media 0 y varianza 1.",
+        "Repasa el paso 8: salida = LayerNorm(x + FFN(x))."),
+    Misconception("transformer_block.ffn_on_block_input",
+        "Aplicas la FFN a la entrada del bloque",
+        "La FFN procesa el resultado de la primera subcapa, ya mezclado por la atención, no la x "
+        "original que entró al bloque.",
+        "Repasa el paso 8: primero x ← LayerNorm(x + MultiHead(x)) y después la FFN sobre esa "
+        "nueva x."),
+)
+
+
+def for_function(function):
+    """The catalog entries of one graded function, in catalog order."""
+    return [entry for entry in CATALOG if entry.function == function]
+
+
+def get(misconception_id):
+    for entry in CATALOG:
+        if entry.id == misconception_id:
+            return entry
+    raise KeyError(f"no misconception {misconception_id!r}")

@@ -1,0 +1,254 @@
+"""The catalog of typical mistakes: every mutant is caught, named as itself and nothing else.
+
+Each mutant goes through the same path as a student's function (run_case -> compare, whose
+diagnosis names the mistake). Run with ``-s`` to see the summary counts.
+"""
+
+import itertools
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import reference
+from autograder import misconceptions
+from autograder.cases import cases_for
+from autograder.checks import GRADED_FUNCTIONS, compare, describe, run_case
+from autograder.diagnose import mutant_outcome, same_outcome
+
+ROOT = Path(__file__).resolve().parent.parent
+CATALOG_IDS = [entry.id for entry in misconceptions.CATALOG]
+
+# The mistakes issue 4 lists by name; the catalog may hold more, never fewer.
+ISSUE_4_MISTAKES = [
+    "attention.no_sqrt_dk", "attention.divides_by_dk", "attention.softmax_over_queries",
+    "attention.mask_after_softmax", "attention.mask_inverted", "attention.unshifted_softmax",
+    "attention.returns_only_output",
+    "multihead.no_w_o", "multihead.sums_heads", "multihead.concat_along_rows",
+    "multihead.mask_not_passed", "multihead.scales_by_d_model",
+    "positional_encoding.sin_cos_swapped", "positional_encoding.exponent_i_over_d",
+    "positional_encoding.halves_concatenated", "positional_encoding.transposed",
+    "transformer_block.pre_ln", "transformer_block.no_attention_residual",
+    "transformer_block.no_ffn_residual", "transformer_block.no_relu",
+    "transformer_block.layer_norm_over_tokens", "transformer_block.mask_not_passed",
+]
+
+
+def _diagnoses(failures):
+    return [f for f in failures if f.details.get("kind") in ("misconception", "hint")]
+
+
+def _named(failures):
+    return [f.details["id"] for f in failures if f.details.get("kind") == "misconception"]
+
+
+def grade(function, fn):
+    """{case name: failures} over the hidden cases of ``function``, as the grader sees them."""
+    return {case.name: compare(function, case, run_case(function, fn, case))
+            for case in cases_for(function)}
+
+
+@pytest.fixture(scope="module")
+def mutant_grades():
+    return {entry.id: grade(entry.function, entry.mutant) for entry in misconceptions.CATALOG}
+
+
+# --- the catalog itself ------------------------------------------------------------------------
+
+
+def test_catalog_holds_every_mistake_issue_4_lists():
+    assert set(ISSUE_4_MISTAKES) <= set(CATALOG_IDS)
+    assert len(set(CATALOG_IDS)) == len(CATALOG_IDS), "catalog ids must be unique"
+
+
+@pytest.mark.parametrize("misconception_id", CATALOG_IDS)
+def test_entry_speaks_spanish_in_one_sentence_and_hints_without_code(misconception_id):
+    entry = misconceptions.get(misconception_id)
+    assert entry.function in GRADED_FUNCTIONS
+    assert entry.name and not entry.name.endswith(".")
+    # One sentence: a single full stop, at the end ("…" and decimal points are not stops).
+    assert entry.explanation.endswith(".") and not re.search(r"\.\s", entry.explanation)
+    assert re.search(r"\bpasos? \d", entry.hint), "the hint must point to a notebook step"
+    for text in (entry.name, entry.explanation, entry.hint):
+        assert not re.search(r"`|np\.|axis|\bdef\b|\breturn\b|\[:", text), f"code in {text!r}"
+
+
+def test_seed_003_errors_are_catalogued_or_taught_in_the_notebook():
+    mapped = {entry.seed_error for entry in misconceptions.CATALOG if entry.seed_error}
+    assert mapped == {2, 4}
+    # Errors 1, 3 and 5 cannot show in a graded function's output; the master teaches them.
+    master = (ROOT / "assignments" / "attention.py").read_text(encoding="utf-8")
+    table = master.split("## Errores conceptuales frecuentes")[1].split("\n# %%")[0]
+    for claim in ("tiene en cuenta el orden", "rol interpretable", "mezcla información entre tokens"):
+        assert claim in table
+
+
+@pytest.mark.parametrize("misconception_id", CATALOG_IDS)
+def test_mutant_cell_runs_standalone_with_only_the_notebooks_names(misconception_id):
+    """The rendered cell needs nothing but numpy and what the notebook defines before it."""
+    entry = misconceptions.get(misconception_id)
+    source = entry.source()
+    assert source.startswith(f"def {entry.function}(")
+    namespace = {"np": np, "softmax": reference.softmax, "layer_norm": reference.layer_norm,
+                 "init_multihead": reference.init_multihead}
+    for earlier in GRADED_FUNCTIONS[:GRADED_FUNCTIONS.index(entry.function)]:
+        namespace[earlier] = getattr(reference, earlier)
+    exec(compile(source, f"<{misconception_id}>", "exec"), namespace)
+    for case in cases_for(entry.function):
+        assert same_outcome(run_case(entry.function, namespace[entry.function], case),
+                            mutant_outcome(entry, case)), case.name
+
+
+# --- caught and named --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("misconception_id", CATALOG_IDS)
+def test_mutant_is_caught_by_some_hidden_case(mutant_grades, misconception_id):
+    assert any(mutant_grades[misconception_id].values()), "the hidden cases miss this mistake"
+
+
+@pytest.mark.parametrize("misconception_id", CATALOG_IDS)
+def test_mutant_is_named_as_itself_on_every_case_it_fails(mutant_grades, misconception_id):
+    for case_name, failures in mutant_grades[misconception_id].items():
+        if failures:
+            assert _named(failures) == [misconception_id], case_name
+
+
+@pytest.mark.parametrize("function", GRADED_FUNCTIONS)
+def test_no_two_mutants_coincide_on_a_case_where_both_fail(function):
+    """Otherwise one output would fit two names, and diagnose would have to stay silent."""
+    entries = misconceptions.for_function(function)
+    for case in cases_for(function):
+        failing = [e for e in entries if compare(function, case, mutant_outcome(e, case))]
+        for a, b in itertools.combinations(failing, 2):
+            assert not same_outcome(mutant_outcome(a, case), mutant_outcome(b, case)), \
+                f"{a.id} and {b.id} coincide on {case.name}"
+
+
+def test_named_feedback_shows_name_explanation_and_hint(mutant_grades):
+    entry = misconceptions.get("attention.no_sqrt_dk")
+    case = cases_for("attention")[0]
+    text = describe("attention", case, mutant_grades[entry.id][case.name])
+    assert f"error típico reconocido: {entry.name}. {entry.explanation}" in text
+    assert f"Pista: {entry.hint}" in text
+
+
+def test_diagnosis_quotes_no_hidden_number(mutant_grades):
+    """Catalog texts only, or generic hints with no decimals: nothing computed from the cases."""
+    catalog_texts = [f"error típico reconocido: {e.name}. {e.explanation}\n    Pista: {e.hint}"
+                     for e in misconceptions.CATALOG]
+    for grades in mutant_grades.values():
+        for failures in grades.values():
+            for diagnosis in _diagnoses(failures):
+                assert diagnosis.message in catalog_texts or not re.search(r"\d[.,]\d",
+                                                                            diagnosis.message)
+
+
+# --- no false name: mistakes outside the catalog get a generic hint ---------------------------
+
+
+def _attention_scaled(factor):
+    def attention(Q, K, V, mask=None):
+        scores = factor * Q @ K.T / np.sqrt(K.shape[-1])
+        weights = reference.softmax(scores if mask is None else np.where(mask, scores, -np.inf))
+        return weights @ V, weights
+    return attention
+
+
+def _only_hints(function, fn):
+    """Every failing case's diagnosis, asserting that none of them names a catalog entry."""
+    hints = []
+    for case_name, failures in grade(function, fn).items():
+        assert not _named(failures), f"false name on {case_name}: {_named(failures)}"
+        hints += [f.message for f in _diagnoses(failures)]
+    assert hints, "a failing function should get at least one hint"
+    return hints
+
+
+def test_scores_three_times_too_large_are_reported_as_too_concentrated():
+    hints = _only_hints("attention", _attention_scaled(3.0))
+    assert any("más concentrados" in hint for hint in hints)
+
+
+def test_scores_three_times_too_small_are_reported_as_too_spread():
+    hints = _only_hints("attention", _attention_scaled(1 / 3))
+    assert any("más repartidos" in hint for hint in hints)
+
+
+def test_right_weights_with_wrong_output_points_at_weights_times_v():
+    def attention(Q, K, V, mask=None):
+        output, weights = reference.attention(Q, K, V, mask)
+        return 2 * output, weights
+    assert any("los pesos son correctos pero la salida no" in h
+               for h in _only_hints("attention", attention))
+
+
+def test_overflow_outside_the_catalog_is_explained_but_not_named():
+    def attention(Q, K, V, mask=None):  # shifts by the row minimum instead of the maximum
+        scores = Q @ K.T / np.sqrt(K.shape[-1])
+        scores = scores if mask is None else np.where(mask, scores, -np.inf)
+        e = np.exp(scores - scores.min(axis=-1, keepdims=True))
+        weights = e / e.sum(axis=-1, keepdims=True)
+        return weights @ V, weights
+    assert any("NaN o infinitos con puntuaciones grandes" in h
+               for h in _only_hints("attention", attention))
+
+
+def test_two_mistakes_are_named_only_where_one_of_them_explains_the_output():
+    def attention(Q, K, V, mask=None):  # no √d_k and no shift of the maximum
+        e = np.exp(Q @ K.T if mask is None else np.where(mask, Q @ K.T, -np.inf))
+        weights = e / e.sum(axis=-1, keepdims=True)
+        return weights @ V, weights
+    grades = grade("attention", attention)
+    # Small scores: the shift changes nothing, and the output is exactly no_sqrt_dk's.
+    assert _named(grades["causal"]) == ["attention.no_sqrt_dk"]
+    # Scores of ~1e3 saturate whatever the scale, so only the overflow shows, and is named.
+    assert _named(grades["puntuaciones_grandes"]) == ["attention.unshifted_softmax"]
+
+
+def test_single_head_output_is_reported_by_its_columns():
+    def multihead(X, heads, W_O, mask=None):
+        W_Q, W_K, W_V = heads[0]
+        return reference.attention(X @ W_Q, X @ W_K, X @ W_V, mask)[0]
+    assert any("d_v columnas de una sola cabeza" in h for h in _only_hints("multihead", multihead))
+
+
+def test_sines_everywhere_are_reported_by_row_zero_and_pairs():
+    def positional_encoding(n_positions, d_model):
+        omega = 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)
+        return np.sin(np.arange(n_positions)[:, None] * np.repeat(omega, 2)[:d_model]), omega
+    hints = _only_hints("positional_encoding", positional_encoding)
+    assert any("fila de la posición 0" in h for h in hints)
+    assert any("sin² + cos²" in h for h in hints)
+    assert any("omega es correcta" in h for h in hints)
+
+
+def test_unnormalized_block_output_is_reported_and_normalized_one_points_earlier():
+    def without_final_norm_nor_relu(x, heads, W_O, W1, b1, W2, b2, mask=None):
+        x = reference.layer_norm(x + reference.multihead(x, heads, W_O, mask))
+        return x + (x @ W1 + b1) @ W2 + b2
+
+    def first_sublayer_only(x, heads, W_O, W1, b1, W2, b2, mask=None):
+        return reference.layer_norm(x + reference.multihead(x, heads, W_O, mask))
+
+    assert any("no tienen media 0 y varianza 1" in h
+               for h in _only_hints("transformer_block", without_final_norm_nor_relu))
+    assert any("normalizada por filas" in h
+               for h in _only_hints("transformer_block", first_sublayer_only))
+
+
+# --- the numbers issue 4 asks for ----------------------------------------------------------------
+
+
+def test_check_level_summary(mutant_grades):
+    """Caught and named, out of how many, through run_case + compare (printed with -s)."""
+    caught = sum(any(grades.values()) for grades in mutant_grades.values())
+    named = sum(
+        any(grades.values()) and all(_named(f) == [mid] for f in grades.values() if f)
+        for mid, grades in mutant_grades.items())
+    total = len(misconceptions.CATALOG)
+    per_function = {f: len(misconceptions.for_function(f)) for f in GRADED_FUNCTIONS}
+    print(f"\n[checks] mutants caught {caught}/{total}, named as themselves and only themselves "
+          f"{named}/{total} {per_function}")
+    assert caught == named == total
