@@ -7,6 +7,7 @@ temporary folder, against the session's fresh build.
 
 import csv
 import json
+import os
 import subprocess
 import sys
 import zipfile
@@ -21,8 +22,9 @@ SCHEMA_PATH = ROOT / "autograder" / "gradescope_results.schema.json"
 # Small limits keep the bad submissions quick; normal children peak near 150 MB here.
 ZOO_TIMEOUT_S = 20
 ZOO_MEMORY_MB = 600
-# A process name no other test or user runs, to prove the kill reached the notebook's children.
-ORPHAN_MARKER = "4242.055"
+# A `sleep` argument no other process uses, this session's own even when another test session
+# runs beside it, to prove the kill reached the notebook's children.
+ORPHAN_MARKER = f"4242.{os.getpid()}"
 
 
 def grade_cli(submissions, out, autograder_zip, *args, timeout=600):
