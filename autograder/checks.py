@@ -12,6 +12,7 @@ a Spanish message that names what failed and where, never the hidden inputs or t
 reference's numbers.
 """
 
+import re
 import types
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -101,8 +102,20 @@ def _plain_array(value):
     return np.array(value, dtype=np.float64, copy=True, subok=False)
 
 
+# A student's exception message is shown back to them, but it could carry hidden inputs
+# (`raise ValueError(Q)`). Real numbers and array brackets are blanked; integers survive,
+# because shapes such as "(4,3) (6,3)" are what makes numpy's errors useful.
+_REAL_NUMBER = re.compile(r"[-+]?(\d+\.\d*|\.\d+)([eE][-+]?\d+)?|[-+]?\d+[eE][-+]?\d+|\b(nan|inf)\b")
+_ARRAY_TEXT = re.compile(r"\[[^\[\]]*\]")
+
+
 def _short(text):
     text = str(text).strip().splitlines()[0] if str(text).strip() else ""
+    text = _REAL_NUMBER.sub("…", text)
+    while _ARRAY_TEXT.search(text):
+        text = _ARRAY_TEXT.sub("…", text)
+    if "[" in text:  # an array cut by the first-line rule leaves an unclosed bracket
+        text = text[:text.index("[")] + "[…]"
     return text[:MAX_MESSAGE_CHARS]
 
 
