@@ -30,6 +30,10 @@
 #   show_hidden: true
 #   # No "Public Tests" box: it says "All test cases passed!" when only public tests pass (Otter #138).
 #   force_public_test_summary: false
+# plugins:
+#   # Re-checks the graded functions outside the student's kernel, separates privileges when
+#   # grading as root, and flags tampering (autograder/verify; limits default in its Settings).
+#   - autograder.verify.plugin.VerificationPlugin
 
 # %% [markdown]
 # # 055 — La atención y el Transformer, desde cero

@@ -12,6 +12,7 @@ else. After building, the student folder is checked by content for anything hidd
 import argparse
 import shutil
 import sys
+import zipfile
 from pathlib import Path
 
 import nbformat
@@ -103,12 +104,23 @@ def find_autograder_zip(dist: Path = ROOT / "dist"):
     return zips[0] if len(zips) == 1 else None
 
 
+# Gradescope imports Otter plugins from the zip's root, where `autograder_files` are not:
+# this shim becomes the root's `autograder/__init__.py` and loads the package from files/.
+PLUGIN_SHIM = ROOT / "autograder" / "verify" / "zip_root_package.py"
+
+
+def ship_plugin_shim(zip_path: Path):
+    with zipfile.ZipFile(zip_path, "a") as zf:
+        zf.write(PLUGIN_SHIM, "autograder/__init__.py")
+
+
 def build(dist: Path = ROOT / "dist", run_tests: bool = True):
     build_dir = dist / "build"
     master_nb = stage_build(build_dir)
     otter_out = build_dir / "otter"
     run_otter_assign(master_nb, otter_out, run_tests)
     arrange_dist(otter_out, dist)
+    ship_plugin_shim(find_autograder_zip(dist))
     # The staging folder is an intermediate; dist/ keeps only what someone will use.
     shutil.rmtree(build_dir)
     return dist

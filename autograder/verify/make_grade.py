@@ -1,0 +1,56 @@
+"""The verifier ``make grade`` plugs into its hook (``autograder/grade/verify.py``).
+
+Same decision as the Otter plugin (decide.py), from the same zip: its tests, its ``files/``,
+the plugin's limits and given-code fingerprints from its ``otter_config.json``. Everything is
+read once, when the verifier is made, before any submission runs.
+
+``make grade`` runs the notebook in its own engine, not through Otter's plugin events, so the
+kernel does not export the variables of data questions: unless the caller passes them as
+``data``, those questions keep the kernel's verdicts (scored by the zip's own test files).
+"""
+
+import json
+import shutil
+import tempfile
+import zipfile
+from pathlib import Path
+
+from otter.test_files import GradingResults
+
+from . import privileges, views
+from .decide import decide
+from .plugin import PLUGIN_NAME, Settings, kernel_verdicts, load_tests
+
+
+def _plugin_config(config: dict) -> dict:
+    for entry in config.get("plugins", []):
+        if isinstance(entry, dict) and PLUGIN_NAME in entry:
+            return entry[PLUGIN_NAME] or {}
+    return {}
+
+
+def verifier_for(autograder_zip):
+    """``verifier(notebook, results, data=None) -> (results, flags)`` for this zip."""
+    folder = Path(tempfile.mkdtemp(prefix="kit-verify-zip-"))
+    try:
+        with zipfile.ZipFile(autograder_zip) as zf:
+            zf.extractall(folder)
+        tests = load_tests(folder / "tests")
+        files = views.snapshot(folder / "files")
+        config = json.loads((folder / "otter_config.json").read_text("utf-8"))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    plugin_config = _plugin_config(config)
+    settings = Settings.from_config(plugin_config)
+    given = list(plugin_config.get("given", []))
+    identity = privileges.identity(privileges.VERIFY_USER)
+
+    def verifier(notebook, results, data=None):
+        with views.materialized(files) as materialized:
+            decision = decide(notebook, tests, kernel_verdicts(results), confined=False,
+                              identity=identity, limits=settings.child_limits(), given=given,
+                              data=data, files=materialized if data is not None else None)
+        checked = GradingResults(list(decision.test_files.values()), results.notebook)
+        return checked, [flag.text() for flag in decision.flags]
+
+    return verifier

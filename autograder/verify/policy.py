@@ -1,0 +1,353 @@
+"""Static policy: what in a submission's code deserves a human look.
+
+Two scopes, both read with ``ast`` and never executed:
+
+* **The whole notebook**, statement by statement: file and process access, code built at run
+  time, introspection of the interpreter, the grader's own modules, monkeypatching what was
+  imported, and types that fake comparisons. Statements the student received unchanged (the
+  lab cell runs ``subprocess``, for example) are exempt: their fingerprints ship in the
+  plugin's configuration (see ``given_fingerprints``), numbers masked so that a new seed
+  still matches.
+* **Each graded function and the helpers it calls**: they may import numpy and math only.
+
+A flag never changes a score; it tells a human where to look.
+"""
+
+import ast
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+ALLOWED_GRADED_MODULES = frozenset({"numpy", "math"})
+
+_FILE_OR_PROCESS = frozenset({
+    "os", "posix", "nt", "subprocess", "pathlib", "shutil", "socket", "ssl", "http", "urllib",
+    "requests", "ftplib", "smtplib", "io", "fileinput", "glob", "tempfile", "mmap", "ctypes",
+    "cffi", "signal", "resource", "fcntl", "pty", "tty", "multiprocessing", "concurrent",
+    "threading", "_thread", "asyncio", "pickle", "marshal", "shelve", "dbm", "sqlite3",
+    "zipfile", "tarfile", "gzip", "bz2", "lzma", "zipimport", "webbrowser", "pty",
+})
+_INTROSPECTION = frozenset({
+    "sys", "importlib", "imp", "pkgutil", "runpy", "inspect", "gc", "builtins", "__builtin__",
+    "code", "codeop", "dis", "types", "traceback", "ast", "faulthandler", "atexit", "copyreg",
+    "site", "sysconfig", "tracemalloc", "weakref",
+})
+# The grader's own code, reachable from a kernel that shares the grading folder.
+_GRADER_MODULES = frozenset({"reference", "autograder", "tests", "run_otter"})
+
+_DYNAMIC_CODE_CALLS = frozenset({"exec", "eval", "compile", "__import__"})
+_CONSOLE_CALLS = frozenset({"input", "breakpoint"})
+_NAMESPACE_CALLS = frozenset({"globals", "locals", "vars"})
+_ATTRIBUTE_CALLS = frozenset({"getattr", "setattr", "delattr"})
+# numpy functions that read or write files.
+_NUMPY_FILE_FUNCTIONS = frozenset({
+    "load", "loadtxt", "genfromtxt", "fromfile", "fromregex", "memmap", "save", "savez",
+    "savez_compressed", "savetxt", "tofile", "DataSource", "ctypeslib",
+})
+# Attributes of frames, code objects and generators: the road from a function to its globals.
+_FRAME_ATTRIBUTES = frozenset({
+    "f_globals", "f_locals", "f_back", "f_builtins", "f_code", "tb_frame", "tb_next",
+    "gi_frame", "gi_code", "cr_frame", "cr_code", "ag_frame", "co_code", "co_consts",
+    "co_names", "func_globals", "func_code",
+})
+_BENIGN_DUNDERS = frozenset({"__name__", "__doc__", "__version__", "__init__", "__main__",
+                             "__qualname__", "__repr__", "__str__", "__len__"})
+# Special methods that let an object answer comparisons or conversions its own way.
+_DECEPTIVE_METHODS = frozenset({
+    "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__float__",
+    "__index__", "__int__", "__array__", "__array_ufunc__", "__array_function__",
+    "__array_finalize__", "__array_wrap__", "__array_priority__", "__getattr__",
+    "__getattribute__", "__instancecheck__", "__subclasscheck__", "__abs__", "__sub__",
+    "__rsub__", "__hash__", "__class_getitem__", "__init_subclass__", "__set_name__",
+})
+_ALLOWED_LINE_MAGICS = frozenset({"matplotlib", "time", "timeit", "precision", "config",
+                                  "who", "whos", "autoreload"})
+_ALLOWED_CELL_MAGICS = frozenset({"time", "timeit", "capture"})
+_DUNDER = re.compile(r"^__\w+__$")
+
+
+@dataclass(frozen=True, order=True)
+class Violation:
+    """One statement the policy flags: where it is and, in Spanish, what it does."""
+
+    cell: int
+    message: str
+
+
+# --- reading cells --------------------------------------------------------------------------
+
+
+def cell_python(source: str) -> str:
+    """A cell as plain Python: IPython turns magics and ``!`` lines into ``get_ipython()``
+    calls, which the rules below can then see."""
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+
+        return TransformerManager().transform_cell(source)
+    except Exception:  # a cell IPython cannot read is read as it is
+        return source
+
+
+def code_cells(notebook) -> Iterable[tuple]:
+    """(1-based position among all cells, parsed module) for every code cell that parses."""
+    for number, cell in enumerate(notebook.cells, start=1):
+        if cell.get("cell_type") != "code":
+            continue
+        try:
+            tree = ast.parse(cell_python(cell.get("source", "")))
+        except (SyntaxError, ValueError):
+            continue  # a cell that does not parse runs nothing
+        yield number, tree
+
+
+class _MaskNumbers(ast.NodeTransformer):
+    def visit_Constant(self, node):
+        if isinstance(node.value, (int, float, complex)) and not isinstance(node.value, bool):
+            return ast.Constant(value=0)
+        return node
+
+
+def fingerprint(statement: ast.stmt) -> str:
+    """A statement's identity for the given-code exemption: its syntax tree, numbers masked."""
+    masked = _MaskNumbers().visit(ast.parse(ast.unparse(statement)))
+    return hashlib.sha256(ast.dump(masked).encode("utf-8")).hexdigest()[:24]
+
+
+def given_fingerprints(notebook) -> list:
+    """Fingerprints of every top-level statement of the notebook students receive."""
+    return sorted({fingerprint(node) for _, tree in code_cells(notebook) for node in tree.body})
+
+
+# --- the rules ------------------------------------------------------------------------------
+
+
+def _root_module(name: Optional[str]) -> str:
+    return (name or "").split(".")[0]
+
+
+def _module_category(module: str) -> Optional[str]:
+    root = _root_module(module)
+    if root in _FILE_OR_PROCESS:
+        return f"accede a archivos o a procesos (`{module}`)"
+    if root in _INTROSPECTION:
+        return f"inspecciona o modifica el intérprete (`{module}`)"
+    if root in _GRADER_MODULES or (root == "otter" and module != "otter"):
+        return f"usa el código del corrector (`{module}`)"
+    return None
+
+
+def _imported_names(trees) -> tuple:
+    """Names bound by imports anywhere in the notebook: all of them, and those of risky modules."""
+    every, risky = set(), {}
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    bound = alias.asname or alias.name.split(".")[0]
+                    every.add(bound)
+                    if _module_category(alias.name):
+                        risky[bound] = alias.name
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                for alias in node.names:
+                    bound = alias.asname or alias.name
+                    every.add(bound)
+                    full = f"{node.module}.{alias.name}"
+                    if _module_category(node.module) or _module_category(full):
+                        risky[bound] = full
+    return every, risky
+
+
+def _root_name(node):
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _dotted(node) -> str:
+    try:
+        return ast.unparse(node)[:60]
+    except Exception:
+        return "?"
+
+
+class _StatementRules(ast.NodeVisitor):
+    """Every notebook-wide rule, applied to one top-level statement."""
+
+    def __init__(self, imported, risky, numpy_names):
+        self.imported, self.risky, self.numpy_names = imported, risky, numpy_names
+        self.found = []
+
+    def flag(self, message):
+        if message not in self.found:
+            self.found.append(message)
+
+    def visit_Import(self, node):
+        for alias in node.names:
+            message = _module_category(alias.name)
+            if message:
+                self.flag(message)
+
+    def visit_ImportFrom(self, node):
+        module = "." * node.level + (node.module or "")
+        message = _module_category(module)
+        if message is None and node.level == 0:
+            for alias in node.names:
+                message = message or _module_category(f"{node.module}.{alias.name}")
+        if message:
+            self.flag(message)
+
+    def visit_Call(self, node):
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in _ATTRIBUTE_CALLS:
+            self._attribute_call(func.id, node)
+        elif isinstance(func, ast.Name) and func.id in _CONSOLE_CALLS:
+            self.flag(f"usa la consola o el depurador (`{func.id}`)")
+        elif isinstance(func, ast.Attribute) and self._ipython_call(node):
+            for child in node.args + node.keywords:
+                self.visit(child)
+            return
+        elif isinstance(func, ast.Attribute):
+            self._numpy_file_call(func)
+        self.generic_visit(node)
+
+    def _attribute_call(self, name, node):
+        on = node.args[0] if node.args else None
+        target = node.args[1] if len(node.args) > 1 else None
+        if name != "getattr" and on is not None and _root_name(on) in self.imported:
+            self.flag(f"modifica una biblioteca importada (`{name}({_dotted(on)}, …)`)")
+        elif not (isinstance(target, ast.Constant) and isinstance(target.value, str)):
+            self.flag(f"usa atributos con nombres calculados (`{name}`)")
+
+    def _ipython_call(self, node):
+        """True for ``get_ipython().<method>(…)``, which is how IPython spells magics."""
+        func = node.func
+        if not (isinstance(func.value, ast.Call) and isinstance(func.value.func, ast.Name)
+                and func.value.func.id == "get_ipython"):
+            return False
+        first = node.args[0] if node.args else None
+        magic = first.value if isinstance(first, ast.Constant) else None
+        allowed = ((func.attr == "run_line_magic" and magic in _ALLOWED_LINE_MAGICS)
+                   or (func.attr == "run_cell_magic" and magic in _ALLOWED_CELL_MAGICS))
+        if not allowed:
+            what = f"%{magic}" if magic and "magic" in func.attr else f"!… ({func.attr})"
+            self.flag(f"ejecuta órdenes de la consola o magias de IPython (`{what}`)")
+        return True
+
+    def _numpy_file_call(self, func):
+        if func.attr == "tofile" or (func.attr in _NUMPY_FILE_FUNCTIONS
+                                     and _root_name(func) in self.numpy_names):
+            self.flag(f"lee o escribe archivos con numpy (`{_dotted(func)}`)")
+
+    def visit_Attribute(self, node):
+        if _DUNDER.match(node.attr) and node.attr not in _BENIGN_DUNDERS:
+            self.flag(f"usa atributos internos de Python (`{node.attr}`)")
+        elif node.attr in _FRAME_ATTRIBUTES:
+            self.flag(f"usa marcos o código de funciones (`{node.attr}`)")
+        root = _root_name(node)
+        if root in self.risky and isinstance(node.value, ast.Name):
+            self.flag(_module_category(self.risky[root]))
+        self.generic_visit(node)
+
+    def visit_Name(self, node):
+        # Any reference counts, called or not: `run = eval` is as telling as `eval(...)`.
+        if _DUNDER.match(node.id) and node.id not in _BENIGN_DUNDERS:
+            self.flag(f"usa nombres internos de Python (`{node.id}`)")
+        elif node.id in _DYNAMIC_CODE_CALLS:
+            self.flag(f"ejecuta código construido en tiempo de ejecución (`{node.id}`)")
+        elif node.id == "open":
+            self.flag("abre archivos (`open`)")
+        elif node.id in _NAMESPACE_CALLS:
+            self.flag(f"lee o cambia espacios de nombres (`{node.id}()`)")
+        elif node.id == "get_ipython":
+            self.flag("usa el intérprete de IPython directamente (`get_ipython`)")
+
+    def visit_Constant(self, node):
+        if isinstance(node.value, str) and _DUNDER.match(node.value) and \
+                node.value not in _BENIGN_DUNDERS:
+            self.flag(f"nombra atributos internos de Python (`{node.value!r}`)")
+
+    def _targets(self, targets):
+        for target in targets:
+            for node in ast.walk(target):
+                if isinstance(node, (ast.Attribute, ast.Subscript)) and \
+                        _root_name(node) in self.imported:
+                    self.flag(f"modifica una biblioteca importada (`{_dotted(node)}`)")
+                    return
+
+    def visit_Assign(self, node):
+        self._targets(node.targets)
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node):
+        self._targets([node.target])
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node):
+        self._targets([node.target])
+        self.generic_visit(node)
+
+    def visit_Delete(self, node):
+        self._targets(node.targets)
+        self.generic_visit(node)
+
+    def visit_ClassDef(self, node):
+        bases = " ".join(_dotted(base) for base in node.bases)
+        if "ndarray" in bases:
+            self.flag(f"define una subclase de ndarray (`{node.name}`)")
+        for item in node.body:
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                    item.name in _DECEPTIVE_METHODS:
+                self.flag(f"define un tipo que decide sus propias comparaciones "
+                          f"(`{node.name}.{item.name}`)")
+        self.generic_visit(node)
+
+
+def notebook_violations(notebook, given: Iterable[str] = ()) -> list:
+    """Notebook-wide rules, for every statement the student wrote or changed."""
+    given = set(given)
+    cells = list(code_cells(notebook))
+    imported, risky = _imported_names(tree for _, tree in cells)
+    numpy_names = {name for name in imported if name in ("np", "numpy")}
+    found = []
+    for number, tree in cells:
+        for statement in tree.body:
+            if given and fingerprint(statement) in given:
+                continue
+            rules = _StatementRules(imported, risky, numpy_names)
+            rules.visit(statement)
+            found += [Violation(number, message) for message in rules.found]
+    return sorted(set(found))
+
+
+# --- graded functions -----------------------------------------------------------------------
+
+
+def graded_import_violations(function, chunks) -> list:
+    """Imports outside numpy and math in ``function``'s extracted code (see extraction.py).
+
+    A top-level import counts only for the names the function's code reads, so
+    ``import numpy as np, os`` is not held against a function that never touches ``os``.
+    """
+    trees = [(chunk["cell"], ast.parse(chunk["source"])) for chunk in chunks]
+    read = {node.id for _, tree in trees for node in ast.walk(tree)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+    found = []
+    for cell, tree in trees:
+        top = tree.body[0] if tree.body else None
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names
+                           if node is not top or (alias.asname or alias.name.split(".")[0]) in read]
+            elif isinstance(node, ast.ImportFrom):
+                modules = ["." * node.level + (node.module or "")]
+                if node is top and not any((a.asname or a.name) in read for a in node.names):
+                    modules = []
+            else:
+                continue
+            for module in modules:
+                if _root_module(module) not in ALLOWED_GRADED_MODULES:
+                    found.append(Violation(cell, f"`{function}` importa `{module}`, y las "
+                                                 "funciones evaluadas solo pueden usar numpy y "
+                                                 "math"))
+    return sorted(set(found))

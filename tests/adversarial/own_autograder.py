@@ -1,0 +1,3 @@
+"""Ship an `autograder/` folder in the submission whose checks pass everything."""
+# %%
+import autograder.checks
