@@ -55,8 +55,11 @@ def main(argv=None):
     limits = Limits(timeout=args.timeout or Limits.timeout,
                     memory_mb=args.memory_mb or Limits.memory_mb)
     try:
+        from autograder.verify.make_grade import verifier_for  # issue 6: the zip's plugin
+
         grade_folder(args.submissions, args.out, autograder_zip=autograder_zip,
-                     jobs=args.jobs or os.cpu_count(), limits=limits)
+                     jobs=args.jobs or os.cpu_count(), limits=limits,
+                     verifier=verifier_for(autograder_zip))
     except (BatchError, BundleError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -22,25 +22,33 @@ from .decide import decide
 from .plugin import PLUGIN_NAME, Settings, kernel_verdicts, load_tests
 
 
-def _plugin_config(config: dict) -> dict:
+def _plugin_config(config: dict):
+    """This plugin's entry in the zip's configuration, or None when the zip does not list it."""
     for entry in config.get("plugins", []):
+        if entry == PLUGIN_NAME:
+            return {}
         if isinstance(entry, dict) and PLUGIN_NAME in entry:
             return entry[PLUGIN_NAME] or {}
-    return {}
+    return None
 
 
 def verifier_for(autograder_zip):
-    """``verifier(notebook, results, data=None) -> (results, flags)`` for this zip."""
+    """``verifier(notebook, results, data=None) -> (results, flags)`` for this zip; None when
+    the zip does not list the plugin, or cannot be read (``make grade`` then says why)."""
     folder = Path(tempfile.mkdtemp(prefix="kit-verify-zip-"))
     try:
         with zipfile.ZipFile(autograder_zip) as zf:
             zf.extractall(folder)
+        config = json.loads((folder / "otter_config.json").read_text("utf-8"))
+        plugin_config = _plugin_config(config)
+        if plugin_config is None:
+            return None
         tests = load_tests(folder / "tests")
         files = views.snapshot(folder / "files")
-        config = json.loads((folder / "otter_config.json").read_text("utf-8"))
+    except (OSError, ValueError, zipfile.BadZipFile):
+        return None
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    plugin_config = _plugin_config(config)
     settings = Settings.from_config(plugin_config)
     given = list(plugin_config.get("given", []))
     identity = privileges.identity(privileges.VERIFY_USER)
