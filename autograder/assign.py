@@ -10,6 +10,7 @@ else. After building, the student folder is checked by content for anything hidd
 """
 
 import argparse
+import contextlib
 import shutil
 import sys
 import zipfile
@@ -69,8 +70,11 @@ def stage_build(build_dir: Path):
 def run_otter_assign(master_nb: Path, result_dir: Path, run_tests: bool):
     from otter.assign import main as otter_assign
 
-    # Otter wipes its result folder, so it gets one of its own inside the build folder.
-    otter_assign(str(master_nb), str(result_dir), no_pdfs=True, no_run_tests=not run_tests)
+    # Otter wipes its result folder, so it gets one of its own inside the build folder. Its
+    # self-check runs the solution in the current directory, where the notebook's challenge
+    # cell writes resultado.json: the build folder keeps that out of the caller's tree.
+    with contextlib.chdir(master_nb.parent):
+        otter_assign(str(master_nb), str(result_dir), no_pdfs=True, no_run_tests=not run_tests)
 
 
 def arrange_dist(otter_out: Path, dist: Path):
