@@ -230,17 +230,16 @@ def parse_data_reply(raw, result: ChildResult):
     result.confinement = header.get("jail") or {}
 
 
-def run_program(program, request: bytes, identity, limits: Limits, parse, *, prepare=None,
+def run_program(program, request: bytes, identity, limits: Limits, parse, *, workdir=None,
                 processes=1, writable=False) -> ChildResult:
     """Run ``program`` confined, as ``identity`` (None: as this process's own user).
 
-    ``prepare(folder)`` fills the child's working folder first; ``processes`` caps how many
-    processes its user may have (1: no fork, no threads; None: no cap, for a grader that is
-    not root, whose own processes would count); ``parse(raw, result)`` reads the reply.
+    ``workdir``: the child's working folder, already filled (a new empty one by default),
+    removed afterwards; ``processes`` caps how many processes its user may have (1: no fork,
+    no threads; None: no cap, for a grader that is not root, whose own processes would
+    count); ``parse(raw, result)`` reads the reply.
     """
-    workdir = Path(tempfile.mkdtemp(prefix="kit-verify-child-"))
-    if prepare is not None:
-        prepare(workdir)
+    workdir = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="kit-verify-child-"))
     if identity is not None:
         views.give_to(workdir, identity.uid, identity.gid)
     started = time.monotonic()
@@ -284,9 +283,9 @@ def data_request(tests: dict, data: dict) -> bytes:
     return struct.pack(">Q", len(payload)) + payload
 
 
-def run_data_child(request: bytes, identity, limits: Limits, prepare) -> ChildResult:
-    """A data question's tests (data_child.py). They run lab.py, so it may start a few
-    processes, but only a user of the kit's own can be capped."""
+def run_data_child(request: bytes, identity, limits: Limits, workdir) -> ChildResult:
+    """A data question's tests (data_child.py), in ``workdir`` (views.data_folder). They run
+    lab.py, so it may start a few processes, but only a user of the kit's own can be capped."""
     processes = 64 if identity is not None and identity.dedicated else None
     return run_program(DATA_PROGRAM, request, identity, limits, parse_data_reply,
-                       prepare=prepare, processes=processes, writable=True)
+                       workdir=workdir, processes=processes, writable=True)

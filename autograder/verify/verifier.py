@@ -17,9 +17,11 @@ import builtins
 import copy
 import inspect
 import os
+import tempfile
 import textwrap
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Optional
 
 from otter.test_files.abstract_test import TestCaseResult
@@ -197,19 +199,23 @@ def verify_data(test_file, child, question):
     return with_results(test_file, results)
 
 
-def _data_child_for(notebook, test_files, data, files, identity, limits):
+def _data_request(notebook, test_files, data, files):
+    """The data child's request, and its folder's contents built in a temporary folder."""
     tests = {name: test_file.source for name, test_file in test_files.items()}
     values = {variable: (data or {}).get(variable)
               for test_file in test_files.values() for variable in data_variables(test_file)}
     request = sandbox.data_request({name: views.data_test_path(name) for name in tests}, values)
-    return sandbox.run_data_child(request, identity, limits,
-                                  lambda folder: views.data_folder(files, folder, notebook, tests))
+    folder = Path(tempfile.mkdtemp(prefix="kit-verify-data-"))
+    views.data_folder(files, folder, notebook, tests)
+    return request, folder
 
 
 # --- the whole submission -------------------------------------------------------------------
 
 
-def _child_for(notebook, function, identity, limits):
+def _function_request(notebook, function):
+    """A function child's request and the policy's word on its imports; (None, []) when the
+    notebook does not define ``function``."""
     chunks = extraction.student_chunks(notebook, function)
     if chunks is None:
         return None, []
@@ -217,9 +223,7 @@ def _child_for(notebook, function, identity, limits):
         function, len(RETURN_PARTS[function]), chunks,
         extraction.reference_dependencies(function),
         [(case.name, case.inputs()) for case in cases_for(function)])
-    child = sandbox.run_function_child(request, identity, limits)
-    violations = policy.graded_import_violations(function, chunks)
-    return child, violations
+    return request, policy.graded_import_violations(function, chunks)
 
 
 def _limit_flags(subject, child):
@@ -253,12 +257,18 @@ def verify_submission(notebook, test_files: dict, *, identity=None,
     functions = [name for name in test_files if name in GRADED_FUNCTIONS]
     data_tests = {name: test_file for name, test_file in test_files.items()
                   if name not in GRADED_FUNCTIONS} if files is not None else {}
+    # Everything that parses code happens here, in this thread: CPython 3.11's ast module is
+    # not safe to use from several threads at once. The threads only wait on children.
+    requests = {name: _function_request(notebook, name) for name in functions}
+    data_request, data_folder = (_data_request(notebook, data_tests, data, files)
+                                 if data_tests else (None, None))
     with ThreadPoolExecutor(max_workers=min(len(functions) + 1, os.cpu_count() or 1)) as pool:
-        jobs = {name: pool.submit(_child_for, notebook, name, identity, limits)
-                for name in functions}
-        data_job = (pool.submit(_data_child_for, notebook, data_tests, data, files, identity,
-                                limits) if data_tests else None)
-        children = {name: job.result() for name, job in jobs.items()}
+        jobs = {name: pool.submit(sandbox.run_function_child, request, identity, limits)
+                for name, (request, _) in requests.items() if request is not None}
+        data_job = (pool.submit(sandbox.run_data_child, data_request, identity, limits,
+                                data_folder) if data_tests else None)
+        children = {name: (jobs[name].result() if name in jobs else None, requests[name][1])
+                    for name in functions}
         data_child = data_job.result() if data_job else None
     for name in functions:
         child, violations = children[name]
