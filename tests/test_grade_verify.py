@@ -32,7 +32,7 @@ def test_kernel_verdicts_are_scored_by_the_zips_own_test_files(bundle):
 
 
 def test_a_verifier_can_lower_a_score_and_flag_it(bundle):
-    def verifier(notebook, results):
+    def verifier(notebook, results, **_):
         results.update_score("attention", 0)
         return results, ["attention: la verificación fuera del kernel no coincide"]
 
@@ -42,7 +42,7 @@ def test_a_verifier_can_lower_a_score_and_flag_it(bundle):
 
 
 def test_a_crashing_verifier_flags_the_submission_and_keeps_the_kernel_results(bundle):
-    def verifier(notebook, results):
+    def verifier(notebook, results, **_):
         raise RuntimeError("boom")
 
     results = all_passed(bundle, "a.ipynb")

@@ -3,9 +3,10 @@ into its hook (``autograder.verify.make_grade.verifier_for``): none scores more 
 each is flagged, or, when its kernel never finished, rejected with the reason in
 ``grading_status`` (the engine's hook does not verify results it never got).
 
-The engine runs student code in forked children of the grader, with the grader's identity and
-no confinement, so an attack that harms the host goes through it unhindered: ``kill_grader``
-(``os.kill(-1, SIGKILL)``) run as root kills every process on the machine, and is left out.
+Each child of the engine is confined (``autograder.grade.confine``): as root it runs as the
+kernel user under Landlock, and in every case its signals cannot leave its sandbox, so
+``kill_grader`` (``os.kill(-1, SIGKILL)``) kills only itself. The children export the data
+questions' variables, so in-kernel patches cannot forge the lab question either.
 """
 
 import io
@@ -23,21 +24,6 @@ from autograder.verify.make_grade import verifier_for
 from security_harness import ADVERSARIAL, legit, shortened_zip, strategies, submission_notebook
 
 
-# Strategies this engine cannot contain (see the module docstring).
-HOST_HARMING = ("kill_grader",)
-# The engine's kernel does not export `resultado` (the Otter plugin appends a cell that does),
-# so the lab question keeps the kernel's verdicts, which these in-kernel patches forge. Strict:
-# once the engine passes the exported data to the verifier, these pass and the marks must go.
-NEEDS_EXPORTED_DATA = pytest.mark.xfail(
-    strict=True, reason="make grade's kernel does not export data-question variables yet")
-
-
-def contained_strategies():
-    return [pytest.param(name, marks=NEEDS_EXPORTED_DATA)
-            if name in ("monkeypatch_checks", "monkeypatch_otter") else name
-            for name in strategies() if name not in HOST_HARMING]
-
-
 @pytest.fixture(scope="module")
 def batch(built_dist, autograder_zip, tmp_path_factory):
     """{name: Graded} for the stub and every adversarial file, graded in one batch."""
@@ -47,8 +33,6 @@ def batch(built_dist, autograder_zip, tmp_path_factory):
     folder.mkdir()
     student = built_dist / "student" / NOTEBOOK_NAME
     for name in ["stub", "useless"] + strategies() + legit():
-        if name in HOST_HARMING:
-            continue
         notebook = submission_notebook(student, name)
         extra = ADVERSARIAL / f"{name}.files"
         if extra.is_dir():  # as grader.export() would zip it, with the student's own folder
@@ -69,7 +53,7 @@ def grading_status(outcome):
     return final_grades([outcome.results])["grading_status"].iloc[-1]
 
 
-@pytest.mark.parametrize("name", contained_strategies())
+@pytest.mark.parametrize("name", strategies())
 def test_a_cheating_strategy_scores_no_more_than_the_stub_and_is_flagged_or_rejected(batch, name):
     outcome, stub = batch[name], batch["stub"]
     for question in GRADED_FUNCTIONS + ("student_extension",):

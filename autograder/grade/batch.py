@@ -117,7 +117,9 @@ class _Batch:
     def conclude(self, name, results, submission=None, execution=None, otter_error=None):
         flags = []
         if submission is not None:
-            checked = verify(self.verifier, submission.notebook, results)
+            checked = verify(self.verifier, submission.notebook, results,
+                             data=execution.data if execution is not None else None,
+                             confined=execution is not None and execution.confined)
             results, flags = checked.results, checked.flags
         diagnosis = diagnose(name, results, bundle=self.bundle, execution=execution,
                              submission=submission, flags=flags)

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from .confine import data_variable_names, kernel_identity
 from .kernel import grade_in_child, write_report
 
 # Modules every submission imports (the notebook, Otter's init cell, the zip's checks).
@@ -78,6 +79,8 @@ class Execution:
     failure_kind: Optional[str] = None  # "timeout", "memory", "died" or "internal"
     seconds: float = 0.0
     peak_rss_mb: float = 0.0
+    data: Optional[dict] = None  # data questions' variables, as plain JSON (kernel.export_data)
+    confined: bool = False  # whether the child ran as an unprivileged user (confine.py)
 
     @property
     def ran(self):
@@ -150,7 +153,13 @@ class ForkServer:
             raise ValueError("jobs must be at least 1")
         self.bundle, self.limits, self.jobs = bundle, limits, jobs
         self.grader_paths = tuple(str(p) for p in grader_paths)
-        self.scratch = Path(tempfile.mkdtemp(prefix="runs-", dir=bundle.source.parent))
+        self.identity = kernel_identity()  # None unless the grader is root
+        self.data_names = data_variable_names(bundle)
+        # Not beside the unzipped bundle: a confined child must traverse this folder, and
+        # must not be able to reach the bundle's reference.
+        self.scratch = Path(tempfile.mkdtemp(prefix="kit-runs-"))
+        if self.identity is not None:
+            self.scratch.chmod(0o711)
         warm()
         # Objects alive now are never collected, so the collector does not copy the parent's
         # pages into every child.
@@ -259,7 +268,8 @@ class ForkServer:
                                      + report["internal_error"], failure_kind="internal")
         return Execution(verdicts=report["verdicts"], catastrophic=report["catastrophic"],
                          cell_errors=report["cell_errors"], output=report["output"],
-                         output_chars=report["output_chars"])
+                         output_chars=report["output_chars"], data=report.get("data"),
+                         confined=bool(report.get("confined")))
 
     # --- child side ----------------------------------------------------------------------
 
@@ -284,7 +294,7 @@ class ForkServer:
 
             try:
                 report = grade_in_child(submission, self.bundle, workdir, self.grader_paths,
-                                        progress)
+                                        progress, self.identity, self.data_names)
             except Exception as exc:  # a bug of the grader, not of the submission
                 report = {"internal_error": f"{type(exc).__name__}: {exc}",
                           "traceback": traceback.format_exc()}

@@ -34,6 +34,11 @@ import sys
 from glob import glob
 from pathlib import Path
 
+# Imported before any fork: a child forgets the grader's `autograder` package (isolate_imports).
+from autograder.verify.kernel_data import export_cell, read_export
+
+from .confine import enter_confined_view, isolate_signals
+
 OTTER_LOG_HOST, OTTER_LOG_PORT = "127.0.0.1", 9
 SEND_LOGS_CALL = f'logging.send_logs("{OTTER_LOG_HOST}", {OTTER_LOG_PORT})'
 
@@ -105,15 +110,20 @@ def prepare_submission_folder(folder: Path, submission, bundle):
     (folder / "__init__.py").touch()
 
 
-def isolate_imports(folder: Path, bundle, grader_paths):
+def shadowed_modules(bundle):
+    """The top-level modules of the zip's ``files/``, read before a confined child loses
+    access to the bundle."""
+    return {path.stem if path.suffix == ".py" else path.name
+            for path in bundle.files.iterdir()} if bundle.files.is_dir() else set()
+
+
+def isolate_imports(folder: Path, shadowed, grader_paths):
     """Make ``import autograder`` and friends find the zip's copies beside the notebook.
 
     The warm parent imported the grader's own ``autograder`` package; the child must forget it
-    and every other module of the zip's ``files/``, and drop the grader's folders from
-    ``sys.path``, so that the tests run the zip's code as they do in Otter's kernel.
+    and every other module of the zip's ``files/`` (``shadowed``), and drop the grader's folders
+    from ``sys.path``, so that the tests run the zip's code as they do in Otter's kernel.
     """
-    shadowed = {path.stem if path.suffix == ".py" else path.name
-                for path in bundle.files.iterdir()} if bundle.files.is_dir() else set()
     for name in list(sys.modules):
         if name.split(".")[0] in shadowed:
             del sys.modules[name]
@@ -236,14 +246,25 @@ def collect_verdicts(results_path: Path):
     return verdicts, None
 
 
-def grade_in_child(submission, bundle, workdir: Path, grader_paths, progress):
-    """Everything the child does between the fork and its report. Returns the report."""
+def grade_in_child(submission, bundle, workdir: Path, grader_paths, progress, identity=None,
+                   data_names=()):
+    """Everything the child does between the fork and its report. Returns the report.
+
+    ``identity``: the unprivileged user to become (``confine``), or None to stay as is.
+    ``data_names``: notebook variables that data questions are graded on; their values are
+    reported as plain JSON for the verifier, which grades those questions outside the child.
+    """
     from IPython.core.interactiveshell import InteractiveShell
 
     folder = workdir / "submission"
     prepare_submission_folder(folder, submission, bundle)
+    shadowed = shadowed_modules(bundle)
+    if identity is not None:
+        folder = enter_confined_view(folder, workdir, identity)
+    else:
+        isolate_signals()
     os.chdir(folder)
-    isolate_imports(folder, bundle, grader_paths)
+    isolate_imports(folder, shadowed, grader_paths)
     results_path = workdir / "results.pkl"
     nb, origin = otter_notebook(submission, folder, bundle, results_path)
 
@@ -254,7 +275,21 @@ def grade_in_child(submission, bundle, workdir: Path, grader_paths, progress):
     progress("done")
     verdicts, catastrophic = collect_verdicts(results_path)
     return {"verdicts": verdicts, "catastrophic": catastrophic, "cell_errors": cell_errors,
-            "output": output.text(), "output_chars": output.total}
+            "output": output.text(), "output_chars": output.total,
+            "confined": identity is not None,
+            "data": export_data(shell, data_names, workdir / "data.json")}
+
+
+def export_data(shell, names, path: Path):
+    """The data variables as plain JSON values, through the same cell the Otter plugin appends.
+
+    Run as a cell of the student's own namespace, after everything else; the grader reads the
+    result as untrusted data (``kernel_data.read_export``).
+    """
+    if not names:
+        return None
+    shell.run_cell(export_cell(names, path).source, store_history=False)
+    return read_export(path)
 
 
 def write_report(path: Path, report):

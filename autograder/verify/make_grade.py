@@ -4,9 +4,9 @@ Same decision as the Otter plugin (decide.py), from the same zip: its tests, its
 the plugin's limits and given-code fingerprints from its ``otter_config.json``. Everything is
 read once, when the verifier is made, before any submission runs.
 
-``make grade`` runs the notebook in its own engine, not through Otter's plugin events, so the
-kernel does not export the variables of data questions: unless the caller passes them as
-``data``, those questions keep the kernel's verdicts (scored by the zip's own test files).
+``make grade`` runs the notebook in its own engine, not through Otter's plugin events; its
+child exports the variables of data questions itself and passes them as ``data`` (without
+them, those questions would keep the kernel's verdicts), and says whether it ran confined.
 """
 
 import json
@@ -33,7 +33,7 @@ def _plugin_config(config: dict):
 
 
 def verifier_for(autograder_zip):
-    """``verifier(notebook, results, data=None) -> (results, flags)`` for this zip; None when
+    """``verifier(notebook, results, data=None, confined=False) -> (results, flags)`` for this zip; None when
     the zip does not list the plugin, or cannot be read (``make grade`` then says why)."""
     folder = Path(tempfile.mkdtemp(prefix="kit-verify-zip-"))
     try:
@@ -53,9 +53,9 @@ def verifier_for(autograder_zip):
     given = list(plugin_config.get("given", []))
     identity = privileges.identity(privileges.VERIFY_USER)
 
-    def verifier(notebook, results, data=None):
+    def verifier(notebook, results, data=None, confined=False):
         with views.materialized(files) as materialized:
-            decision = decide(notebook, tests, kernel_verdicts(results), confined=False,
+            decision = decide(notebook, tests, kernel_verdicts(results), confined=confined,
                               identity=identity, limits=settings.child_limits(), given=given,
                               data=data, files=materialized if data is not None else None)
         checked = GradingResults(list(decision.test_files.values()), results.notebook)
