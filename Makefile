@@ -17,10 +17,14 @@ N ?= 200
 
 all: assign
 
-$(STAMP): requirements.txt
+# The .pth line makes this kit importable from the venv wherever it runs, because the zip's
+# Otter plugin (autograder.verify.plugin) is imported by `otter run` in the grader's own
+# Python, outside the zip.
+$(STAMP): requirements.txt Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -c 'import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()["purelib"], "kit055.pth").write_text("$(CURDIR)\n")'
 	touch $(STAMP)
 
 # Master notebook -> dist/student (the student notebook, lab, assessment)
