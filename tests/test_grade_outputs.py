@@ -12,6 +12,8 @@ from grade_fixtures import (  # noqa: F401 - fixtures
 )
 
 OTTER_COLUMNS_AFTER_QUESTIONS = ["total_points_earned", "percent_correct", "grading_status"]
+# The zip declares the verification plugin, so make grade appends its flags after Otter's columns.
+FLAGS_AFTER_OTTER = ["flags"]
 
 
 @pytest.fixture(scope="module")
@@ -22,8 +24,9 @@ def grades(demo_graded):
 
 def test_final_grades_csv_has_otter_grades_exact_columns(grades):
     header, rows = grades
-    questions = header[1:-3]
-    assert header[0] == "file" and header[-3:] == OTTER_COLUMNS_AFTER_QUESTIONS
+    questions = header[1:-4]
+    assert header[0] == "file"
+    assert header[-4:] == OTTER_COLUMNS_AFTER_QUESTIONS + FLAGS_AFTER_OTTER
     assert questions == sorted(questions) and set(GRADED_FUNCTIONS) <= set(questions)
 
 
@@ -33,7 +36,7 @@ def test_final_grades_csv_starts_with_the_points_per_question(demo_graded):
     first = df.iloc[0]
     assert first["file"] == "points-per-question" and first["grading_status"] == "--"
     assert first["percent_correct"] == 1
-    questions = df.columns[1:-3]
+    questions = df.columns[1:-4]
     assert first["total_points_earned"] == pytest.approx(sum(first[q] for q in questions))
     assert list(df["file"][1:]) == sorted(df["file"][1:])
 

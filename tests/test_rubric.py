@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from autograder.extension import CRITERIA, CRITERION_IDS, FIELD_ALIASES
+from autograder.master import hidden_tests_for
 from autograder.rubric import load_rubric, question_points
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -89,11 +90,8 @@ def test_assessment_tells_how_to_run_lab_and_validator_from_the_student_folder()
     assert "python extension.py resultado.json" in howto
 
 
-def test_master_grades_student_extension_with_one_hidden_test_per_criterion_in_rubric_order():
-    master = (ROOT / "assignments" / "attention.py").read_text(encoding="utf-8")
-    question = master.split("# name: student_extension", 1)[1].split("# # END QUESTION", 1)[0]
-    tests = question.split("# # BEGIN TESTS", 1)[1].split("# # END TESTS", 1)[0]
-    cells = [cell for cell in tests.split("# %%\n")[1:]]
-    assert [re.findall(r'check_criterion\("(\w+)", resultado\)', cell) for cell in cells] == \
+def test_build_grades_student_extension_with_one_hidden_test_per_criterion_in_rubric_order(rubric):
+    sources = hidden_tests_for("student_extension", rubric)
+    assert [re.findall(r"check_criterion\('(\w+)', resultado\)", source) for source in sources] == \
         [[criterion] for criterion in CRITERION_IDS]
-    assert all("hidden: true" in cell and "points" not in cell for cell in cells)
+    assert all("hidden: true" in source and "points" not in source for source in sources)
