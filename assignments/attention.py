@@ -709,6 +709,7 @@ print(f"Filas de la FFN que cambian al tocar el token 4: {rows_changed}")
 
 # %%
 import json
+import os
 import subprocess
 import sys
 
@@ -782,8 +783,11 @@ resultado = {**resultado_lab, "student_extension": student_extension}
 # %%
 with open("resultado.json", "w", encoding="utf-8") as f:
     json.dump(resultado, f, ensure_ascii=False, indent=2, sort_keys=True)
-validacion = subprocess.run([sys.executable, "extension.py", "resultado.json"], capture_output=True, encoding="utf-8")
-print(validacion.stdout + validacion.stderr)
+if os.path.exists("extension.py"):
+    validacion = subprocess.run([sys.executable, "extension.py", "resultado.json"], capture_output=True, encoding="utf-8")
+    print(validacion.stdout + validacion.stderr)
+else:
+    print("No encuentro extension.py junto a este cuaderno: cópialo de la carpeta de la clase.")
 
 # %% [markdown]
 # ## Entrega
