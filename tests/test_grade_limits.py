@@ -2,6 +2,7 @@
 once. (Time and memory limits are exercised by test_grade_bad_inputs; no test here times
 anything.)"""
 
+import socket
 import subprocess
 
 import pytest
@@ -10,25 +11,49 @@ from grade_fixtures import (  # noqa: F401 - fixtures
     ROOT, demo_files, grade_cli, read_feedback, with_extra_cell,
 )
 
-# Each notebook leaves its name in a shared folder, then waits until it sees the other's or
-# gives up. Both meet only if they run at the same time.
+# The two notebooks meet over a loopback TCP port (a confined child sees no shared folder):
+# the first to bind waits for a connection, the other connects. They meet only if they run at
+# the same time.
 RENDEZVOUS = """\
-import pathlib, time
-sala = pathlib.Path({folder!r})
-(sala / {name!r}).touch()
+import socket, time
 limite = time.time() + {wait}
-while len(list(sala.iterdir())) < 2 and time.time() < limite:
-    time.sleep(0.05)
-print("encuentro:", "juntos" if len(list(sala.iterdir())) >= 2 else "solo")
+juntos = False
+sala = socket.socket()
+sala.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+try:
+    sala.bind(("127.0.0.1", {port}))
+    sala.listen(1)
+    sala.settimeout({wait})
+    try:
+        sala.accept()[0].close()
+        juntos = True
+    except socket.timeout:
+        pass
+except OSError:  # the other notebook holds the port: it is running now
+    while not juntos and time.time() < limite:
+        try:
+            socket.create_connection(("127.0.0.1", {port}), timeout=1).close()
+            juntos = True
+        except OSError:
+            time.sleep(0.05)
+finally:
+    sala.close()
+print("encuentro:", "juntos" if juntos else "solo")
 """
 
 
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 def rendezvous_batch(tmp_path, demo_files, autograder_zip, jobs, wait):
-    room, folder, out = tmp_path / "sala", tmp_path / "entregas", tmp_path / "notas"
-    room.mkdir()
+    folder, out = tmp_path / "entregas", tmp_path / "notas"
     folder.mkdir()
+    port = free_port()
     for name in ("ana", "luis"):
-        source = RENDEZVOUS.format(folder=str(room), name=name, wait=wait)
+        source = RENDEZVOUS.format(port=port, wait=wait)
         (folder / f"{name}.ipynb").write_bytes(with_extra_cell(demo_files["correcta.ipynb"],
                                                                source, at_end=False))
     completed = grade_cli(folder, out, autograder_zip, "--jobs", jobs, "--timeout", 120)
@@ -42,9 +67,8 @@ def test_jobs_2_grades_two_submissions_at_once(tmp_path, demo_files, autograder_
 
 
 def test_jobs_1_grades_one_submission_at_a_time(tmp_path, demo_files, autograder_zip):
-    first, second = rendezvous_batch(tmp_path, demo_files, autograder_zip, jobs=1, wait=2)
-    assert "encuentro: solo" in first  # the second had not started while the first waited
-    assert "encuentro: juntos" in second
+    for feedback in rendezvous_batch(tmp_path, demo_files, autograder_zip, jobs=1, wait=2):
+        assert "encuentro: solo" in feedback  # neither had company while it waited
 
 
 @pytest.mark.parametrize("variables, expected", [
