@@ -35,7 +35,7 @@ GRADED_DEPENDENCIES = {
     "transformer_block": ("attention", "multihead"),
 }
 
-# What each function returns, as a list of (Spanish name of the part, how to compute its shape).
+# What each function returns: the Spanish name of each part, as the feedback calls it.
 # A tuple-returning function has several parts; the others have one.
 RETURN_PARTS = {
     "attention": ("la salida", "los pesos"),
