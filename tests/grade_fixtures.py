@@ -191,16 +191,6 @@ def zoo_graded(demo_files, autograder_zip, tmp_path_factory):
     return completed, out
 
 
-def skip_if_zip_has_plugins(autograder_zip):
-    """Otter runs the zip's plugins, which may rewrite results; make grade runs them only
-    through a verifier, so byte-for-byte equality holds only for a zip without plugins."""
-    with zipfile.ZipFile(autograder_zip) as zf:
-        plugins = json.loads(zf.read("otter_config.json")).get("plugins")
-    if plugins:
-        pytest.skip("the zip declares Otter plugins, which make grade runs only through a "
-                    "verifier (issue 6); scores are still compared")
-
-
 @pytest.fixture(scope="session")
 def gradescope_schema():
     import jsonschema

@@ -8,7 +8,6 @@ import pytest
 
 from grade_fixtures import (  # noqa: F401 - fixtures
     demo_files, demo_folder, demo_graded, read_grades, read_results, run_two_at_a_time,
-    skip_if_zip_has_plugins,
 )
 
 GRADED_BY_OTTER = ("correcta.ipynb", "parcial.ipynb", "sin_hacer.ipynb", "exportada.zip")
@@ -47,6 +46,5 @@ def test_otter_run_and_make_grade_give_identical_per_question_scores(
 @pytest.mark.parametrize("name", GRADED_BY_OTTER)
 def test_otter_run_and_make_grade_write_identical_results_json(
         otter_run_results, demo_graded, autograder_zip, name):
-    skip_if_zip_has_plugins(autograder_zip)
     _, out = demo_graded
     assert read_results(out, name.rsplit(".", 1)[0]) == otter_run_results[name]

@@ -15,11 +15,9 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from otter.test_files import GradingResults
-
 from . import privileges, views
 from .decide import decide
-from .plugin import PLUGIN_NAME, Settings, kernel_verdicts, load_tests
+from .plugin import PLUGIN_NAME, Settings, kernel_verdicts, load_tests, record_decision
 
 
 def _plugin_config(config: dict):
@@ -58,7 +56,7 @@ def verifier_for(autograder_zip):
             decision = decide(notebook, tests, kernel_verdicts(results), confined=confined,
                               identity=identity, limits=settings.child_limits(), given=given,
                               data=data, files=materialized if data is not None else None)
-        checked = GradingResults(list(decision.test_files.values()), results.notebook)
-        return checked, [flag.text() for flag in decision.flags]
+        record_decision(results, decision.test_files, decision.flags, decision.notes, confined)
+        return results, [flag.text() for flag in decision.flags]
 
     return verifier

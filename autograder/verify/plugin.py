@@ -246,18 +246,7 @@ class VerificationPlugin(AbstractOtterPlugin):
         self._write(results, files, [flag], [])
 
     def _write(self, results, test_files, flags, notes):
-        results.results = dict(test_files)
-        results._catastrophic_error = None
-        results.all_hidden = False
-        results._plugin_data = {}
-        results.set_plugin_data(PLUGIN_NAME, {
-            "flags": [flag.to_dict() for flag in flags],
-            "flags_text": csv_text(flags),
-            "notes": list(notes),
-            "privilege_separation": self.confined,
-        })
-        text = feedback_markdown(flags, notes)
-        results.set_output(text or None)
+        record_decision(results, test_files, flags, notes, self.confined)
 
     def generate_report(self):
         return "\n".join(self.report_lines) or None
@@ -273,6 +262,22 @@ def _executing(session, limits: KernelLimits):
             yield
     finally:
         session.close()
+
+
+def record_decision(results, test_files, flags, notes, confined):
+    """Write a decision into Otter's results, the same way on every grading path, so that
+    Gradescope, `otter run` and `make grade` show the same results.json."""
+    results.results = dict(test_files)
+    results._catastrophic_error = None
+    results.all_hidden = False
+    results._plugin_data = {}
+    results.set_plugin_data(PLUGIN_NAME, {
+        "flags": [flag.to_dict() for flag in flags],
+        "flags_text": csv_text(flags),
+        "notes": list(notes),
+        "privilege_separation": confined,
+    })
+    results.set_output(feedback_markdown(flags, notes) or None)
 
 
 def flags_of(results) -> str:
