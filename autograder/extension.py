@@ -20,6 +20,7 @@ so it needs only the standard library, jsonschema and its schema file.
 """
 
 import argparse
+import hashlib
 import json
 import math
 import re
@@ -239,11 +240,34 @@ def find_lab(notebook=None) -> Optional[Path]:
     return next((path for path in candidates if path.is_file()), None)
 
 
+# Criteria 1 and 3 both need a fresh run of the lab on the same notebook and seed; graded one
+# hidden test at a time they would run it twice. Runs are remembered by the exact bytes of the
+# lab and the notebook, so a changed notebook always gets a new run.
+_LAB_RUNS = {}
+
+
+def _fingerprint(path) -> Optional[str]:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
 def run_lab(seed, notebook=None, lab=None, timeout=LAB_TIMEOUT_S) -> LabRun:
     """Run lab.py once, as the student would, and keep what it printed."""
     lab = Path(lab) if lab else find_lab(notebook)
     if lab is None:
         return LabRun("python lab.py", problem="no encuentro lab.py junto al cuaderno ni en esta carpeta.")
+    # Without --notebook the lab reads the notebook beside it, so every one there counts.
+    notebooks = [Path(notebook)] if notebook else sorted(lab.parent.glob("*.ipynb"))
+    key = (repr(seed), str(lab.resolve()), _fingerprint(lab), timeout,
+           tuple((str(path.resolve()), _fingerprint(path)) for path in notebooks))
+    if key not in _LAB_RUNS:
+        _LAB_RUNS[key] = _run_lab(seed, notebook, lab, timeout)
+    return _LAB_RUNS[key]
+
+
+def _run_lab(seed, notebook, lab: Path, timeout) -> LabRun:
     command = [sys.executable, str(lab)]
     if isinstance(seed, int) and not isinstance(seed, bool):
         command += ["--seed", str(seed)]

@@ -280,3 +280,20 @@ def test_untouched_student_template_is_unusable_with_a_fill_in_message(built_dis
     data = {"student_extension": notebook_extension(built_dist / "student" / NOTEBOOK_NAME)}
     with pytest.raises(UnusableInput, match="está sin rellenar"):
         validate(data)
+
+
+def test_criteria_1_and_3_share_one_lab_run_until_the_notebook_changes(good, folder, tmp_path,
+                                                                       monkeypatch):
+    from autograder import extension
+
+    copy_of = shutil.copytree(folder, tmp_path / "copia")
+    calls = []
+    real = extension._run_lab
+    monkeypatch.setattr(extension, "_run_lab", lambda *args: calls.append(args) or real(*args))
+    for criterion in ("lab_exits_zero", "lab_output_unchanged"):
+        check_criterion(criterion, good, copy_of / NOTEBOOK_NAME)
+    assert len(calls) == 1
+    notebook = copy_of / NOTEBOOK_NAME
+    notebook.write_text(notebook.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    check_criterion("lab_exits_zero", good, notebook)
+    assert len(calls) == 2

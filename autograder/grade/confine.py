@@ -43,7 +43,8 @@ def enter_confined_view(folder: Path, workdir: Path, identity: privileges.Identi
     """
     view = workdir / "view"
     view.mkdir()
-    views.kernel_view(folder, view, GRADED_FUNCTIONS)
+    # Every question's hidden tests stay out, as in the plugin: the verifier repeats them all.
+    views.kernel_view(folder, view, [test.stem for test in (folder / "tests").glob("*.py")])
     # The full folder holds the reference and the hidden tests: gone before the user gets
     # the working folder.
     shutil.rmtree(folder)
