@@ -16,11 +16,18 @@ from seed_lines import assert_matches_seed, assert_token_means_vanish
 matplotlib.use("Agg")
 
 
+# The lesson (seed 000's eight steps) ends where the challenge begins; the challenge's cells
+# run the lab and write files, which is not the lesson's business.
+CHALLENGE_HEADING = "## Reto verificable"
+
+
 def master_demo_cells():
-    """The master's demo code, in order: no tests, no graded stubs, no helper placeholders."""
+    """The lesson's demo code, in order: no tests, no graded stubs, no helper placeholders."""
     in_tests = False
     for cell in load_master(MASTER).cells:
         source = cell.source.strip()
+        if cell.cell_type == "markdown" and source.startswith(CHALLENGE_HEADING):
+            return
         if cell.cell_type == "raw":
             in_tests = {"# BEGIN TESTS": True, "# END TESTS": False}.get(source, in_tests)
             continue
@@ -99,3 +106,10 @@ def test_reference_signatures_are_the_lessons():
         "transformer_block": "(x, heads, W_O, W1, b1, W2, b2, mask=None)",
     }
     assert {name: str(inspect.signature(getattr(reference, name))) for name in expected} == expected
+
+
+def test_the_lesson_demos_stop_where_the_challenge_begins():
+    headings = [cell.source.strip() for cell in load_master(MASTER).cells
+                if cell.cell_type == "markdown"]
+    assert any(heading.startswith(CHALLENGE_HEADING) for heading in headings)
+    assert not any("lab.py" in source for source in master_demo_cells())
