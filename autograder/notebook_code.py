@@ -122,7 +122,7 @@ def _bindings(notebook: nbformat.NotebookNode) -> dict:
             continue
         source, tree = parsed
         for node in tree.body:
-            names = _bound_names(node)
+            names = bound_names(node)
             if names:
                 binding = _Binding(names, node, number, source)
                 for name in names:
@@ -159,7 +159,7 @@ def _blank_ipython_lines(source: str) -> Optional[str]:
     )
 
 
-def _bound_names(node: ast.stmt) -> tuple:
+def bound_names(node: ast.stmt) -> tuple:
     """The names a top-level statement binds, if it is one this module keeps."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return (node.name,)

@@ -18,26 +18,13 @@ import nbformat
 import reference
 
 from ..checks import GRADED_DEPENDENCIES
-from ..notebook_code import NotebookCodeError, extract_definitions
+from ..notebook_code import NotebookCodeError, bound_names, extract_definitions
 
 _CELL_MARKER = re.compile(r"^# celda (\d+)$")
 
 # Read at import, before any submission runs: a kernel of the grader's own user could rewrite
 # the file on disk later, but not this string.
 REFERENCE_SOURCE = Path(reference.transformer.__file__).read_text("utf-8")
-
-
-def _bound_names(node) -> list:
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return [node.name]
-    if isinstance(node, ast.Import):
-        return [(alias.asname or alias.name).split(".")[0] for alias in node.names]
-    if isinstance(node, ast.ImportFrom):
-        return [alias.asname or alias.name for alias in node.names]
-    if isinstance(node, (ast.Assign, ast.AnnAssign)):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        return [t.id for t in targets if isinstance(t, ast.Name)]
-    return []
 
 
 def chunks_of(extracted: str) -> list:
@@ -63,7 +50,7 @@ def chunks_of(extracted: str) -> list:
                 cell = int(match.group(1))
                 break
         chunks.append({"cell": cell, "source": "\n".join(lines[first - 1:last]),
-                       "names": _bound_names(node)})
+                       "names": list(bound_names(node))})
     return chunks
 
 
