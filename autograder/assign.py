@@ -1,8 +1,8 @@
 """`make assign`: master notebook -> dist/student and dist/autograder.
 
-    assignments/attention.py  --(master.py)-->  dist/build/attention.ipynb  --(otter assign)-->
-        dist/student/attention.ipynb             the only notebook students get
-        dist/autograder/attention.ipynb          the solution notebook
+    assignments/attention.py  --(master.py)-->  dist/build/notebook_student.ipynb  --(otter assign)-->
+        dist/student/notebook_student.ipynb      the graded notebook students get
+        dist/solution/notebook_solution.ipynb    the solution, for instructors to release later
         dist/autograder/<name>-autograder.zip    the zip for Gradescope, `otter run` and `make grade`
 
 The reference and this package enter the zip through Otter's ``autograder_files`` and nowhere
@@ -23,7 +23,11 @@ from .rubric import load_rubric, points_table
 
 ROOT = Path(__file__).resolve().parent.parent
 MASTER = ROOT / "assignments" / "attention.py"
-NOTEBOOK_NAME = "attention.ipynb"
+# Otter's init cell names the master's file, so the master is built under the name students get.
+NOTEBOOK_NAME = "notebook_student.ipynb"
+SOLUTION_NAME = "notebook_solution.ipynb"
+# Otter stamps its zip's name with the master's name and the time; every path uses this one.
+ZIP_NAME = "attention-autograder.zip"
 
 # Copied beside the build notebook so that `autograder_files` can ship them; the lab is
 # there because the `student_extension` question re-runs it on the submission.
@@ -78,8 +82,8 @@ def run_otter_assign(master_nb: Path, result_dir: Path, run_tests: bool):
 
 
 def arrange_dist(otter_out: Path, dist: Path):
-    student, autograder = dist / "student", dist / "autograder"
-    for folder in (student, autograder):
+    student, autograder, solution = dist / "student", dist / "autograder", dist / "solution"
+    for folder in (student, autograder, solution):
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
 
@@ -93,13 +97,8 @@ def arrange_dist(otter_out: Path, dist: Path):
     zips = list((otter_out / "autograder").glob("*.zip"))
     if len(zips) != 1:
         raise RuntimeError(f"otter assign produced {len(zips)} zips, expected 1")
-    # Otter stamps the zip's name with the time; a stable name lets every path use one file.
-    shutil.copy(zips[0], autograder / zip_name(zips[0]))
-    shutil.copy(otter_out / "autograder" / NOTEBOOK_NAME, autograder / NOTEBOOK_NAME)
-
-
-def zip_name(otter_zip: Path):
-    return otter_zip.name.split("-autograder_")[0] + "-autograder.zip"
+    shutil.copy(zips[0], autograder / ZIP_NAME)
+    shutil.copy(otter_out / "autograder" / NOTEBOOK_NAME, solution / SOLUTION_NAME)
 
 
 def find_autograder_zip(dist: Path = ROOT / "dist"):

@@ -128,7 +128,7 @@ def bad_submissions(demo):
         "otra_tarea.ipynb": with_metadata(
             right, lambda m: m["otter"].__setitem__("assignment_name", "054-otra-tarea")),
         "sin_cuaderno.zip": zip_bytes({"notas.txt": "mi entrega", "solucion.py": "x = 1\n"}),
-        "dos_cuadernos.zip": zip_bytes({"attention.ipynb": right, "attention-copia.ipynb": right}),
+        "dos_cuadernos.zip": zip_bytes({"notebook_student.ipynb": right, "attention-copia.ipynb": right}),
         "kernel_raro.ipynb": with_metadata(
             right, lambda m: m.__setitem__("kernelspec", {"name": "python3-otro",
                                                           "display_name": "Python (otro)",
@@ -143,8 +143,8 @@ def bad_submissions(demo):
 
 def real_export_zip(notebook_bytes, folder: Path):
     """The zip that the student notebook's own ``grader.export(pdf=False)`` writes."""
-    (folder / "attention.ipynb").write_bytes(notebook_bytes)
-    script = ("import otter; otter.Notebook('attention.ipynb').export("
+    (folder / "notebook_student.ipynb").write_bytes(notebook_bytes)
+    script = ("import otter; otter.Notebook('notebook_student.ipynb').export("
               "pdf=False, display_link=False, export_path='exportada_con_otter.zip')")
     subprocess.run([sys.executable, "-c", script], cwd=folder, check=True, capture_output=True,
                    timeout=120)

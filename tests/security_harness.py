@@ -150,7 +150,7 @@ def write_submission(folder: Path, student_notebook: Path, name: str, notebook=N
     """A submission folder: the notebook (as the student named it) and any extra files."""
     folder.mkdir(parents=True)
     nbformat.write(notebook or submission_notebook(student_notebook, name),
-                   str(folder / "attention.ipynb"))
+                   str(folder / "notebook_student.ipynb"))
     extra = ADVERSARIAL / f"{name}.files"
     if extra.is_dir():
         shutil.copytree(extra, folder, dirs_exist_ok=True)

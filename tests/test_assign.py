@@ -8,7 +8,7 @@ import nbformat
 import pytest
 
 import reference
-from autograder.assign import MASTER, NOTEBOOK_NAME, build
+from autograder.assign import MASTER, NOTEBOOK_NAME, SOLUTION_NAME, ZIP_NAME, build
 from autograder.cases import cases_for
 from autograder.checks import GRADED_FUNCTIONS
 from autograder.master import QUESTION_HEADER, _raw_config, _without_docstring, build_otter_master
@@ -32,11 +32,9 @@ def test_student_folder_holds_exactly_one_notebook(built_dist):
     assert [p.name for p in notebooks] == [NOTEBOOK_NAME]
 
 
-def test_autograder_folder_holds_one_zip_and_the_solution(built_dist):
-    names = sorted(p.name for p in (built_dist / "autograder").iterdir())
-    zips = [n for n in names if n.endswith(".zip")]
-    assert len(zips) == 1
-    assert NOTEBOOK_NAME in names
+def test_autograder_folder_holds_one_zip_and_the_solution_its_own_folder(built_dist):
+    assert sorted(p.name for p in (built_dist / "autograder").iterdir()) == [ZIP_NAME]
+    assert sorted(p.name for p in (built_dist / "solution").iterdir()) == [SOLUTION_NAME]
 
 
 @pytest.mark.parametrize("name", GRADED_FUNCTIONS)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.assign import NOTEBOOK_NAME
+from autograder.assign import NOTEBOOK_NAME, SOLUTION_NAME
 from autograder.extension import CRITERION_IDS, UnusableInput, check_criterion, validate
 from autograder.notebook_code import load_functions
 from test_lab import LAB, NOTEBOOK_CODE, reference_notebook, stub
@@ -34,7 +34,7 @@ def folder(tmp_path_factory):
     folder = tmp_path_factory.mktemp("student")
     for source in (LAB, NOTEBOOK_CODE, EXTENSION, SCHEMA):
         shutil.copy(source, folder / source.name)
-    reference_notebook(folder / "attention.ipynb")
+    reference_notebook(folder / "notebook_student.ipynb")
     return folder
 
 
@@ -68,7 +68,7 @@ def write(folder, data, name="resultado.json"):
 
 
 def test_good_extension_passes_all_five_criteria_in_rubric_order(good, folder):
-    results = validate(good, folder / "attention.ipynb")
+    results = validate(good, folder / "notebook_student.ipynb")
     assert [r.id for r in results] == list(CRITERION_IDS)
     assert failed(results) == {}
 
@@ -77,7 +77,7 @@ def test_spanish_field_names_are_accepted(good, folder):
     english_to_spanish = {"assumption": "supuesto", "measurement": "medición", "conclusion": "conclusión",
                           "limitation": "limitacion", "risk": "riesgo"}
     good["student_extension"] = {english_to_spanish[k]: v for k, v in GOOD_EXTENSION.items()}
-    assert failed(validate(good, folder / "attention.ipynb")) == {}
+    assert failed(validate(good, folder / "notebook_student.ipynb")) == {}
 
 
 def test_cli_exits_0_from_the_student_folder_alone(good, folder):
@@ -125,12 +125,12 @@ def no_risk_at_all(data):
         "extension_saying_no_risk_fails_only_criterion_5"])
 def test_broken_extension_fails_only_its_criterion(good, folder, break_it, criterion, message):
     break_it(good)
-    assert list(failed(validate(good, folder / "attention.ipynb"))) == [criterion]
-    assert message in failed(validate(good, folder / "attention.ipynb", only=criterion))[criterion]
+    assert list(failed(validate(good, folder / "notebook_student.ipynb"))) == [criterion]
+    assert message in failed(validate(good, folder / "notebook_student.ipynb", only=criterion))[criterion]
 
 
 def test_lab_that_fails_fails_criterion_1_and_blocks_only_criterion_3(good, tmp_path):
-    notebook = reference_notebook(tmp_path / "attention.ipynb", attention=stub("attention"))
+    notebook = reference_notebook(tmp_path / "notebook_student.ipynb", attention=stub("attention"))
     problems = failed(validate(good, notebook, lab=LAB))
     assert list(problems) == ["lab_exits_zero", "lab_output_unchanged"]
     assert "attention todavía no está implementada" in problems["lab_exits_zero"]
@@ -145,20 +145,20 @@ def test_missing_lab_fails_criterion_1_with_where_to_put_it(good, tmp_path, monk
 
 def test_lab_that_hangs_is_stopped_by_the_timeout(good, tmp_path):
     looping = "def attention(Q, K, V, mask=None):\n    while True:\n        pass\n"
-    notebook = reference_notebook(tmp_path / "attention.ipynb", attention=looping)
+    notebook = reference_notebook(tmp_path / "notebook_student.ipynb", attention=looping)
     problems = failed(validate(good, notebook, lab=LAB, only="lab_exits_zero", timeout=3))
     assert "no terminó en 3 s" in problems["lab_exits_zero"]
 
 
 def test_a_changed_seed_is_caught_because_the_rerun_uses_it(good, folder):
     good["seed"] = 7
-    assert list(failed(validate(good, folder / "attention.ipynb"))) == ["lab_output_unchanged"]
+    assert list(failed(validate(good, folder / "notebook_student.ipynb"))) == ["lab_output_unchanged"]
 
 
 def test_cli_prints_one_spanish_line_per_failure_and_exits_1(good, folder):
     no_lab_number(good)
     blank_risk(good)
-    done = run_validator(write(folder, good, "dos_fallos.json"), "--notebook", folder / "attention.ipynb")
+    done = run_validator(write(folder, good, "dos_fallos.json"), "--notebook", folder / "notebook_student.ipynb")
     failures = [line for line in done.stdout.splitlines() if line.startswith("✗")]
     assert done.returncode == 1
     assert [line.split(")")[0] for line in failures] == ["✗ Criterio 4 (cites_lab_numbers", "✗ Criterio 5 (declares_risk"]
@@ -251,7 +251,7 @@ def test_missing_file_exits_2(tmp_path):
 def test_utf16_file_from_powershell_is_read(good, folder, tmp_path):
     path = tmp_path / "resultado.json"
     path.write_bytes(json.dumps(good, ensure_ascii=False).encode("utf-16"))
-    done = run_validator(path, "--notebook", folder / "attention.ipynb")
+    done = run_validator(path, "--notebook", folder / "notebook_student.ipynb")
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -270,7 +270,7 @@ def notebook_extension(notebook):
 
 
 def test_model_answer_of_the_solution_notebook_passes_every_criterion(built_dist, tmp_path):
-    solution = shutil.copy(built_dist / "autograder" / NOTEBOOK_NAME, tmp_path / NOTEBOOK_NAME)
+    solution = shutil.copy(built_dist / "solution" / SOLUTION_NAME, tmp_path / NOTEBOOK_NAME)
     done = subprocess.run([sys.executable, str(LAB), "--notebook", str(solution)], capture_output=True, check=True)
     data = {**json.loads(done.stdout), "student_extension": notebook_extension(solution)}
     assert failed(validate(data, solution, lab=LAB)) == {}

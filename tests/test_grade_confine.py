@@ -7,7 +7,7 @@ import nbformat
 import pytest
 
 import reference as reference_package
-from autograder.assign import NOTEBOOK_NAME
+from autograder.assign import NOTEBOOK_NAME, SOLUTION_NAME
 from autograder.grade import grade_folder
 from autograder.grade.engine import Limits
 
@@ -30,7 +30,7 @@ except OSError:
 @pytest.fixture(scope="module")
 def probe_output(built_dist, autograder_zip, tmp_path_factory):
     folder = tmp_path_factory.mktemp("probe-in")
-    nb = nbformat.read(built_dist / "autograder" / NOTEBOOK_NAME, as_version=4)
+    nb = nbformat.read(built_dist / "solution" / SOLUTION_NAME, as_version=4)
     reference = reference_package.transformer.__file__  # the grader's own copy
     nb.cells.insert(1, nbformat.v4.new_code_cell(
         PROBE.replace("REFERENCE", repr(str(reference)))))

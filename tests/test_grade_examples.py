@@ -23,7 +23,7 @@ def test_bundled_notebooks_carry_the_current_assignment_name(built_dist):
     from otter.nbmeta_config import NBMetadataConfig
 
     expected = NBMetadataConfig.from_notebook(
-        nbformat.read(built_dist / "student" / "attention.ipynb", as_version=4)).assignment_name
+        nbformat.read(built_dist / "student" / "notebook_student.ipynb", as_version=4)).assignment_name
     for name in ("correcta.ipynb", "parcial.ipynb", "sin_hacer.ipynb"):
         nb = nbformat.read(BUNDLED / name, as_version=4)
         assert NBMetadataConfig.from_notebook(nb).assignment_name == expected

@@ -14,7 +14,7 @@ import zipfile
 
 import pytest
 
-from autograder.assign import NOTEBOOK_NAME
+from autograder.assign import NOTEBOOK_NAME, SOLUTION_NAME
 from autograder.checks import GRADED_FUNCTIONS
 from autograder.grade.synthetic import broken_code, notebook_bytes, read_build
 from grade_fixtures import (  # noqa: F401 - fixtures
@@ -42,7 +42,7 @@ def gradescope_folder(root, autograder_zip, files):
 def cases(built_dist, demo_files):
     """``{file make grade sees: (bytes, {files Gradescope's submission/ holds})}``."""
     student, solutions = read_build(built_dist)
-    solution = (built_dist / "autograder" / NOTEBOOK_NAME).read_bytes()
+    solution = (built_dist / "solution" / SOLUTION_NAME).read_bytes()
     stub = (built_dist / "student" / NOTEBOOK_NAME).read_bytes()
     broken = notebook_bytes(broken_code(student, solutions))
     other = with_metadata(demo_files["correcta.ipynb"],

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import reference
-from autograder.assign import NOTEBOOK_NAME
+from autograder.assign import NOTEBOOK_NAME, SOLUTION_NAME
 from autograder.extension import FIELD_ALIASES, schema_errors
 from autograder.notebook_code import NotebookCodeError, extract_definitions, load_functions
 
@@ -80,7 +80,7 @@ def fact(report, fact_id):
 
 @pytest.fixture(scope="module")
 def good_notebook(tmp_path_factory):
-    return reference_notebook(tmp_path_factory.mktemp("good") / "attention.ipynb")
+    return reference_notebook(tmp_path_factory.mktemp("good") / "notebook_student.ipynb")
 
 
 @pytest.fixture(scope="module")
@@ -278,7 +278,7 @@ def test_wrong_command_line_exits_2_in_spanish(good_notebook):
 # -- the student folder: lab.py, notebook_code.py and one notebook -------------------------
 
 
-def student_folder(tmp_path, notebooks=("attention.ipynb",)):
+def student_folder(tmp_path, notebooks=("notebook_student.ipynb",)):
     folder = tmp_path / "student"
     folder.mkdir()
     shutil.copy(LAB, folder / "lab.py")
@@ -296,7 +296,7 @@ def test_in_the_student_folder_the_lab_uses_the_only_notebook_beside_it(tmp_path
 
 
 def test_two_notebooks_beside_the_lab_ask_for_the_notebook_flag(tmp_path):
-    folder = student_folder(tmp_path, notebooks=("attention.ipynb", "Untitled.ipynb"))
+    folder = student_folder(tmp_path, notebooks=("notebook_student.ipynb", "Untitled.ipynb"))
     done = run_lab(lab=folder / "lab.py")
     assert done.returncode == 2
     assert "--notebook" in done.stderr.decode() and "Untitled.ipynb" in done.stderr.decode()
@@ -306,7 +306,7 @@ def test_built_student_notebook_is_reported_as_stubs_and_solution_runs(built_dis
     student = run_lab("--notebook", built_dist / "student" / NOTEBOOK_NAME)
     assert student.returncode == 1
     assert "todavía no está implementada" in student.stderr.decode()
-    solution = run_lab("--notebook", built_dist / "autograder" / NOTEBOOK_NAME)
+    solution = run_lab("--notebook", built_dist / "solution" / SOLUTION_NAME)
     assert solution.returncode == 0, solution.stderr.decode()
     assert json.loads(solution.stdout)["result"]["failed_checks"] == []
 

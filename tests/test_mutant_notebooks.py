@@ -80,7 +80,7 @@ def inject(notebook, function, source):
 @pytest.fixture(scope="module")
 def graded(built_dist, autograder_zip, tmp_path_factory):
     """Otter's results for every chosen mutant notebook and every variant-set notebook."""
-    solution = nbformat.read(built_dist / "autograder" / "attention.ipynb", as_version=4)
+    solution = nbformat.read(built_dist / "solution" / "notebook_solution.ipynb", as_version=4)
     folder = tmp_path_factory.mktemp("mutant-notebooks")
     paths = []
     for entry in OTTER_ENTRIES:

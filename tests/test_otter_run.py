@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from autograder.assign import NOTEBOOK_NAME
+from autograder.assign import NOTEBOOK_NAME, SOLUTION_NAME
 from autograder.checks import GRADED_FUNCTIONS
 from autograder.rubric import load_rubric, question_points
 
@@ -23,7 +23,7 @@ def otter_run(autograder_zip, notebook, out_dir):
 
 @pytest.fixture(scope="module")
 def solution_results(built_dist, autograder_zip, tmp_path_factory):
-    notebook = built_dist / "autograder" / NOTEBOOK_NAME
+    notebook = built_dist / "solution" / SOLUTION_NAME
     return otter_run(autograder_zip, notebook, tmp_path_factory.mktemp("run") / "solution")
 
 

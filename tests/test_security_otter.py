@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.assign import NOTEBOOK_NAME
+from autograder.assign import NOTEBOOK_NAME, SOLUTION_NAME
 from autograder.checks import GRADED_FUNCTIONS
 from security_harness import (Job, describe, flags, grade_all, legit, scores,
                                     shortened_zip, strategies, total, write_submission,
@@ -40,7 +40,7 @@ def graded(built_dist, security_zip, tmp_path_factory):
     student = built_dist / "student" / NOTEBOOK_NAME
     import nbformat
 
-    solution = nbformat.read(str(built_dist / "autograder" / NOTEBOOK_NAME), as_version=4)
+    solution = nbformat.read(str(built_dist / "solution" / SOLUTION_NAME), as_version=4)
     jobs = {}
     for name in ["stub", "useless", "solution"] + strategies() + legit():
         for mode in MODES:

@@ -4,7 +4,7 @@ students received unchanged is never held against them."""
 import nbformat
 import pytest
 
-from autograder.assign import NOTEBOOK_NAME
+from autograder.assign import NOTEBOOK_NAME, SOLUTION_NAME
 from autograder.verify import extraction, policy
 
 
@@ -23,7 +23,7 @@ def given(student):
 
 
 def test_the_notebooks_students_receive_and_the_solution_raise_nothing(built_dist, student, given):
-    solution = nbformat.read(str(built_dist / "autograder" / NOTEBOOK_NAME), as_version=4)
+    solution = nbformat.read(str(built_dist / "solution" / SOLUTION_NAME), as_version=4)
     assert policy.notebook_violations(student, given) == []
     assert policy.notebook_violations(solution, given) == []
 

@@ -15,7 +15,7 @@ import nbformat
 
 from autograder.checks import GRADED_FUNCTIONS
 
-NOTEBOOK_NAME = "attention.ipynb"
+from autograder.assign import NOTEBOOK_NAME, SOLUTION_NAME
 SOLUTION_BEGIN, SOLUTION_END = "# BEGIN SOLUTION NO PROMPT", "# END SOLUTION"
 
 # Realistic mistakes, one function body each (indented as in the cell).
@@ -71,7 +71,7 @@ def read_build(dist: Path):
     markers and prompt.
     """
     student = nbformat.read(dist / "student" / NOTEBOOK_NAME, as_version=4)
-    solution = nbformat.read(dist / "autograder" / NOTEBOOK_NAME, as_version=4)
+    solution = nbformat.read(dist / "solution" / SOLUTION_NAME, as_version=4)
     answers = [cell for cell in student.cells if _tagged(cell, "otter_answer_cell")]
     solved = [cell for cell in solution.cells if _tagged(cell, "otter_assign_solution_cell")]
     if len(answers) != len(solved):
