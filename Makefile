@@ -24,7 +24,7 @@ $(STAMP): requirements.txt Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
-	$(PY) -c 'import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()["purelib"], "kit055.pth").write_text("$(CURDIR)\n")'
+	$(PY) -c 'import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()["purelib"], "kit055.pth").write_text("$(CURDIR)\n$(CURDIR)/assignments\n")'
 	touch $(STAMP)
 
 # Master notebook -> dist/student (the student notebook, lab, assessment)
@@ -53,11 +53,11 @@ bench: $(STAMP)
 
 # Checks a lab result extended with student_extension: make validate FILE=resultado.json [NOTEBOOK=...]
 validate: $(STAMP)
-	$(PY) -m autograder.extension $(FILE) $(if $(NOTEBOOK),--notebook $(NOTEBOOK))
+	$(PY) assignments/attention/extension.py $(FILE) $(if $(NOTEBOOK),--notebook $(NOTEBOOK))
 
 # The interactive class page (seed 002) as one self-contained file: dist/explorer/index.html.
 explorer: $(STAMP)
-	$(PY) assignments/explorer/build.py dist/explorer
+	$(PY) assignments/attention/explorer/build.py dist/explorer
 
 clean:
 	rm -rf dist .pytest_cache .pytest-exit tests/artifacts

@@ -1,6 +1,6 @@
 """`make assign`: master notebook -> dist/student and dist/autograder.
 
-    assignments/attention.py  --(master.py)-->  dist/build/notebook_student.ipynb  --(otter assign)-->
+    assignments/attention/master.py  --(master.py)-->  dist/build/notebook_student.ipynb  --(otter assign)-->
         dist/student/notebook_student.ipynb      the graded notebook students get
         dist/solution/notebook_solution.ipynb    the solution, for instructors to release later
         dist/autograder/<name>-autograder.zip    the zip for Gradescope, `otter run` and `make grade`
@@ -22,7 +22,8 @@ from . import master as master_module
 from .rubric import load_rubric, points_table
 
 ROOT = Path(__file__).resolve().parent.parent
-MASTER = ROOT / "assignments" / "attention.py"
+LESSON = ROOT / "assignments" / "attention"
+MASTER = LESSON / "master.py"
 # Otter's init cell names the master's file, so the master is built under the name students get.
 NOTEBOOK_NAME = "notebook_student.ipynb"
 SOLUTION_NAME = "notebook_solution.ipynb"
@@ -31,15 +32,15 @@ ZIP_NAME = "attention-autograder.zip"
 
 # Copied beside the build notebook so that `autograder_files` can ship them; the lab is
 # there because the `student_extension` question re-runs it on the submission.
-AUTOGRADER_FILES = ("autograder", "reference", "assignments/lab.py")
+AUTOGRADER_FILES = ("autograder", "reference", "assignments/attention", "assignments/attention/lab.py")
 
 # Student-facing files that ship flat beside the notebook, as (source, name in dist/student):
 # the lab, what it needs to read a notebook, the extension validator and the assessment.
 STUDENT_FILES = (
-    ("assignments/lab.py", "lab.py"),
+    ("assignments/attention/lab.py", "lab.py"),
     ("autograder/notebook_code.py", "notebook_code.py"),
-    ("autograder/extension.py", "extension.py"),
-    ("autograder/extension_schema.json", "extension_schema.json"),
+    ("assignments/attention/extension.py", "extension.py"),
+    ("assignments/attention/extension_schema.json", "extension_schema.json"),
     ("assessment.md", "assessment.md"),
 )
 
@@ -64,7 +65,7 @@ def stage_build(build_dir: Path):
     for source in map(Path, AUTOGRADER_FILES):
         if (ROOT / source).is_dir():
             shutil.copytree(ROOT / source, build_dir / source.name,
-                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "explorer", "master.py"))
         else:
             shutil.copy(ROOT / source, build_dir / source.name)
     (build_dir / "requirements.txt").write_text(grading_requirements())

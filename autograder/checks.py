@@ -21,35 +21,9 @@ import numpy as np
 
 import reference
 
-from . import tolerances
-from .cases import Case, get_case
-
-GRADED_FUNCTIONS = ("attention", "multihead", "positional_encoding", "transformer_block")
-
-# Each function is graded in isolation: while testing it, the graded functions it calls are
-# the reference's, so a mistake in `attention` costs only attention's points.
-GRADED_DEPENDENCIES = {
-    "attention": (),
-    "multihead": ("attention",),
-    "positional_encoding": (),
-    "transformer_block": ("attention", "multihead"),
-}
-
-# What each function returns: the Spanish name of each part, as the feedback calls it.
-# A tuple-returning function has several parts; the others have one.
-RETURN_PARTS = {
-    "attention": ("la salida", "los pesos"),
-    "multihead": ("la salida",),
-    "positional_encoding": ("pe", "omega"),
-    "transformer_block": ("la salida",),
-}
-
-STEP_OF = {
-    "attention": "paso 3",
-    "multihead": "paso 6",
-    "positional_encoding": "paso 7",
-    "transformer_block": "paso 8",
-}
+from attention import tolerances
+from attention.cases import Case, get_case
+from attention.lesson import GRADED_DEPENDENCIES, GRADED_FUNCTIONS, RETURN_PARTS, STEP_OF  # noqa: F401
 
 MAX_MESSAGE_CHARS = 200
 
@@ -235,7 +209,7 @@ def compare(function, case: Case, outcome: Outcome) -> list:
     empty when it is correct."""
     failures = violations(function, case, outcome)
     if failures:
-        from .diagnose import diagnose  # late: diagnose builds on this module
+        from attention.diagnose import diagnose  # late: diagnose builds on this module
 
         failures += diagnose(function, case, outcome, failures)
     return failures

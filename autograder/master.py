@@ -7,9 +7,9 @@ here, at build time:
 * the given helpers (``# <reference: NAME>`` cells) and the solution bodies come from
   ``reference/``;
 * the points of each question come from ``rubrics/``;
-* one hidden test per case in ``autograder.cases``, each a one-line call into
+* one hidden test per case in ``attention.cases``, each a one-line call into
   ``autograder.checks``, and one per criterion of the extension, each a one-line call into
-  ``autograder.extension``.
+  ``attention.extension``.
 """
 
 import ast
@@ -23,7 +23,7 @@ import yaml
 
 import reference
 
-from .cases import cases_for
+from attention.cases import cases_for
 from .checks import GRADED_FUNCTIONS
 from .rubric import question_points
 
@@ -144,7 +144,7 @@ def hidden_tests_for(question, rubric):
                 for case in cases_for(question)]
     criteria = rubric.get("questions", {}).get(question, {}).get("criteria", [])
     return [_hidden_test(f"{question}_{c['id']}", EXTENSION_RESULT,
-                         ("from autograder.extension import check_criterion",
+                         ("from attention.extension import check_criterion",
                           f"check_criterion({c['id']!r}, {EXTENSION_RESULT})"))
             for c in criteria]
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import yaml
 
-RUBRIC_PATH = Path(__file__).resolve().parent.parent / "rubrics" / "rubric.yaml"
+RUBRIC_PATH = Path(__file__).resolve().parent.parent / "rubrics" / "attention.yaml"
 
 
 def load_rubric(path=RUBRIC_PATH):
@@ -31,7 +31,7 @@ def points_table(rubric):
 
     Students get their own copy of the points this way without a second source to keep in sync.
     """
-    rows = ["## Puntos", "", "Esta tabla se genera desde `rubrics/rubric.yaml` al construir tu carpeta.",
+    rows = ["## Puntos", "", "Esta tabla se genera desde `rubrics/attention.yaml` al construir tu carpeta.",
             "", "| Parte | Qué se evalúa | Puntos |", "|---|---|---|"]
     for name, entry in rubric["questions"].items():
         if "criteria" in entry:

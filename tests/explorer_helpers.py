@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-BUILD = ROOT / "assignments" / "explorer" / "build.py"
+BUILD = ROOT / "assignments" / "attention" / "explorer" / "build.py"
 ARTIFACTS = ROOT / "tests" / "artifacts" / "explorer"
 CHROMIUM = Path("/usr/bin/chromium")
 # Without the background-networking flags, Chromium keeps dialing Google from a closed network.

@@ -9,7 +9,7 @@ import pytest
 
 import reference
 from autograder.assign import MASTER, NOTEBOOK_NAME, SOLUTION_NAME, ZIP_NAME, build
-from autograder.cases import cases_for
+from attention.cases import cases_for
 from autograder.checks import GRADED_FUNCTIONS
 from autograder.master import QUESTION_HEADER, _raw_config, _without_docstring, build_otter_master
 from autograder.rubric import load_rubric, question_points

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import reference
-from autograder.cases import cases_for
+from attention.cases import cases_for
 from autograder.checks import check
 
 

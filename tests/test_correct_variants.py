@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import reference
-from autograder.cases import cases_for
+from attention.cases import cases_for
 from autograder.checks import GRADED_FUNCTIONS, compare, run_case
-from autograder.misconceptions import render_source
+from attention.misconceptions import render_source
 from correct_variants import VARIANTS, all_variants
 
 VARIANT_IDS = [variant.__name__ for _, variant in all_variants()]

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from autograder.assign import NOTEBOOK_NAME, SOLUTION_NAME
-from autograder.extension import CRITERION_IDS, UnusableInput, check_criterion, validate
+from attention.extension import CRITERION_IDS, UnusableInput, check_criterion, validate
 from autograder.notebook_code import load_functions
 from test_lab import LAB, NOTEBOOK_CODE, reference_notebook, stub
 
 ROOT = Path(__file__).resolve().parent.parent
-EXTENSION = ROOT / "autograder" / "extension.py"
-SCHEMA = ROOT / "autograder" / "extension_schema.json"
+EXTENSION = ROOT / "assignments" / "attention" / "extension.py"
+SCHEMA = ROOT / "assignments" / "attention" / "extension_schema.json"
 
 # Cites seed 003's worked example, which result.worked_example prints for any seed.
 GOOD_EXTENSION = {
@@ -54,7 +54,7 @@ def failed(results):
 
 
 def run_validator(path, *args, cwd=None, module=True):
-    command = [sys.executable, "-m", "autograder.extension"] if module else [sys.executable, "extension.py"]
+    command = [sys.executable, "-m", "attention.extension"] if module else [sys.executable, "extension.py"]
     return subprocess.run([*command, str(path), *args], capture_output=True, text=True, cwd=cwd or ROOT, timeout=120)
 
 
@@ -138,7 +138,7 @@ def test_lab_that_fails_fails_criterion_1_and_blocks_only_criterion_3(good, tmp_
 
 
 def test_missing_lab_fails_criterion_1_with_where_to_put_it(good, tmp_path, monkeypatch):
-    monkeypatch.setattr("autograder.extension.find_lab", lambda notebook=None: None)
+    monkeypatch.setattr("attention.extension.find_lab", lambda notebook=None: None)
     problems = failed(validate(good, reference_notebook(tmp_path / "nb.ipynb")))
     assert "no encuentro lab.py" in problems["lab_exits_zero"]
 
@@ -256,7 +256,7 @@ def test_utf16_file_from_powershell_is_read(good, folder, tmp_path):
 
 
 def test_cli_without_a_file_is_a_spanish_usage_error():
-    done = subprocess.run([sys.executable, "-m", "autograder.extension"], capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run([sys.executable, "-m", "attention.extension"], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 2
     assert "argumentos no válidos" in done.stderr
 
@@ -284,7 +284,7 @@ def test_untouched_student_template_is_unusable_with_a_fill_in_message(built_dis
 
 def test_criteria_1_and_3_share_one_lab_run_until_the_notebook_changes(good, folder, tmp_path,
                                                                        monkeypatch):
-    from autograder import extension
+    from attention import extension
 
     copy_of = shutil.copytree(folder, tmp_path / "copia")
     calls = []

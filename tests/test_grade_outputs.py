@@ -95,7 +95,7 @@ def test_feedback_never_says_all_passed_while_hidden_tests_fail(demo_graded):
 
 def test_feedback_shows_no_test_source_and_no_hidden_values(demo_graded, demo_files):
     _, out = demo_graded
-    from autograder.cases import CASES
+    from attention.cases import CASES
 
     for name in demo_files:
         feedback = read_feedback(out, name.rsplit(".", 1)[0])

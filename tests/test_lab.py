@@ -19,11 +19,11 @@ import pytest
 
 import reference
 from autograder.assign import NOTEBOOK_NAME, SOLUTION_NAME
-from autograder.extension import FIELD_ALIASES, schema_errors
+from attention.extension import FIELD_ALIASES, schema_errors
 from autograder.notebook_code import NotebookCodeError, extract_definitions, load_functions
 
 ROOT = Path(__file__).resolve().parent.parent
-LAB = ROOT / "assignments" / "lab.py"
+LAB = ROOT / "assignments" / "attention" / "lab.py"
 NOTEBOOK_CODE = ROOT / "autograder" / "notebook_code.py"
 GRADED = ("attention", "multihead", "positional_encoding", "transformer_block")
 GIVEN = ("softmax", "init_multihead", "layer_norm")

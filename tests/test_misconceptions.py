@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 import reference
-from autograder import misconceptions
-from autograder.cases import cases_for
+from attention import misconceptions
+from attention.cases import cases_for
 from autograder.checks import GRADED_FUNCTIONS, compare, describe, run_case
-from autograder.diagnose import mutant_outcome, same_outcome
+from attention.diagnose import mutant_outcome, same_outcome
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG_IDS = [entry.id for entry in misconceptions.CATALOG]
@@ -78,7 +78,7 @@ def test_seed_003_errors_are_catalogued_or_taught_in_the_notebook():
     mapped = {entry.seed_error for entry in misconceptions.CATALOG if entry.seed_error}
     assert mapped == {2, 4}
     # Errors 1, 3 and 5 cannot show in a graded function's output; the master teaches them.
-    master = (ROOT / "assignments" / "attention.py").read_text(encoding="utf-8")
+    master = (ROOT / "assignments" / "attention" / "master.py").read_text(encoding="utf-8")
     table = master.split("## Errores conceptuales frecuentes")[1].split("\n# %%")[0]
     for claim in ("tiene en cuenta el orden", "rol interpretable", "mezcla información entre tokens"):
         assert claim in table

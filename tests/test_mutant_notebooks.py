@@ -27,11 +27,11 @@ import nbformat
 import numpy as np
 import pytest
 
-from autograder import misconceptions
-from autograder.cases import cases_for
+from attention import misconceptions
+from attention.cases import cases_for
 from autograder.checks import GRADED_FUNCTIONS, reference_parts
-from autograder.diagnose import mutant_outcome
-from autograder.misconceptions import render_source
+from attention.diagnose import mutant_outcome
+from attention.misconceptions import render_source
 from correct_variants import variant_sets
 from otter_batch import grade_many
 

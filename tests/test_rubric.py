@@ -1,4 +1,4 @@
-"""rubrics/rubric.yaml, assessment.md and the validator tell one story.
+"""rubrics/attention.yaml, assessment.md and the validator tell one story.
 
 Points live only in the rubric; assessment.md names each criterion's check; the validator
 implements exactly those checks, in rubric order.
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.extension import CRITERIA, CRITERION_IDS, FIELD_ALIASES
+from attention.extension import CRITERIA, CRITERION_IDS, FIELD_ALIASES
 from autograder.master import hidden_tests_for
 from autograder.rubric import load_rubric, question_points
 

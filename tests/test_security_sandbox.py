@@ -20,7 +20,7 @@ import pytest
 
 import reference
 from autograder import checks
-from autograder.cases import cases_for
+from attention.cases import cases_for
 from autograder.verify import jail, otter_hardening, privileges, sandbox, verifier, views
 from autograder.verify.plugin import load_tests
 

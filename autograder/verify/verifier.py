@@ -26,7 +26,7 @@ from typing import Optional
 
 from otter.test_files.abstract_test import TestCaseResult
 
-from ..cases import cases_for
+from attention.cases import cases_for
 from ..checks import GRADED_FUNCTIONS, RETURN_PARTS
 from . import extraction, policy, sandbox, views
 from .flags import Flag

@@ -24,11 +24,11 @@ import nbformat
 
 # The answers and the means to rebuild them: the reference, the hidden inputs, the checks that
 # import both, the mutants and diagnoses built on them, and the grader itself.
-SECRET_MODULES = frozenset({"reference", "autograder.checks", "autograder.cases",
-                            "autograder.diagnose", "autograder.misconceptions",
-                            "autograder.mutants", "autograder.verify", "autograder.grade",
+SECRET_MODULES = frozenset({"reference", "autograder.checks", "attention.cases",
+                            "attention.diagnose", "attention.misconceptions",
+                            "attention.mutants", "autograder.verify", "autograder.grade",
                             "autograder.assign", "autograder.master", "autograder.bench"})
-GRADER_PACKAGES = ("autograder", "reference")
+GRADER_PACKAGES = ("autograder", "reference", "attention")
 _LIST_POINTS = re.compile(r"^points\s*=\s*\[.*\]\s*$", re.MULTILINE)
 
 

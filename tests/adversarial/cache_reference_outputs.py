@@ -5,7 +5,7 @@ CACHE = {}
 # %%
 try:
     import reference
-    from autograder.cases import CASES
+    from attention.cases import CASES
 
     for case in CASES:
         result = getattr(reference, case.function)(**case.inputs())

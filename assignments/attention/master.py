@@ -22,6 +22,7 @@
 # autograder_files:
 #   - autograder
 #   - reference
+#   - attention
 #   - lab.py
 # generate:
 #   pdf: false

@@ -1,6 +1,6 @@
 """Validate a lab result that a student extended with ``student_extension``.
 
-    python -m autograder.extension FILE.json [--notebook NB]
+    python extension.py FILE.json [--notebook NB]
 
 The five acceptance criteria of the lesson's challenge, one check each, in rubric order:
 
@@ -529,7 +529,7 @@ class _SpanishArgumentParser(argparse.ArgumentParser):
 
 def main(argv=None) -> int:
     parser = _SpanishArgumentParser(
-        prog="python -m autograder.extension",
+        prog="python extension.py",
         description="Comprueba los cinco criterios de aceptación de student_extension.",
     )
     parser.add_argument("file", metavar="FILE.json", help="el resultado de lab.py con tu student_extension")

@@ -30,7 +30,7 @@ try:
     from autograder.notebook_code import CELL_FILENAME_PATTERN, NotebookCodeError, load_functions, read_notebook
 except ImportError:
     # In the student folder the module sits beside this file; in the repo, one folder up.
-    for folder in (_HERE, _HERE.parent / "autograder"):
+    for folder in (_HERE, _HERE.parents[1] / "autograder"):
         if (folder / "notebook_code.py").is_file():
             sys.path.insert(0, str(folder))
             break

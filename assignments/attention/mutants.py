@@ -1,4 +1,4 @@
-"""Mutants: the reference with one typical mistake each, for ``autograder.misconceptions``.
+"""Mutants: the reference with one typical mistake each, for ``attention.misconceptions``.
 
 A mutant keeps the signature of the graded function it breaks and uses only numpy, the
 notebook's given helpers (``softmax``, ``layer_norm``) and the other graded functions, so that

@@ -20,7 +20,7 @@ from functools import lru_cache
 import numpy as np
 
 from . import misconceptions, tolerances
-from .checks import Failure, Outcome, compare_part, reference_parts, run_case, violations
+from autograder.checks import Failure, Outcome, compare_part, reference_parts, run_case, violations
 
 # exp() overflows float64 above ~709.78, so scores beyond this break a softmax that does not
 # subtract the row maximum.

@@ -2,7 +2,7 @@
 
 When a student's output on a hidden case matches a mutant's output on that case, the feedback
 names the mistake, explains it in one sentence and points to the notebook step and formula,
-without code (``autograder.diagnose``). The mutants live in ``autograder.mutants``, one per
+without code (``attention.diagnose``). The mutants live in ``attention.mutants``, one per
 entry, named after the entry's id (``attention.no_sqrt_dk`` -> ``attention_no_sqrt_dk``).
 
 Seed 003's five "errores conceptuales frecuentes", and where the kit deals with each:

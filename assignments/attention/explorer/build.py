@@ -3,7 +3,7 @@
 One self-contained HTML file can be published on the course site, attached to an email or
 opened from disk (file://), with no server, CDN or network. Usage:
 
-    python assignments/explorer/build.py [OUT_DIR]      # default: dist/explorer
+    python assignments/attention/explorer/build.py [OUT_DIR]      # default: dist/explorer
 """
 
 import re
