@@ -1,0 +1,239 @@
+"""Call the student's graded functions on the grader's inputs, and reply with arrays only.
+
+Each call names a function of the notebook's namespace, its arguments (plain arrays built by
+the grader) and the graded functions that must *stand in* for the student's own while it runs
+(``multihead`` is graded with the reference ``attention``). A stand-in does not hold the
+reference: it sends its arguments back to the grader, which computes the reference's answer
+outside the sandbox and returns it. The reference never enters this process.
+
+What the function returns is turned into float64 arrays here, inside the sandbox, where any
+code of the student's that this conversion triggers (``__array__``, ``__float__``) may run. If
+it raises, the reply carries the exception's class (only when it is Python's or NumPy's own)
+and what kind of error it is, with the integer sizes NumPy reported: never the message itself,
+which the student's code could have written from the hidden inputs.
+"""
+
+import builtins
+import re
+import signal
+
+import numpy as np
+
+from . import wire
+
+MAX_ELEMENTS = 10_000_000
+MAX_STAND_IN_DEPTH = 4
+MAX_STAND_IN_ITEMS = 256
+CHILD_READS = wire.Limits(frame_bytes=256 * 2**20, header_bytes=64 * 2**20, items=50_000_000)
+
+
+class CallTimeout(BaseException):
+    """The call's time is up (SIGALRM)."""
+
+
+class StandInRefused(Exception):
+    """The grader refused a stand-in's arguments; the message is the grader's own Spanish."""
+
+
+# --- serving ----------------------------------------------------------------------------------
+
+
+def serve(sock, namespace):
+    """Answer the grader's calls until it says goodbye or goes away."""
+    while True:
+        try:
+            message = wire.receive(sock, CHILD_READS)
+        except (EOFError, OSError, wire.WireError):
+            return
+        if message.get("op") != "call":
+            return
+        wire.send(sock, {"op": "result", **call(sock, namespace, message)})
+
+
+def call(sock, namespace, message):
+    name, parts = message["function"], int(message["parts"])
+    function = namespace.get(name)
+    if name not in namespace:
+        return {"error": {"kind": "missing"}}
+    if not callable(function):
+        return {"error": {"kind": "not_callable"}}
+    stand_ins = list(message.get("stand_ins", []))
+    saved = {n: namespace[n] for n in stand_ins if n in namespace}
+    for stand_in in stand_ins:
+        namespace[stand_in] = StandIn(stand_in, sock)
+
+    def alarm(signum, frame):
+        raise CallTimeout()
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, float(message.get("seconds", 10)))
+    try:
+        with np.errstate(all="ignore"):
+            result = function(*message.get("args", []), **message.get("kwargs", {}))
+            return {"parts": split_parts(result, parts)}
+    except CallTimeout:
+        return {"error": {"kind": "time"}}
+    except _Refused as refused:
+        return {"error": refused.error}
+    except BaseException as exc:  # SystemExit and KeyboardInterrupt too: the call failed
+        return {"error": classify(exc)}
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        for stand_in in stand_ins:
+            if stand_in in saved:
+                namespace[stand_in] = saved[stand_in]
+            else:
+                namespace.pop(stand_in, None)
+
+
+class _Refused(Exception):
+    def __init__(self, error):
+        super().__init__()
+        self.error = error
+
+
+def split_parts(result, parts):
+    """``result`` as ``parts`` float64 arrays, or ``_Refused`` saying why it cannot be."""
+    if parts > 1:
+        if not isinstance(result, (tuple, list)):
+            raise _Refused({"kind": "not_a_tuple"})
+        if len(result) != parts:
+            raise _Refused({"kind": "wrong_count", "numbers": [min(len(result), 10**6)]})
+        values = list(result)
+    else:
+        if isinstance(result, tuple):
+            raise _Refused({"kind": "tuple_instead", "numbers": [min(len(result), 10**6)]})
+        values = [result]
+    arrays = []
+    for value in values:
+        try:
+            array = np.array(value, dtype=np.float64, copy=True, subok=False)
+        except (CallTimeout, _Refused):
+            raise
+        except BaseException:
+            raise _Refused({"kind": "unconvertible"}) from None
+        if array.size > MAX_ELEMENTS or array.ndim > 4:
+            raise _Refused({"kind": "too_large"})
+        arrays.append(array)
+    return arrays
+
+
+# --- stand-ins ------------------------------------------------------------------------------
+
+
+class StandIn:
+    """Stands for a graded function while another one is graded: the grader answers."""
+
+    def __init__(self, name, sock):
+        self.__name__ = self.name = name
+        self._sock = sock
+
+    def __call__(self, *args, **kwargs):
+        try:
+            header = {"op": "callback", "name": self.name,
+                      "args": [_plain(a, 0) for a in args],
+                      "kwargs": {str(k): _plain(v, 0) for k, v in kwargs.items()}}
+        except _Unreadable:
+            raise TypeError(f"la versión de referencia de `{self.name}` recibió un argumento "
+                            "que no es un array de números") from None
+        wire.send(self._sock, header)
+        reply = wire.receive(self._sock, CHILD_READS)
+        if "error" in reply:
+            raise StandInRefused(str(reply["error"]))
+        return reply["result"]
+
+
+class _Unreadable(Exception):
+    pass
+
+
+def _plain(value, depth):
+    """An argument of the student's as something the wire carries: arrays, numbers, None,
+    and lists or tuples of those."""
+    if depth > MAX_STAND_IN_DEPTH:
+        raise _Unreadable()
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, (list, tuple)):
+        if len(value) > MAX_STAND_IN_ITEMS:
+            raise _Unreadable()
+        items = [_plain(item, depth + 1) for item in value]
+        return tuple(items) if isinstance(value, tuple) else items
+    try:
+        array = np.asarray(value)
+        if array.dtype != np.bool_:
+            array = np.asarray(value, dtype=np.float64)
+    except Exception:
+        raise _Unreadable() from None
+    if array.size > MAX_ELEMENTS or array.ndim > 4:
+        raise _Unreadable()
+    return np.array(array, copy=True, subok=False)
+
+
+# --- classifying errors -------------------------------------------------------------------
+
+_SHAPE = re.compile(r"\(([\d,\s]*)\)")
+_PATTERNS = [  # (kind, regex); the groups are integers or shapes
+    ("broadcast", re.compile(r"could not be broadcast together with (?:remapped )?shapes")),
+    ("broadcast_assign", re.compile(r"could not broadcast input array from shape \(([\d, ]*)\) "
+                                    r"into shape \(([\d, ]*)\)")),
+    ("matmul", re.compile(r"matmul: Input operand \d has a mismatch in its core dimension \d.*"
+                          r"\(size (\d+) is different from (\d+)\)")),
+    ("not_aligned", re.compile(r"shapes \(([\d, ]*)\) and \(([\d, ]*)\) not aligned")),
+    ("reshape", re.compile(r"cannot reshape array of size (\d+) into shape \(([\d, ]*)\)")),
+    ("index", re.compile(r"index (-?\d+) is out of bounds for axis (\d+) with size (\d+)")),
+    ("too_many_indices", re.compile(r"too many indices for array: array is (\d+)-dimensional, "
+                                    r"but (\d+) were indexed")),
+    ("axis", re.compile(r"axis (-?\d+) is out of bounds for array of dimension (\d+)")),
+    ("concatenate", re.compile(r"along dimension (\d+), the array at index (\d+) has size (\d+) "
+                               r"and the array at index (\d+) has size (\d+)")),
+    ("concatenate_ndim", re.compile(r"all the input arrays must have same number of dimensions")),
+    ("einsum", re.compile(r"size of label '\w' for operand (\d+) \((\d+)\) does not match "
+                          r"previous terms \((\d+)\)")),
+]
+_KINDS_BY_CLASS = {NotImplementedError: "not_implemented", MemoryError: "memory",
+                   RecursionError: "recursion", CallTimeout: "time", SystemExit: "exit",
+                   KeyboardInterrupt: "exit", StandInRefused: "stand_in", NameError: "name",
+                   AttributeError: "attribute", ZeroDivisionError: "zero_division"}
+_NUMPY_CLASSES = {np.exceptions.AxisError, np.linalg.LinAlgError}
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,39}$")
+
+
+def classify(exc):
+    """What the grader may know about an exception: its class when it is Python's or NumPy's
+    own, a kind, and small integers. Never the message."""
+    kind_class = type(exc)
+    own = kind_class is getattr(builtins, kind_class.__name__, None) or kind_class in _NUMPY_CLASSES
+    error = {"exception": kind_class.__name__ if own else None}
+    for cls, kind in _KINDS_BY_CLASS.items():
+        if isinstance(exc, cls):
+            error["kind"] = kind
+            break
+    else:
+        error["kind"] = "other"
+    if not own:
+        return error
+    if error["kind"] == "name":
+        name = getattr(exc, "name", None)  # the identifier the code looked up, not free text
+        if isinstance(name, str) and _IDENTIFIER.match(name):
+            error["name"] = name
+        return error
+    if error["kind"] != "other":
+        return error
+    try:
+        message = builtins.str(exc)[:2000]
+    except BaseException:
+        return error
+    for kind, pattern in _PATTERNS:
+        match = pattern.search(message)
+        if match:
+            error["kind"] = kind
+            error["shapes"] = [_ints(s) for s in _SHAPE.findall(message)][:4]
+            error["numbers"] = [int(g) for g in match.groups() if g and re.fullmatch(r"-?\d+", g)][:6]
+            break
+    return error
+
+
+def _ints(text):
+    return [int(n) for n in text.replace(" ", "").split(",") if n][:6]

@@ -1,0 +1,218 @@
+"""Run a submission's code cells as the student's Jupyter kernel ran them.
+
+The zygote builds one IPython shell before forking (``warm``), so a job starts with numpy,
+matplotlib and IPython already loaded. A job then runs every code cell, in order, in that
+shell's namespace, carrying on after errors as "Restart & Run All" with errors allowed
+would: decorators, classes, attached methods and computed constants all exist afterwards
+exactly as they did in the student's kernel. Three things differ, none of which a graded
+function can depend on:
+
+* ``otter`` is a stub: ``grader.check``, ``check_all`` and ``export`` do nothing, because
+  every score is decided outside this process;
+* figures are never rendered (matplotlib's inline backend with only text output), and are
+  closed at the end of each cell as in Jupyter;
+* printed output is kept up to a bound, and only what the cells print reaches the feedback:
+  nothing printed while the graded functions run on hidden inputs ever leaves the job.
+"""
+
+import ast
+import contextlib
+import io
+import json
+import signal
+import sys
+import time
+import types
+
+KEPT_OUTPUT_CHARS = 20_000
+MAX_MESSAGE_CHARS = 300
+
+
+class CellTimeout(BaseException):
+    """The notebook's time is up: raised inside the running cell by SIGALRM."""
+
+
+def warm():
+    """Import what every notebook uses and build the shell the jobs inherit."""
+    import matplotlib
+
+    matplotlib.use("module://matplotlib_inline.backend_inline")
+    import matplotlib.pyplot as plt
+    import numpy  # noqa: F401
+    from IPython.core.interactiveshell import InteractiveShell
+    from matplotlib_inline.backend_inline import configure_inline_support
+    from traitlets.config import Config
+
+    config = Config()
+    config.HistoryManager.enabled = False  # no SQLite file, no saving thread across fork
+    config.InteractiveShell.xmode = "Minimal"
+    config.InteractiveShell.colors = "nocolor"
+    shell = InteractiveShell.instance(config=config)
+    # IPython copies every write into its history: printing 100 MB would take minutes.
+    shell._tee = lambda channel: contextlib.nullcontext()
+    shell.display_formatter.active_types = ["text/plain"]  # figures are never drawn
+    configure_inline_support(shell, "inline")
+    fig, ax = plt.subplots()  # fonts and text layout loaded once, before any fork
+    ax.imshow([[0.0, 1.0]], cmap="Blues")
+    ax.set_title("warm-up")
+    fig.colorbar(ax.images[0])
+    fig.tight_layout()
+    plt.close(fig)
+    return shell
+
+
+class BoundedOutput(io.TextIOBase):
+    """stdout and stderr for student code: keeps the first characters, counts the rest."""
+
+    def __init__(self, keep=KEPT_OUTPUT_CHARS):
+        self.keep, self.parts, self.kept, self.total, self.recording = keep, [], 0, 0, True
+
+    def write(self, text):
+        text = str(text)
+        if self.recording:
+            self.total += len(text)
+            room = self.keep - self.kept
+            if room > 0:
+                self.parts.append(text[:room])
+                self.kept += min(room, len(text))
+        return len(text)
+
+    def writable(self):
+        return True
+
+    def isatty(self):
+        return False
+
+    @property
+    def encoding(self):
+        return "utf-8"
+
+    def text(self):
+        return "".join(self.parts)
+
+
+class _GraderStub:
+    """What ``otter.Notebook(...)`` returns here: every method does nothing."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: None
+
+
+def install_otter_stub():
+    stub = types.ModuleType("otter")
+    stub.__path__ = []  # a package with no submodules: `import otter.x` fails cleanly
+    stub.Notebook = _GraderStub
+    sys.modules["otter"] = stub
+
+
+def run_cells(shell, cells, seconds, output):
+    """Run ``cells`` (sources) in order within ``seconds``; the errors, as plain data, each
+    numbered as Jupyter numbers the cell after "Restart & Run All"."""
+    errors, failed_bindings = [], {}
+
+    def alarm(signum, frame):
+        raise CellTimeout()
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    deadline = time.monotonic() + seconds
+    try:
+        for source in cells:
+            if not source.strip():
+                continue
+            # The number Jupyter shows beside the cell after "Restart & Run All": [n].
+            number = shell.execution_count
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                errors.append({"cell": number, "kind": "time", "skipped": True})
+                break
+            signal.setitimer(signal.ITIMER_REAL, remaining)
+            try:
+                result = shell.run_cell(source, store_history=True)
+            except CellTimeout:  # raised outside the cell's own code: IPython's machinery
+                result = None
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            error = _error_of(result)
+            if error is None:
+                continue
+            record = _describe(number, source, error)
+            culprit = failed_bindings.get(getattr(error, "name", None))
+            if isinstance(error, NameError) and culprit is not None:
+                record["knock_on_of"] = culprit  # its name was never bound: not a new mistake
+            errors.append(record)
+            for name in _bound_names(source):
+                failed_bindings.setdefault(name, number)
+            if record["kind"] == "time":
+                break
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        output.recording = False
+    return errors
+
+
+def _error_of(result):
+    if result is None:
+        return CellTimeout()
+    return result.error_before_exec or result.error_in_exec
+
+
+def _describe(number, source, error):
+    kind = "time" if isinstance(error, CellTimeout) else "error"
+    message = "" if kind == "time" else str(error)
+    return {"cell": number, "kind": kind, "exception": type(error).__name__,
+            "message": message[:MAX_MESSAGE_CHARS], "line": _cell_line(error),
+            "first_line": next((line.strip()[:80] for line in source.splitlines()
+                                if line.strip()), "")}
+
+
+def _cell_line(error):
+    line, tb = None, getattr(error, "__traceback__", None)
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.startswith("<ipython-input-"):
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    if line is None and isinstance(error, SyntaxError):
+        line = error.lineno
+    return line
+
+
+def _bound_names(source):
+    """Top-level names a cell binds; a failed cell's names explain later NameErrors."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return []
+    names = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.append(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names += [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names += [(a.asname or a.name).split(".")[0] for a in node.names]
+    return names
+
+
+def export(namespace, names, max_bytes):
+    """Each of ``names`` as JSON text, or why it cannot be: the grader parses it as data."""
+    exported = {}
+    for name in names:
+        if name not in namespace:
+            exported[name] = {"error": "missing"}
+            continue
+        try:
+            text = json.dumps(namespace[name], ensure_ascii=False, allow_nan=False,
+                              sort_keys=True)
+        except Exception:  # any value json cannot write, whatever its class does
+            exported[name] = {"error": "not_json"}
+            continue
+        if len(text.encode("utf-8")) > max_bytes:
+            exported[name] = {"error": "too_large"}
+        else:
+            exported[name] = {"json": text}
+    return exported
