@@ -24,7 +24,7 @@ $(STAMP): requirements.txt Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
-	$(PY) -c 'import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()["purelib"], "kit055.pth").write_text("$(CURDIR)\n$(CURDIR)/assignments\n")'
+	$(PY) -c 'import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()["purelib"], "kit055.pth").write_text("$(CURDIR)\n$(CURDIR)/assignments\n$(CURDIR)/autograder\n")'
 	touch $(STAMP)
 
 # Master notebook -> dist/student (the student notebook, lab, assessment)
@@ -43,7 +43,8 @@ test: $(STAMP)
 # Docker. With no arguments it grades the bundled demo. The zip is built first if missing.
 grade: $(STAMP)
 	@ls dist/autograder/*-autograder.zip >/dev/null 2>&1 || $(MAKE) --no-print-directory assign
-	$(PY) -m autograder.grade --submissions "$(SUBMISSIONS)" --out "$(OUT)" --jobs "$(JOBS)" \
+	$(PY) -m kit_autograder.batch --autograder dist/autograder/attention-autograder.zip \
+		--submissions "$(SUBMISSIONS)" --out "$(OUT)" --jobs "$(JOBS)" \
 		--timeout "$(TIMEOUT)" --memory-mb "$(MEMORY_MB)"
 
 # $(N) synthetic submissions through make grade's engine, a sample through `otter run`.

@@ -18,8 +18,9 @@ from pathlib import Path
 
 import nbformat
 
-from . import master as master_module
-from .rubric import load_rubric, points_table
+from kit_autograder import lesson as lesson_module
+from kit_autograder.build import otter_master as master_module
+from kit_autograder.build.rubric import load_rubric, points_table
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON = ROOT / "assignments" / "attention"
@@ -30,9 +31,13 @@ SOLUTION_NAME = "notebook_solution.ipynb"
 # Otter stamps its zip's name with the master's name and the time; every path uses this one.
 ZIP_NAME = "attention-autograder.zip"
 
-# Copied beside the build notebook so that `autograder_files` can ship them; the lab is
-# there because the `student_extension` question re-runs it on the submission.
-AUTOGRADER_FILES = ("autograder", "reference", "assignments/attention", "assignments/attention/lab.py")
+RUBRIC = ROOT / "rubrics" / "attention.yaml"
+
+# Copied beside the Otter master so that its `autograder_files` ship them in the zip: the
+# reference and the lesson, which the grader loads, and the student folder's support files,
+# which the sandbox places beside each notebook it runs.
+AUTOGRADER_FILES = ("reference", "assignments/attention")
+SUPPORT_FOLDER = "student"
 
 # Student-facing files that ship flat beside the notebook, as (source, name in dist/student):
 # the lab, what it needs to read a notebook, the extension validator and the assessment.
@@ -56,20 +61,48 @@ def grading_requirements():
     return "\n".join(keep) + "\n"
 
 
-def stage_build(build_dir: Path):
-    """A folder holding the Otter master notebook and everything its config names."""
-    shutil.rmtree(build_dir, ignore_errors=True)
-    build_dir.mkdir(parents=True)
-    nb = master_module.build_otter_master(MASTER, load_rubric())
-    nbformat.write(nb, build_dir / NOTEBOOK_NAME)
+def grading_salt(kept_master: Path):
+    """The secret that seeds each submission's hidden inputs (kit_autograder.hidden_inputs).
+
+    ``KIT_GRADING_SALT`` (base64) when set; otherwise the salt of the Otter master already in
+    ``dist/otter``, so rebuilding keeps every submission's inputs; otherwise a new one.
+    """
+    import base64
+    import json
+    import os
+    import secrets
+
+    if os.environ.get("KIT_GRADING_SALT"):
+        return os.environ["KIT_GRADING_SALT"]
+    try:
+        config = json.loads(kept_master.read_text("utf-8"))["cells"][0]["source"]
+        for line in config.splitlines():
+            if line.strip().startswith("salt:"):
+                return line.split(":", 1)[1].strip().strip("'\"")
+    except (OSError, ValueError, KeyError, IndexError):
+        pass
+    return base64.b64encode(secrets.token_bytes(32)).decode()
+
+
+def stage_build(otter_dir: Path):
+    """``dist/otter``: the Otter-format master and everything its config names, kept so that
+    an instructor who knows Otter can run ``otter assign`` on it."""
+    salt = grading_salt(otter_dir / NOTEBOOK_NAME)
+    shutil.rmtree(otter_dir, ignore_errors=True)
+    otter_dir.mkdir(parents=True)
+    lesson = lesson_module.load([ROOT / "assignments", ROOT], LESSON.name)
+    nb = master_module.build_otter_master(MASTER, load_rubric(RUBRIC), lesson, salt)
+    nbformat.write(nb, otter_dir / NOTEBOOK_NAME)
     for source in map(Path, AUTOGRADER_FILES):
-        if (ROOT / source).is_dir():
-            shutil.copytree(ROOT / source, build_dir / source.name,
-                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "explorer", "master.py"))
-        else:
-            shutil.copy(ROOT / source, build_dir / source.name)
-    (build_dir / "requirements.txt").write_text(grading_requirements())
-    return build_dir / NOTEBOOK_NAME
+        shutil.copytree(ROOT / source, otter_dir / source.name,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "explorer",
+                                                      "master.py"))
+    support = otter_dir / SUPPORT_FOLDER
+    support.mkdir()
+    for source, name in STUDENT_FILES:
+        shutil.copy(ROOT / source, support / name)
+    (otter_dir / "requirements.txt").write_text(grading_requirements())
+    return otter_dir / NOTEBOOK_NAME
 
 
 def run_otter_assign(master_nb: Path, result_dir: Path, run_tests: bool):
@@ -93,7 +126,7 @@ def arrange_dist(otter_out: Path, dist: Path):
     for source, name in STUDENT_FILES:
         shutil.copy(ROOT / source, student / name)
     with open(student / "assessment.md", "a", encoding="utf-8") as assessment:
-        assessment.write("\n" + points_table(load_rubric()))
+        assessment.write("\n" + points_table(load_rubric(RUBRIC)))
 
     zips = list((otter_out / "autograder").glob("*.zip"))
     if len(zips) != 1:
@@ -108,25 +141,13 @@ def find_autograder_zip(dist: Path = ROOT / "dist"):
     return zips[0] if len(zips) == 1 else None
 
 
-# Gradescope imports Otter plugins from the zip's root, where `autograder_files` are not:
-# this shim becomes the root's `autograder/__init__.py` and loads the package from files/.
-PLUGIN_SHIM = ROOT / "autograder" / "verify" / "zip_root_package.py"
-
-
-def ship_plugin_shim(zip_path: Path):
-    with zipfile.ZipFile(zip_path, "a") as zf:
-        zf.write(PLUGIN_SHIM, "autograder/__init__.py")
-
-
 def build(dist: Path = ROOT / "dist", run_tests: bool = True):
-    build_dir = dist / "build"
-    master_nb = stage_build(build_dir)
-    otter_out = build_dir / "otter"
+    master_nb = stage_build(dist / "otter")
+    otter_out = dist / "build"
     run_otter_assign(master_nb, otter_out, run_tests)
     arrange_dist(otter_out, dist)
-    ship_plugin_shim(find_autograder_zip(dist))
-    # The staging folder is an intermediate; dist/ keeps only what someone will use.
-    shutil.rmtree(build_dir)
+    # Otter's output folder is an intermediate; dist/ keeps only what someone will use.
+    shutil.rmtree(otter_out)
     return dist
 
 

@@ -1,8 +1,12 @@
 """Hidden inputs: the cases on which each graded function is compared with the reference.
 
-Each case is drawn from its own fixed seed, so every run of the grader, in the kernel or out
-of it, sees the same numbers. Only a case's Spanish description ever reaches a student; the
-arrays themselves are never printed.
+A case fixes the *kind* of input (its shapes, its scale, its mask) and draws the numbers from
+a generator. The grader seeds that generator from a secret salt in the zip and the
+submission's own code (kit_autograder.hidden_inputs), so each submission gets numbers of its
+own: a leaked set, or a table of answers, answers nothing for another submission, while
+regrading the same file gives the same numbers. Without a generator (Otter's in-kernel tests,
+which decide nothing) each case uses its fixed default seed. Only a case's Spanish
+description ever reaches a student; the arrays themselves are never printed.
 
 The cases cover what the lesson's own examples do not: n != m and d_k != d_v, a single
 query, no mask, the causal mask, a random mask, scores of magnitude ~1e3 (which turn an
@@ -22,15 +26,13 @@ class Case:
     function: str
     name: str
     description: str  # Spanish, shown to students: says what kind of input, never its values
-    build: Callable[[], dict] = field(repr=False)
+    build: Callable[[np.random.Generator], dict] = field(repr=False)
+    default_seed: int = 0
 
-    def inputs(self) -> dict:
-        """Fresh keyword arguments for the function (new arrays on every call)."""
-        return self.build()
-
-
-def _rng(seed):
-    return np.random.default_rng(seed)
+    def inputs(self, rng=None) -> dict:
+        """Fresh keyword arguments for the function, drawn from ``rng`` (new arrays each call).
+        Without one, the case's fixed default seed."""
+        return self.build(rng if rng is not None else np.random.default_rng(self.default_seed))
 
 
 def _causal(n):
@@ -61,33 +63,28 @@ def _heads(rng, d_model, n_heads, d_k, d_v):
 # --- attention(Q, K, V, mask=None) -------------------------------------------------------
 
 
-def _attention_rectangular():
-    rng = _rng(5501)
+def _attention_rectangular(rng):
     # Scale 1.5 keeps the weights far from uniform, so a wrong scale factor shows.
     return dict(Q=1.5 * rng.normal(size=(4, 3)), K=1.5 * rng.normal(size=(6, 3)),
                 V=rng.normal(size=(6, 5)))
 
 
-def _attention_single_query():
-    rng = _rng(5502)
+def _attention_single_query(rng):
     return dict(Q=1.5 * rng.normal(size=(1, 4)), K=1.5 * rng.normal(size=(5, 4)),
                 V=rng.normal(size=(5, 2)))
 
 
-def _attention_causal():
-    rng = _rng(5503)
+def _attention_causal(rng):
     return dict(Q=1.5 * rng.normal(size=(5, 4)), K=1.5 * rng.normal(size=(5, 4)),
                 V=rng.normal(size=(5, 3)), mask=_causal(5))
 
 
-def _attention_random_mask():
-    rng = _rng(5504)
+def _attention_random_mask(rng):
     return dict(Q=1.5 * rng.normal(size=(4, 2)), K=1.5 * rng.normal(size=(6, 2)),
                 V=rng.normal(size=(6, 3)), mask=_random_mask(rng, 4, 6))
 
 
-def _attention_large_scores():
-    rng = _rng(5505)
+def _attention_large_scores(rng):
     # Entries of 25 give dot products of order 1e3: exp() overflows unless the maximum is subtracted.
     return dict(Q=25 * rng.normal(size=(3, 4)), K=25 * rng.normal(size=(4, 4)),
                 V=rng.normal(size=(4, 2)), mask=_causal(4)[:3])
@@ -96,20 +93,17 @@ def _attention_large_scores():
 # --- multihead(X, heads, W_O, mask=None) ---------------------------------------------------
 
 
-def _multihead_two_heads():
-    rng = _rng(5511)
+def _multihead_two_heads(rng):
     heads, W_O = _heads(rng, d_model=8, n_heads=2, d_k=4, d_v=4)
     return dict(X=2 * rng.normal(size=(5, 8)), heads=heads, W_O=W_O)
 
 
-def _multihead_causal_three_heads():
-    rng = _rng(5512)
+def _multihead_causal_three_heads(rng):
     heads, W_O = _heads(rng, d_model=6, n_heads=3, d_k=2, d_v=2)
     return dict(X=2 * rng.normal(size=(6, 6)), heads=heads, W_O=W_O, mask=_causal(6))
 
 
-def _multihead_dk_differs_from_dv():
-    rng = _rng(5513)
+def _multihead_dk_differs_from_dv(rng):
     heads, W_O = _heads(rng, d_model=6, n_heads=2, d_k=2, d_v=3)
     return dict(X=2 * rng.normal(size=(4, 6)), heads=heads, W_O=W_O,
                 mask=_random_mask(rng, 4, 4))
@@ -118,23 +112,23 @@ def _multihead_dk_differs_from_dv():
 # --- positional_encoding(n_positions, d_model) ----------------------------------------------
 
 
-def _pe_even():
-    return dict(n_positions=10, d_model=8)
+# The sizes vary too, so that no table of encodings answers another submission's case.
+def _pe_even(rng):
+    return dict(n_positions=int(rng.integers(6, 13)), d_model=int(rng.choice([6, 8, 10, 12])))
 
 
-def _pe_odd():
-    return dict(n_positions=6, d_model=7)
+def _pe_odd(rng):
+    return dict(n_positions=int(rng.integers(5, 11)), d_model=int(rng.choice([5, 7, 9, 11])))
 
 
-def _pe_long():
-    return dict(n_positions=64, d_model=32)
+def _pe_long(rng):
+    return dict(n_positions=int(rng.integers(48, 81)), d_model=int(rng.choice([24, 28, 32, 36])))
 
 
 # --- transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None) -----------------------------
 
 
-def _block(seed, n, d_model, n_heads, d_ff, causal):
-    rng = _rng(seed)
+def _block(rng, n, d_model, n_heads, d_ff, causal):
     d_k = d_model // n_heads
     heads, W_O = _heads(rng, d_model, n_heads, d_k, d_k)
     # Non-zero biases and an offset input, so that a dropped bias or a LayerNorm over the
@@ -154,24 +148,27 @@ def _block(seed, n, d_model, n_heads, d_ff, causal):
 
 
 CASES = [
-    Case("attention", "rectangular", "sin máscara, n ≠ m y d_k ≠ d_v", _attention_rectangular),
-    Case("attention", "una_consulta", "una sola consulta (n = 1)", _attention_single_query),
-    Case("attention", "causal", "máscara causal", _attention_causal),
-    Case("attention", "mascara_aleatoria", "máscara arbitraria (no triangular)", _attention_random_mask),
-    Case("attention", "puntuaciones_grandes", "puntuaciones del orden de 1000", _attention_large_scores),
-    Case("multihead", "dos_cabezas", "2 cabezas, sin máscara", _multihead_two_heads),
-    Case("multihead", "causal", "3 cabezas con máscara causal", _multihead_causal_three_heads),
+    Case("attention", "rectangular", "sin máscara, n ≠ m y d_k ≠ d_v", _attention_rectangular, 5501),
+    Case("attention", "una_consulta", "una sola consulta (n = 1)", _attention_single_query, 5502),
+    Case("attention", "causal", "máscara causal", _attention_causal, 5503),
+    Case("attention", "mascara_aleatoria", "máscara arbitraria (no triangular)",
+         _attention_random_mask, 5504),
+    Case("attention", "puntuaciones_grandes", "puntuaciones del orden de 1000",
+         _attention_large_scores, 5505),
+    Case("multihead", "dos_cabezas", "2 cabezas, sin máscara", _multihead_two_heads, 5511),
+    Case("multihead", "causal", "3 cabezas con máscara causal", _multihead_causal_three_heads, 5512),
     Case("multihead", "dk_distinto_dv", "cabezas con d_k ≠ d_v y máscara arbitraria",
-         _multihead_dk_differs_from_dv),
-    Case("positional_encoding", "d_par", "d_model par", _pe_even),
-    Case("positional_encoding", "d_impar", "d_model impar", _pe_odd),
-    Case("positional_encoding", "largo", "64 posiciones, d_model = 32", _pe_long),
+         _multihead_dk_differs_from_dv, 5513),
+    Case("positional_encoding", "d_par", "d_model par", _pe_even, 5521),
+    Case("positional_encoding", "d_impar", "d_model impar", _pe_odd, 5522),
+    Case("positional_encoding", "largo", "muchas posiciones (entre 48 y 80) y d_model grande",
+         _pe_long, 5523),
     Case("transformer_block", "sin_mascara", "2 cabezas, sin máscara",
-         lambda: _block(5531, n=5, d_model=8, n_heads=2, d_ff=16, causal=False)),
+         lambda rng: _block(rng, n=5, d_model=8, n_heads=2, d_ff=16, causal=False), 5531),
     Case("transformer_block", "causal", "3 cabezas con máscara causal",
-         lambda: _block(5532, n=6, d_model=6, n_heads=3, d_ff=12, causal=True)),
+         lambda rng: _block(rng, n=6, d_model=6, n_heads=3, d_ff=12, causal=True), 5532),
     Case("transformer_block", "un_token", "un solo token",
-         lambda: _block(5533, n=1, d_model=4, n_heads=1, d_ff=8, causal=False)),
+         lambda rng: _block(rng, n=1, d_model=4, n_heads=1, d_ff=8, causal=False), 5533),
 ]
 
 

@@ -1,9 +1,8 @@
 """Explain a failed hidden case: name the catalogued mistake it reproduces, or say what is off.
 
-``checks.compare`` calls ``diagnose`` after it has listed the violated properties. Everything
-here works on plain data (the student's ``Outcome`` and the ``Failure`` list) and never calls
-student code, so the same diagnosis comes out of the student's kernel and of the out-of-kernel
-verifier.
+``judge.judge`` calls ``diagnose`` after it has listed the violated properties. Everything
+here works on plain data (the case's inputs, the student's ``Outcome`` and the ``Failure``
+list) and never calls student code.
 
 1. If the student's output equals, within the grading tolerances, the output of exactly one
    catalogued mutant that fails this case, the feedback names that misconception, explains it
@@ -15,12 +14,15 @@ verifier.
 No message quotes a hidden input, a reference output or a mutant output.
 """
 
-from functools import lru_cache
-
 import numpy as np
 
+from kit_autograder.verdicts.compare import compare_part, same_within
+from kit_autograder.verdicts.in_process import run_in_process
+from kit_autograder.verdicts.outcome import Failure, Outcome
+
 from . import misconceptions, tolerances
-from autograder.checks import Failure, Outcome, compare_part, reference_parts, run_case, violations
+from .functions import FUNCTIONS
+from .judge import violations
 
 # exp() overflows float64 above ~709.78, so scores beyond this break a softmax that does not
 # subtract the row maximum.
@@ -31,60 +33,48 @@ OVERFLOW_SCORE = 700
 NORMALIZED_VAR_ATOL = 1e-3
 
 
-def diagnose(function, case, outcome: Outcome, failures) -> list:
+def diagnose(function, inputs, outcome: Outcome, failures, expected) -> list:
     """Failures of kind "misconception" or "hint" that explain ``failures``; may be empty."""
-    entry = matching_misconception(function, case, outcome)
+    entry = matching_misconception(function, inputs, outcome, expected)
     if entry is not None:
         message = (f"error típico reconocido: {entry.name}. {entry.explanation}\n"
                    f"    Pista: {entry.hint}")
         return [Failure(message, None, {"kind": "misconception", "id": entry.id})]
     if outcome.parts is None:  # the error message already says what went wrong
         return []
-    hints = GENERIC_HINTS[function](case, outcome.parts, failures)
+    hints = GENERIC_HINTS[function](inputs, outcome.parts, failures, expected)
     return [Failure(hint, None, {"kind": "hint"}) for hint in hints]
 
 
-def matching_misconception(function, case, outcome: Outcome):
-    """The one catalog entry whose mutant fails ``case`` the way ``outcome`` does, else None.
+def matching_misconception(function, inputs, outcome: Outcome, expected):
+    """The one catalog entry whose mutant fails this case the way ``outcome`` does, else None.
 
     With two matches the output cannot tell the mistakes apart, and a wrong name teaches worse
     than none; tests/test_misconceptions.py keeps the hidden cases free of such ties.
     """
-    matches = [entry for entry in misconceptions.for_function(function)
-               if _mutant_fails(entry, case) and same_outcome(outcome, mutant_outcome(entry, case))]
+    matches = []
+    for entry in misconceptions.for_function(function):
+        mutant = mutant_outcome(entry, inputs)
+        if violations(function, inputs, mutant, expected) and same_outcome(outcome, mutant):
+            matches.append(entry)
     return matches[0] if len(matches) == 1 else None
 
 
-@lru_cache(maxsize=None)
-def mutant_outcome(entry, case) -> Outcome:
-    """What the entry's mutant returns on ``case``, reduced exactly as a student's result is."""
-    return run_case(entry.function, entry.mutant, case)
-
-
-@lru_cache(maxsize=None)
-def _mutant_fails(entry, case):
-    return bool(violations(entry.function, case, mutant_outcome(entry, case)))
+def mutant_outcome(entry, inputs) -> Outcome:
+    """What the entry's mutant returns on ``inputs``, reduced exactly as a student's result is."""
+    return run_in_process(entry.mutant, inputs, len(FUNCTIONS[entry.function].parts))
 
 
 def same_outcome(got: Outcome, mutant: Outcome):
     """Equal within the grading tolerances, with NaN and infinities in the same places.
 
-    Errors match by their message, which names the exception and the sizes numpy reports.
+    Errors match by their report: the kind of error and the sizes NumPy gave.
     """
     if got.error is not None or mutant.error is not None:
         return got.error == mutant.error
     return len(got.parts) == len(mutant.parts) and all(
-        _same_array(a, b) for a, b in zip(got.parts, mutant.parts))
-
-
-def _same_array(got, mutant):
-    if got.shape != mutant.shape:
-        return False
-    for special in (np.isnan, np.isposinf, np.isneginf):
-        if not np.array_equal(special(got), special(mutant)):
-            return False
-    finite = np.isfinite(mutant)
-    return not compare_part("", np.where(finite, got, 0.0), np.where(finite, mutant, 0.0))
+        same_within(a, b, atol=tolerances.ATOL, rtol=tolerances.RTOL)
+        for a, b in zip(got.parts, mutant.parts))
 
 
 # --- generic hints: what kind of wrong, when no catalogued mistake matches --------------------
@@ -98,8 +88,7 @@ def _kinds(failures):
     return {failure.details.get("kind") for failure in failures}
 
 
-def _attention_hints(case, parts, failures):
-    inputs = case.inputs()
+def _attention_hints(inputs, parts, failures, expected_parts):
     weights = parts[1]
     if "nonfinite" in _kinds(failures):
         scores = inputs["Q"] @ inputs["K"].T / np.sqrt(inputs["K"].shape[-1])
@@ -115,7 +104,7 @@ def _attention_hints(case, parts, failures):
     if "los pesos" not in failed:
         return ["los pesos son correctos pero la salida no: la salida es la media ponderada "
                 "de los valores, pesos·V (paso 3, punto 4)"]
-    expected = reference_parts("attention", case)[1]
+    expected = expected_parts[1]
     if weights.shape != expected.shape or _kinds(failures) & {"row_sum", "mask_leak"}:
         return []
     spread = np.sign(_entropy(weights) - _entropy(expected))
@@ -136,9 +125,8 @@ def _entropy(weights):
     return np.round(terms.sum(axis=-1), 6)
 
 
-def _multihead_hints(case, parts, failures):
+def _multihead_hints(inputs, parts, failures, expected_parts):
     output = parts[0]
-    inputs = case.inputs()
     n, d_model = inputs["X"].shape
     n_heads, d_v = len(inputs["heads"]), inputs["heads"][0][2].shape[1]
     if output.ndim != 2 or output.shape == (n, d_model):
@@ -155,18 +143,20 @@ def _multihead_hints(case, parts, failures):
     return []
 
 
-def _positional_encoding_hints(case, parts, failures):
+def _positional_encoding_hints(inputs, parts, failures, expected_parts):
     pe, omega = parts
-    expected_pe, _ = reference_parts("positional_encoding", case)
+    expected_pe, _ = expected_parts
     hints = []
     if pe.shape == expected_pe.shape and pe.shape[0] > 0 and "nonfinite" not in _kinds(failures):
         d_model = pe.shape[1]
         first_row = np.arange(d_model) % 2  # sin 0 = 0 in even columns, cos 0 = 1 in odd ones
-        if compare_part("", pe[0], first_row.astype(float)):
+        if compare_part("", pe[0], first_row.astype(float), atol=tolerances.ATOL,
+                        rtol=tolerances.RTOL):
             hints.append("la fila de la posición 0 debería ser (0, 1, 0, 1, …): sin 0 = 0 en "
                          "las columnas pares y cos 0 = 1 en las impares (paso 7)")
         pairs = pe[:, 0:d_model - 1:2] ** 2 + pe[:, 1::2] ** 2
-        if compare_part("", pairs, np.ones_like(pairs)):
+        if compare_part("", pairs, np.ones_like(pairs), atol=tolerances.ATOL,
+                        rtol=tolerances.RTOL):
             hints.append("las columnas 2i y 2i + 1 no forman parejas seno-coseno de la misma "
                          "frecuencia, porque sin² + cos² no vale 1 (paso 7)")
     if "omega" not in _failed_parts(failures):
@@ -178,9 +168,9 @@ def _positional_encoding_hints(case, parts, failures):
     return hints
 
 
-def _transformer_block_hints(case, parts, failures):
+def _transformer_block_hints(inputs, parts, failures, expected_parts):
     output = parts[0]
-    expected = reference_parts("transformer_block", case)[0]
+    expected = expected_parts[0]
     if output.shape != expected.shape or "nonfinite" in _kinds(failures):
         return []
     off_mean = np.abs(output.mean(axis=-1)).max()

@@ -1,32 +1,24 @@
-"""What the grading engine needs to know about lesson 055's graded functions.
+"""Lesson 055 as the grading engine sees it: see kit_autograder.lesson for the contract."""
 
-The engine itself knows no lesson: it reads these tables (and the cases, the tolerances and
-the reference) from the lesson's package.
-"""
+import reference
+from kit_autograder.lesson import DataQuestion
 
-GRADED_FUNCTIONS = ("attention", "multihead", "positional_encoding", "transformer_block")
+from .cases import cases_for
+from .challenge import CRITERIA, grade_student_extension
+from .functions import FUNCTIONS
+from .judge import judge
 
-# Each function is graded in isolation: while testing it, the graded functions it calls are
-# the reference's, so a mistake in `attention` costs only attention's points.
-GRADED_DEPENDENCIES = {
-    "attention": (),
-    "multihead": ("attention",),
-    "positional_encoding": (),
-    "transformer_block": ("attention", "multihead"),
+NAME = "attention"
+REFERENCE = reference
+GRADED_FUNCTIONS = tuple(FUNCTIONS)
+
+# The notebook variable holding the lab result extended with `student_extension`.
+EXTENSION_RESULT = "resultado"
+
+DATA_QUESTIONS = {
+    "student_extension": DataQuestion((EXTENSION_RESULT,), CRITERIA,
+                                      lambda values, functions: grade_student_extension(
+                                          values.get(EXTENSION_RESULT), functions)),
 }
 
-# What each function returns: the Spanish name of each part, as the feedback calls it.
-# A tuple-returning function has several parts; the others have one.
-RETURN_PARTS = {
-    "attention": ("la salida", "los pesos"),
-    "multihead": ("la salida",),
-    "positional_encoding": ("pe", "omega"),
-    "transformer_block": ("la salida",),
-}
-
-STEP_OF = {
-    "attention": "paso 3",
-    "multihead": "paso 6",
-    "positional_encoding": "paso 7",
-    "transformer_block": "paso 8",
-}
+__all__ = ["NAME", "FUNCTIONS", "cases_for", "REFERENCE", "judge", "DATA_QUESTIONS"]

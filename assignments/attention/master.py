@@ -20,21 +20,20 @@
 #   ok_format: false
 #   files: false
 # autograder_files:
-#   - autograder
 #   - reference
 #   - attention
-#   - lab.py
+#   - student
 # generate:
 #   pdf: false
-#   show_stdout: true
+#   show_stdout: false
 #   # Each question's box, hidden cases included, shows once grades are published.
 #   show_hidden: true
 #   # No "Public Tests" box: it says "All test cases passed!" when only public tests pass (Otter #138).
 #   force_public_test_summary: false
 # plugins:
-#   # Re-checks the graded functions outside the student's kernel, separates privileges when
-#   # grading as root, and flags tampering (autograder/verify; limits default in its Settings).
-#   - autograder.verify.plugin.VerificationPlugin
+#   # Grades the notebook in the kit's sandbox and replaces the kernel's verdicts; `make assign`
+#   # fills in its settings (the lesson, the hidden inputs' salt, the points graded by hand).
+#   - kit_autograder.otter_plugin.VerificationPlugin
 
 # %% [markdown]
 # # 055 — La atención y el Transformer, desde cero

@@ -146,7 +146,9 @@ class Sandbox:
         }
         bootstrap = (f"import sys; sys.path[:0] = {[inner_code] + host_module.site_paths()!r}; "
                      "from inside.zygote import main; main()")
-        command = [os.path.realpath(sys.executable), "-I", "-S", "-B", "-c", bootstrap,
+        # The venv's own path (not the interpreter it links to): a subprocess the notebook starts
+        # with sys.executable (the lab) then finds the venv's packages.
+        command = [sys.executable, "-I", "-S", "-B", "-c", bootstrap,
                    json.dumps(config)]
         environment = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
                        "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "agg",

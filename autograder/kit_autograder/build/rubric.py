@@ -4,7 +4,7 @@ from pathlib import Path
 
 import yaml
 
-RUBRIC_PATH = Path(__file__).resolve().parent.parent / "rubrics" / "attention.yaml"
+RUBRIC_PATH = Path(__file__).resolve().parents[3] / "rubrics" / "attention.yaml"
 
 
 def load_rubric(path=RUBRIC_PATH):
@@ -24,6 +24,11 @@ def question_points(rubric, name):
     if "criteria" in entry:
         return [criterion["points"] for criterion in entry["criteria"]]
     return entry["points"]
+
+
+def manual_points(rubric):
+    """The points a person grades by hand (the written questions)."""
+    return sum(entry["points"] for entry in rubric.get("written", {}).values())
 
 
 def points_table(rubric):

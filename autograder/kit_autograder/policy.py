@@ -1,16 +1,14 @@
-"""Static policy: what in a submission's code deserves a human look.
+"""Reviewer's hints: what in a submission's code a person may want to look at.
 
-Two scopes, both read with ``ast`` and never executed:
+This is not a defence. Scores are decided by the sandbox and the verdicts, which hold whatever
+this module misses (and it misses plenty: ``np.lib._npyio_impl.os`` reaches files through a
+plain attribute chain). It reads the notebook with ``ast``, statement by statement, and points
+at file and process access, code built at run time, introspection of the interpreter,
+monkeypatching what was imported, and types that decide their own comparisons. Statements the
+student received unchanged are exempt: their fingerprints ship in the plugin's configuration
+(``given_fingerprints``), numbers masked so that a new seed still matches.
 
-* **The whole notebook**, statement by statement: file and process access, code built at run
-  time, introspection of the interpreter, the grader's own modules, monkeypatching what was
-  imported, and types that fake comparisons. Statements the student received unchanged (the
-  lab cell runs ``subprocess``, for example) are exempt: their fingerprints ship in the
-  plugin's configuration (see ``given_fingerprints``), numbers masked so that a new seed
-  still matches.
-* **Each graded function and the helpers it calls**: they may import numpy and math only.
-
-A flag never changes a score; it tells a human where to look.
+A hint never changes a score; it is worded as "revisar", not as proof.
 """
 
 import ast
@@ -34,7 +32,7 @@ _INTROSPECTION = frozenset({
     "site", "sysconfig", "tracemalloc", "weakref",
 })
 # The grader's own code, reachable from a kernel that shares the grading folder.
-_GRADER_MODULES = frozenset({"reference", "autograder", "tests", "run_otter"})
+_GRADER_MODULES = frozenset({"reference", "autograder", "kit_autograder", "tests", "run_otter"})
 
 _DYNAMIC_CODE_CALLS = frozenset({"exec", "eval", "compile", "__import__"})
 _CONSOLE_CALLS = frozenset({"input", "breakpoint"})
@@ -89,15 +87,19 @@ def cell_python(source: str) -> str:
         return source
 
 
-def code_cells(notebook) -> Iterable[tuple]:
-    """(1-based position among all cells, parsed module) for every code cell that parses."""
-    for number, cell in enumerate(notebook.cells, start=1):
-        if cell.get("cell_type") != "code":
+def parsed_cells(cells) -> Iterable[tuple]:
+    """(number, parsed module) for every cell that parses, numbered as Jupyter shows them
+    after "Restart & Run All" ([1], [2]... over non-empty cells). Bounded by the submission's
+    size limits; a cell that breaks the parser runs nothing and is skipped."""
+    number = 0
+    for source in cells:
+        if not source.strip():
             continue
+        number += 1
         try:
-            tree = ast.parse(cell_python(cell.get("source", "")))
-        except (SyntaxError, ValueError):
-            continue  # a cell that does not parse runs nothing
+            tree = ast.parse(cell_python(source))
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            continue
         yield number, tree
 
 
@@ -114,9 +116,9 @@ def fingerprint(statement: ast.stmt) -> str:
     return hashlib.sha256(ast.dump(masked).encode("utf-8")).hexdigest()[:24]
 
 
-def given_fingerprints(notebook) -> list:
+def given_fingerprints(cells) -> list:
     """Fingerprints of every top-level statement of the notebook students receive."""
-    return sorted({fingerprint(node) for _, tree in code_cells(notebook) for node in tree.body})
+    return sorted({fingerprint(node) for _, tree in parsed_cells(cells) for node in tree.body})
 
 
 # --- the rules ------------------------------------------------------------------------------
@@ -303,51 +305,21 @@ class _StatementRules(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def notebook_violations(notebook, given: Iterable[str] = ()) -> list:
-    """Notebook-wide rules, for every statement the student wrote or changed."""
+def review_hints(cells, given: Iterable[str] = ()) -> list:
+    """Spanish hints for a reviewer, for every statement the student wrote or changed."""
     given = set(given)
-    cells = list(code_cells(notebook))
-    imported, risky = _imported_names(tree for _, tree in cells)
-    numpy_names = {name for name in imported if name in ("np", "numpy")}
-    found = []
-    for number, tree in cells:
-        for statement in tree.body:
-            if given and fingerprint(statement) in given:
-                continue
-            rules = _StatementRules(imported, risky, numpy_names)
-            rules.visit(statement)
-            found += [Violation(number, message) for message in rules.found]
-    return sorted(set(found))
-
-
-# --- graded functions -----------------------------------------------------------------------
-
-
-def graded_import_violations(function, chunks) -> list:
-    """Imports outside numpy and math in ``function``'s extracted code (see extraction.py).
-
-    A top-level import counts only for the names the function's code reads, so
-    ``import numpy as np, os`` is not held against a function that never touches ``os``.
-    """
-    trees = [(chunk["cell"], ast.parse(chunk["source"])) for chunk in chunks]
-    read = {node.id for _, tree in trees for node in ast.walk(tree)
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
-    found = []
-    for cell, tree in trees:
-        top = tree.body[0] if tree.body else None
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                modules = [alias.name for alias in node.names
-                           if node is not top or (alias.asname or alias.name.split(".")[0]) in read]
-            elif isinstance(node, ast.ImportFrom):
-                modules = ["." * node.level + (node.module or "")]
-                if node is top and not any((a.asname or a.name) in read for a in node.names):
-                    modules = []
-            else:
-                continue
-            for module in modules:
-                if _root_module(module) not in ALLOWED_GRADED_MODULES:
-                    found.append(Violation(cell, f"`{function}` importa `{module}`, y las "
-                                                 "funciones evaluadas solo pueden usar numpy y "
-                                                 "math"))
-    return sorted(set(found))
+    try:
+        trees = list(parsed_cells(cells))
+        imported, risky = _imported_names(tree for _, tree in trees)
+        numpy_names = {name for name in imported if name in ("np", "numpy")}
+        found = set()
+        for number, tree in trees:
+            for statement in tree.body:
+                if given and fingerprint(statement) in given:
+                    continue
+                rules = _StatementRules(imported, risky, numpy_names)
+                rules.visit(statement)
+                found |= {Violation(number, message) for message in rules.found}
+    except (MemoryError, RecursionError):
+        return ["revisar a mano: el código es demasiado complejo para el análisis automático"]
+    return [f"revisar la celda [{v.cell}]: {v.message}" for v in sorted(found)]

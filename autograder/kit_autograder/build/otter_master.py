@@ -21,14 +21,12 @@ import jupytext
 import nbformat
 import yaml
 
-import reference
-
-from attention.cases import cases_for
-from .checks import GRADED_FUNCTIONS
-from .rubric import question_points
+from .rubric import manual_points, question_points
 
 PLACEHOLDER = re.compile(r"^# <reference: (\w+)>\s*$")
 QUESTION_HEADER = "# BEGIN QUESTION"
+CONFIG_HEADER = "# ASSIGNMENT CONFIG"
+PLUGIN = "kit_autograder.otter_plugin.VerificationPlugin"
 
 
 def load_master(path):
@@ -47,27 +45,27 @@ def _without_docstring(fn):
     return lines
 
 
-def _fill_reference_helpers(nb):
+def _fill_reference_helpers(nb, lesson):
     for cell in nb.cells:
         match = PLACEHOLDER.match(cell.source) if cell.cell_type == "code" else None
         if match:
-            cell.source = "\n".join(_without_docstring(getattr(reference, match.group(1))))
+            cell.source = "\n".join(_without_docstring(getattr(lesson.REFERENCE, match.group(1))))
 
 
-def _graded_name(cell):
+def _graded_name(cell, lesson):
     if cell.cell_type != "code":
         return None
     match = re.match(r"def (\w+)\(", cell.source)
-    return match.group(1) if match and match.group(1) in GRADED_FUNCTIONS else None
+    return match.group(1) if match and match.group(1) in lesson.FUNCTIONS else None
 
 
 def _signature_line(source):
     return source.splitlines()[0]
 
 
-def _solution_cell_source(stub_source, name):
+def _solution_cell_source(stub_source, name, lesson):
     """Keep the stub's Spanish docstring and prompt; put the reference body in a solution block."""
-    reference_lines = _without_docstring(getattr(reference, name))
+    reference_lines = _without_docstring(getattr(lesson.REFERENCE, name))
     if _signature_line(stub_source) != reference_lines[0]:
         raise ValueError(f"the master's signature of {name} differs from reference/: "
                          f"{_signature_line(stub_source)!r} vs {reference_lines[0]!r}")
@@ -87,13 +85,13 @@ def _solution_cell_source(stub_source, name):
     )
 
 
-def _fill_solutions(nb):
+def _fill_solutions(nb, lesson):
     """Solution cells must sit between raw SOLUTION markers for Otter to strip them."""
     cells = []
     for cell in nb.cells:
-        name = _graded_name(cell)
+        name = _graded_name(cell, lesson)
         if name:
-            cell.source = _solution_cell_source(cell.source, name)
+            cell.source = _solution_cell_source(cell.source, name, lesson)
             cells += [nbformat.v4.new_raw_cell("# BEGIN SOLUTION"), cell,
                       nbformat.v4.new_raw_cell("# END SOLUTION")]
         else:
@@ -120,36 +118,36 @@ def _fill_points(nb, rubric):
                                                               allow_unicode=True)
 
 
-# The notebook variable holding the lab result extended with `student_extension`.
-EXTENSION_RESULT = "resultado"
-
-
-def _hidden_test(test_name, parameter, call):
+def _hidden_test(test_name, parameters, call):
     return "\n".join([
         '""" # BEGIN TEST CONFIG',
         "hidden: true",
         '""" # END TEST CONFIG',
-        f"def test_{test_name}({parameter}):",
-        f"    {call[0]}",
-        f"    {call[1]}",
+        f"def test_{test_name}({', '.join(parameters)}):",
+        "    from kit_autograder import incell",
+        f"    {call}",
     ])
 
 
-def hidden_tests_for(question, rubric):
-    """The hidden test sources of a question: one per hidden case, or one per criterion."""
-    if question in GRADED_FUNCTIONS:
-        return [_hidden_test(f"{question}_{case.name}", question,
-                             ("from autograder.checks import check",
-                              f"check({question!r}, {question}, {case.name!r})"))
-                for case in cases_for(question)]
-    criteria = rubric.get("questions", {}).get(question, {}).get("criteria", [])
-    return [_hidden_test(f"{question}_{c['id']}", EXTENSION_RESULT,
-                         ("from attention.extension import check_criterion",
-                          f"check_criterion({c['id']!r}, {EXTENSION_RESULT})"))
-            for c in criteria]
+def hidden_tests_for(question, lesson):
+    """The hidden test sources of a question: one per hidden case, or one per criterion.
+    Their names are what grading.hidden_test_name expects."""
+    if question in lesson.FUNCTIONS:
+        return [_hidden_test(f"{question}_{case.name}", [question],
+                             f"incell.check({lesson.NAME!r}, {question!r}, {question}, "
+                             f"{case.name!r})")
+                for case in lesson.cases_for(question)]
+    data = lesson.DATA_QUESTIONS[question]
+    parameters = list(data.variables) + list(lesson.FUNCTIONS)
+    values = "{" + ", ".join(f"{v!r}: {v}" for v in data.variables) + "}"
+    functions = "{" + ", ".join(f"{f!r}: {f}" for f in lesson.FUNCTIONS) + "}"
+    return [_hidden_test(f"{question}_{criterion}", parameters,
+                         f"incell.check_data({lesson.NAME!r}, {question!r}, {criterion!r}, "
+                         f"{values}, {functions})")
+            for criterion, _ in data.criteria]
 
 
-def _add_hidden_tests(nb, rubric):
+def _add_hidden_tests(nb, lesson):
     """Insert each question's hidden tests just before its END TESTS."""
     cells, question = [], None
     for cell in nb.cells:
@@ -158,7 +156,7 @@ def _add_hidden_tests(nb, rubric):
             question = config["name"]
         if cell.cell_type == "raw" and cell.source.strip() == "# END TESTS":
             cells += [nbformat.v4.new_code_cell(source)
-                      for source in hidden_tests_for(question, rubric)]
+                      for source in hidden_tests_for(question, lesson)]
         cells.append(cell)
     nb.cells = cells
 
@@ -171,11 +169,32 @@ def number_cells(nb):
     return nb
 
 
-def build_otter_master(master_path, rubric):
+def _fill_plugin_settings(nb, lesson, rubric, salt):
+    """The master names the kit's plugin; its settings are filled in here."""
+    for cell in nb.cells:
+        config = _raw_config(cell, CONFIG_HEADER)
+        if config is None:
+            continue
+        settings = {"lesson": lesson.NAME, "salt": salt,
+                    "manual_points": manual_points(rubric)}
+        plugins = config.get("plugins") or []
+        if PLUGIN not in [p if isinstance(p, str) else next(iter(p)) for p in plugins]:
+            raise ValueError(f"the master's ASSIGNMENT CONFIG must list {PLUGIN} in plugins")
+        config["plugins"] = [{PLUGIN: settings} if (p == PLUGIN or (isinstance(p, dict) and
+                                                                     PLUGIN in p)) else p
+                             for p in plugins]
+        cell.source = CONFIG_HEADER + "\n" + yaml.safe_dump(config, sort_keys=False,
+                                                            allow_unicode=True)
+        return
+    raise ValueError("the master has no ASSIGNMENT CONFIG cell")
+
+
+def build_otter_master(master_path, rubric, lesson, salt):
     """The Otter Assign notebook for ``master_path``, with every single-source fact filled in."""
     nb = load_master(master_path)
-    _fill_reference_helpers(nb)
-    _fill_solutions(nb)
+    _fill_reference_helpers(nb, lesson)
+    _fill_solutions(nb, lesson)
     _fill_points(nb, rubric)
-    _add_hidden_tests(nb, rubric)
+    _add_hidden_tests(nb, lesson)
+    _fill_plugin_settings(nb, lesson, rubric, salt)
     return number_cells(nb)

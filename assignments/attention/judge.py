@@ -1,0 +1,73 @@
+"""Judge a student's outcome on one hidden case of lesson 055: what is wrong, and why.
+
+The engine hands over plain data: the case's inputs and the student's ``Outcome`` (float64
+arrays or a checked error report). The reference runs here, in the grader. Properties every
+correct answer has (rows of weights summing to 1, nothing past the mask) are checked before
+closeness, because a broken property explains a mismatch better than the mismatch itself;
+then the diagnosis names the mistake when it can (diagnose.py).
+"""
+
+import numpy as np
+
+import reference
+from kit_autograder.verdicts.compare import compare_parts, where
+from kit_autograder.verdicts.in_process import run_in_process
+from kit_autograder.verdicts.messages import error_message
+from kit_autograder.verdicts.outcome import Failure
+
+from . import tolerances
+from .functions import FUNCTIONS
+
+
+def reference_parts(function, inputs):
+    """The reference's answer on ``inputs``, as float64 arrays (kept inside the grader)."""
+    outcome = run_in_process(getattr(reference, function), inputs, len(FUNCTIONS[function].parts))
+    if outcome.parts is None:
+        raise RuntimeError(f"the reference {function} failed on a hidden case: {outcome.error}")
+    return outcome.parts
+
+
+def violations(function, inputs, outcome, expected):
+    """Every property the outcome violates on this case; empty when it is correct."""
+    spec = FUNCTIONS[function]
+    if outcome.error is not None:
+        return [Failure(error_message(function, outcome.error, spec.parts), None,
+                        {"kind": "error", "error": outcome.error["kind"]})]
+    failures = compare_parts(spec.parts, outcome.parts, expected, atol=tolerances.ATOL,
+                             rtol=tolerances.RTOL)
+    if function == "attention" and np.isfinite(outcome.parts[1]).all():
+        properties = _attention_properties(outcome.parts[1], inputs.get("mask"))
+        if properties:
+            failures = properties + [f for f in failures if f.part != "los pesos"]
+    return failures
+
+
+def judge(function, inputs, outcome):
+    """The engine's entry point: failures with their diagnosis, or [] when it passes."""
+    from .diagnose import diagnose  # late: diagnose compares mutants through violations()
+
+    expected = reference_parts(function, inputs)
+    failures = violations(function, inputs, outcome, expected)
+    if failures:
+        failures += diagnose(function, inputs, outcome, failures, expected)
+    return failures
+
+
+def _attention_properties(weights, mask):
+    failures = []
+    if weights.ndim != 2:
+        return failures
+    sums = weights.sum(axis=-1)
+    off = np.flatnonzero(np.abs(sums - 1) > tolerances.ROW_SUM_ATOL)
+    if off.size:
+        row = int(off[0])
+        failures.append(Failure(f"la fila {row} de los pesos no suma 1 (suma {sums[row]:.3g})",
+                                "los pesos", {"kind": "row_sum", "row": row}))
+    if mask is not None and np.shape(mask) == weights.shape:
+        leaked = np.where(~np.asarray(mask, dtype=bool), np.abs(weights), 0)
+        if leaked.max() > tolerances.MASKED_WEIGHT_ATOL:
+            index = tuple(int(i) for i in np.unravel_index(np.argmax(leaked), leaked.shape))
+            failures.append(Failure(
+                f"una clave prohibida por la máscara recibe peso {leaked[index]:.3g} "
+                f"({where(index, leaked.shape)})", "los pesos", {"kind": "mask_leak"}))
+    return failures

@@ -1,0 +1,228 @@
+"""`make grade`: a folder of submissions -> one sandbox -> verdicts -> CSV, feedback, report.
+
+    python -m kit_autograder.batch --submissions DIR --out DIR [--jobs N] [--timeout S] ...
+
+Outputs, in ``OUT``:
+
+* ``final_grades.csv``: ``otter grade``'s format (Otter's ``merge_scores_to_df``), one row
+  per file after a first ``points-per-question`` row, plus a ``flags`` column;
+* ``results/<stem>.json``: the Gradescope results; ``feedback/<stem>.md``: the student's
+  Spanish report; ``records/<stem>.json``: the verdicts all of them come from;
+* ``report.html``: the class report (report/class_report.py).
+
+One zygote serves the batch; ``jobs`` submissions are graded at once, each in a thread that
+drives its job, so that judging one submission overlaps running the next. Submissions are
+read one at a time, never all up front, so the grader's memory does not grow with their
+number. No submission can stop the batch: a file that cannot be graded gets its row, with 0
+points and the reason in ``grading_status``; a bug of the grader's on one file is that
+file's row, with a flag for a person.
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import resource
+import sys
+import threading
+import time
+import traceback
+from pathlib import Path
+
+from .bundle import BundleError, OpenedZip
+from .grading import Grader
+from .report import feedback, otter_results
+from .sandbox.client import Limits, Sandbox, SandboxError
+from .submission import find_submissions
+from .verdicts.record import Flag, Record
+
+INTERNAL = "error interno del corrector al evaluar esta entrega (no es culpa tuya)"
+
+
+class BatchError(Exception):
+    """The batch itself cannot run (no submissions folder, no usable zip, no sandbox)."""
+
+
+def output_stems(paths):
+    """``name -> stem`` for the per-submission files, unique even for ``a.ipynb`` and ``a.zip``."""
+    stems = [path.stem for path in paths]
+    return {path.name: path.stem if stems.count(path.stem) == 1 else path.name.replace(".", "_")
+            for path in paths}
+
+
+class Outputs:
+    """Writes each submission's files as it is graded; keeps only its CSV row in memory."""
+
+    def __init__(self, out: Path, grader: Grader):
+        self.out, self.grader, self.rows, self.lock = out, grader, {}, threading.Lock()
+        self.config = grader.bundle.otter_config()
+        settings = grader.bundle.settings
+        self.manual_points = float(settings.get("manual_points", 0))
+        self.depends = {name: spec.stand_ins for name, spec in grader.lesson.FUNCTIONS.items()}
+        for folder in ("results", "feedback", "records"):
+            (out / folder).mkdir(parents=True, exist_ok=True)
+
+    def write(self, record: Record):
+        text = feedback.render(record, manual_points=self.manual_points, depends=self.depends)
+        tests = {q: self.grader.bundle.test_file(q) for q in self.grader.tests}
+        results = otter_results.grading_results(record, tests)
+        gradescope = otter_results.gradescope(record, results, self.config, text)
+        row = otter_results.final_grades([results]).to_dict("records")
+        (self.out / "records" / f"{record.stem}.json").write_text(record.to_json(), "utf-8")
+        (self.out / "feedback" / f"{record.stem}.md").write_text(text, "utf-8")
+        (self.out / "results" / f"{record.stem}.json").write_text(
+            json.dumps(gradescope, indent=2, ensure_ascii=False), "utf-8")
+        with self.lock:
+            self.rows[record.file] = (row, [flag.text() for flag in record.flags])
+
+    def write_csv(self, order):
+        import pandas as pd
+
+        points = next((rows[0] for rows, _ in self.rows.values() if len(rows) == 2), None)
+        data, flags = [], []
+        for name in order:
+            rows, record_flags = self.rows[name]
+            data.append(rows[-1])
+            flags.append(" | ".join(record_flags))
+        frame = pd.DataFrame(([points] if points else []) + data)
+        if points:
+            questions = [c for c in points if c not in ("file", "total_points_earned",
+                                                        "percent_correct", "grading_status")]
+            frame[questions] = frame[questions].fillna(0)
+        frame[otter_results.FLAGS_COLUMN] = ([""] if points else []) + flags
+        frame.to_csv(self.out / "final_grades.csv", index=False)
+
+
+def grade_folder(submissions, out, *, autograder_zip, jobs=None, limits=Limits(), log=sys.stderr,
+                 allow_bwrap=True):
+    """Grade every submission in ``submissions`` into ``out``; returns a summary."""
+    submissions, out = Path(submissions), Path(out)
+    if not submissions.is_dir():
+        raise BatchError(f"no such submissions folder: {submissions}")
+    paths = find_submissions(submissions)
+    if not paths:
+        raise BatchError(f"no .ipynb or .zip files in {submissions}")
+    jobs = max(1, int(jobs or os.cpu_count() or 1))
+    _prepare(out)
+    started = time.monotonic()
+    stems = output_stems(paths)
+    try:
+        with OpenedZip(autograder_zip) as bundle:
+            grader = Grader(bundle)
+            outputs = Outputs(out, grader)
+            with Sandbox(limits, jobs=jobs, allow_bwrap=allow_bwrap) as sandbox:
+                _run(grader, sandbox, outputs, paths, stems, jobs, log)
+                description = dict(sandbox.description)
+            outputs.write_csv([path.name for path in paths])
+    except (BundleError, SandboxError) as exc:
+        raise BatchError(str(exc)) from exc
+    seconds = time.monotonic() - started
+    summary = _summary(out, paths, seconds, jobs, description)
+    print(summary, file=sys.stdout)
+    return summary
+
+
+def _run(grader, sandbox, outputs, paths, stems, jobs, log):
+    done = [0]
+    lock = threading.Lock()
+
+    def one(path):
+        stem = stems[path.name]
+        try:
+            record = grader.grade_file(sandbox, path, stem)
+        except Exception:  # a bug of ours: this file's row says so, the batch goes on
+            record = grader.rejected(path.name, stem, INTERNAL)
+            record.flags.append(Flag("ejecución", INTERNAL))
+            traceback.print_exc(file=log)
+        outputs.write(record)
+        with lock:
+            done[0] += 1
+            state = (f"{record.earned:g}/{record.possible:g}" if record.graded
+                     else f"0 ({record.reason})")
+            print(f"[{done[0]}/{len(paths)}] {path.name}: {state}", file=log, flush=True)
+
+    # A bounded window of submissions in flight: the rest are not even read yet.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        pending = set()
+        for path in paths:
+            if len(pending) >= 2 * jobs:
+                finished, pending = concurrent.futures.wait(
+                    pending, return_when=concurrent.futures.FIRST_COMPLETED)
+                for future in finished:
+                    future.result()
+            pending.add(pool.submit(one, path))
+        for future in concurrent.futures.as_completed(pending):
+            future.result()
+
+
+def _prepare(out: Path):
+    """A clean ``out``: files of an earlier batch would be mistaken for these."""
+    import shutil
+
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for folder in ("results", "feedback", "records"):
+            shutil.rmtree(out / folder, ignore_errors=True)
+        for name in ("final_grades.csv", "report.html"):
+            (out / name).unlink(missing_ok=True)
+    except OSError as exc:
+        raise BatchError(f"cannot write to {out}: {exc}") from exc
+
+
+def _summary(out, paths, seconds, jobs, description):
+    records = [Record.from_json((out / "records" / f"{stem}.json").read_text("utf-8"))
+               for stem in output_stems(paths).values()]
+    width = max(len("file"), *(len(r.file) for r in records))
+    lines = [f"\n{'file':<{width}}  {'points':>9}  status"]
+    for r in records:
+        status = "Completed" if r.graded else r.reason
+        lines.append(f"{r.file:<{width}}  {r.earned:>4g}/{r.possible:<4g}  {status[:90]}")
+    graded = sum(r.graded for r in records)
+    peak = max((r.sandbox.get("peak_mb", 0) for r in records), default=0)
+    grader_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    lines.append(f"\n{len(records)} submissions in {seconds:.1f} s with {jobs} jobs: {graded} "
+                 f"graded, {len(records) - graded} could not be graded")
+    lines.append(f"sandbox: {description.get('mode')}, namespaces "
+                 f"{description.get('namespaces') or 'none'}, Landlock ABI "
+                 f"{description.get('landlock_abi') or 0}")
+    lines.append(f"peak memory: grader {grader_mb:.0f} MiB, largest submission {peak:.0f} MiB")
+    return "\n".join(lines)
+
+
+def _optional(kind):
+    """Make's ``JOBS=`` passes an empty string, which means "the default"."""
+    def parse(text):
+        return kind(str(text).replace(",", ".")) if str(text).strip() else None
+    return parse
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="Grade a folder of submissions with the "
+                                                 "autograder zip, in the kit's sandbox.")
+    parser.add_argument("--submissions", type=Path, required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--autograder", type=Path, required=True, help="the autograder zip")
+    parser.add_argument("--jobs", type=_optional(int), default=None)
+    parser.add_argument("--timeout", type=_optional(float), default=None,
+                        help=f"seconds for a notebook's cells (default {Limits.notebook_seconds:g})")
+    parser.add_argument("--memory-mb", type=_optional(int), default=None,
+                        help=f"memory per submission (default {Limits.memory_mb})")
+    args = parser.parse_args(argv)
+    if not args.autograder.is_file():
+        print(f"error: no autograder zip at {args.autograder}; run `make assign`", file=sys.stderr)
+        return 2
+    limits = Limits(notebook_seconds=args.timeout or Limits.notebook_seconds,
+                    memory_mb=args.memory_mb or Limits.memory_mb)
+    try:
+        grade_folder(args.submissions, args.out, autograder_zip=args.autograder,
+                     jobs=args.jobs, limits=limits)
+    except BatchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"\nwrote {args.out / 'final_grades.csv'}, results/, feedback/, records/ and "
+          "report.html", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,120 @@
+"""The autograder zip, opened once: its config, its tests, its lesson and its secret salt.
+
+Every score comes from this zip, the same file Gradescope, ``otter run`` and ``otter grade``
+use. Its ``otter_config.json`` names the kit's plugin with its settings (the lesson's package,
+the salt that seeds each submission's hidden inputs); ``tests/`` carries the points and the
+test names; ``files/`` carries the lesson, the reference and the student folder's support
+files. A folder already laid out as Otter's ``/autograder/source`` opens the same way.
+"""
+
+import base64
+import json
+import shutil
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import lesson as lesson_module
+
+PLUGIN = "kit_autograder.otter_plugin.VerificationPlugin"
+STUDENT_FOLDER = "student"  # files/student/: what students get beside their notebook
+
+
+class BundleError(Exception):
+    """The autograder zip cannot be used at all, so no submission can be graded."""
+
+
+@dataclass
+class Bundle:
+    source: Path  # laid out as /autograder/source
+    config: dict
+    settings: dict  # the plugin's entry in otter_config.json
+    _tests: dict = field(default_factory=dict, repr=False)
+    _lesson: object = field(default=None, repr=False)
+
+    @property
+    def assignment_name(self):
+        return self.config.get("assignment_name")
+
+    @property
+    def files(self) -> Path:
+        return self.source / "files"
+
+    @property
+    def salt(self) -> bytes:
+        return base64.b64decode(self.settings.get("salt", ""))
+
+    @property
+    def lesson(self):
+        if self._lesson is None:
+            self._lesson = lesson_module.load([self.files], self.settings["lesson"])
+        return self._lesson
+
+    def support_files(self) -> dict:
+        """{name: bytes} of the student folder's files, placed beside the notebook to run."""
+        folder = self.files / STUDENT_FOLDER
+        return {path.name: path.read_bytes() for path in sorted(folder.iterdir())
+                if path.is_file()} if folder.is_dir() else {}
+
+    def question_names(self):
+        return sorted(path.stem for path in (self.source / "tests").glob("*.py"))
+
+    def test_file(self, question):
+        """A fresh, unrun Otter test file: points, visibility and messages as shipped."""
+        from otter.nbmeta_config import NBMetadataConfig
+        from otter.test_files import create_test_file
+
+        path = self.source / "tests" / f"{question}.py"
+        return create_test_file(str(path), NBMetadataConfig()) if path.is_file() else None
+
+    def otter_config(self):
+        from otter.run import AutograderConfig
+
+        return AutograderConfig(self.config)
+
+
+def settings_of(config: dict) -> dict:
+    for entry in config.get("plugins", []) or []:
+        if isinstance(entry, dict) and PLUGIN in entry:
+            return dict(entry[PLUGIN] or {})
+    raise BundleError(f"the zip's otter_config.json does not configure {PLUGIN}")
+
+
+def from_source(source) -> Bundle:
+    source = Path(source)
+    try:
+        config = json.loads((source / "otter_config.json").read_text("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise BundleError(f"no readable otter_config.json in {source}: {exc}") from None
+    if not list((source / "tests").glob("*.py")):
+        raise BundleError(f"{source} holds no tests/*.py: is it an Otter autograder?")
+    return Bundle(source, config, settings_of(config))
+
+
+class OpenedZip:
+    """``with OpenedZip(path) as bundle:`` the zip unzipped in a private temporary folder."""
+
+    def __init__(self, zip_path):
+        self.zip_path = Path(zip_path)
+        self.workdir = None
+
+    def __enter__(self) -> Bundle:
+        self.workdir = Path(tempfile.mkdtemp(prefix="kit-bundle-"))
+        source = self.workdir / "source"
+        try:
+            with zipfile.ZipFile(self.zip_path) as zf:
+                zf.extractall(source)
+        except (OSError, zipfile.BadZipFile) as exc:
+            self.__exit__()
+            raise BundleError(f"cannot open the autograder zip {self.zip_path}: {exc}") from None
+        try:
+            return from_source(source)
+        except BundleError:
+            self.__exit__()
+            raise
+
+    def __exit__(self, *exc):
+        if self.workdir is not None:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            self.workdir = None

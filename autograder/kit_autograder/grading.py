@@ -1,0 +1,278 @@
+"""One submission, end to end: load -> sandbox -> verdicts -> scores. Both doors use it:
+``batch.py`` (make grade) for a folder, ``otter_plugin.py`` for one Otter run.
+
+The notebook runs once, in a sandbox job. Then, still in that job, each graded function is
+called on this submission's own hidden inputs (hidden_inputs.py), with the reference standing
+in for the graded functions it calls (answered here, in the grader). The lesson judges each
+answer; the data questions are graded on the variables the notebook left behind, by the
+lesson's trusted code; the zip's public tests run here too, with the student's functions
+answered by the job. Scores come from the points in the zip's Otter tests.
+
+Fail closed: a case whose answer never came (the job timed out, ran out of memory, died or
+sent something unreadable) fails with a Spanish reason and a flag for a person. Nothing the
+job says is trusted as code, as a path or as a score.
+"""
+
+import copy
+import inspect
+import json
+import threading
+import time
+
+import numpy as np
+
+from . import policy, submission as submission_module
+from .hidden_inputs import generator
+from .sandbox.client import JobFailed, checked_error
+from .verdicts.messages import error_message, unverified_message
+from .verdicts.outcome import Outcome
+from .verdicts.record import Flag, Record, Verdict
+
+MAX_EXPORT_BYTES = 1 << 20
+
+
+class StudentFunctionFailed(Exception):
+    """Raised where trusted code called a student's function and the sandbox reported an
+    error; the message is the grader's own Spanish sentence."""
+
+
+def hidden_test_name(question, case):
+    """The hidden test of a case or criterion in the zip, as the build names it."""
+    return f"test_{question}_{case}"
+
+
+class Grader:
+    """Grades submissions against one bundle; safe to use from several threads."""
+
+    def __init__(self, bundle):
+        self.bundle = bundle
+        self.lesson = bundle.lesson
+        self.salt = bundle.salt
+        self.support = bundle.support_files()
+        self.tests = {name: bundle.test_file(name) for name in bundle.question_names()}
+        functions = list(self.lesson.FUNCTIONS)
+        for position, name in enumerate(functions):
+            # A stand-in answers only for functions already graded: a function could otherwise
+            # ask it for the answers to hidden cases it has not yet been given.
+            late = [s for s in self.lesson.FUNCTIONS[name].stand_ins
+                    if s not in functions[:position]]
+            if late:
+                raise ValueError(f"{name} stands in {late}, graded after it")
+        # The notebook variables that data questions and the public tests take, by name;
+        # the graded functions are answered by the job instead.
+        self.export = sorted({variable for test_file in self.tests.values() if test_file
+                              for case in test_file.test_cases
+                              for variable in inspect.signature(case.body.test_func).parameters
+                              if variable not in self.lesson.FUNCTIONS}
+                             | {v for q in self.lesson.DATA_QUESTIONS.values()
+                                for v in q.variables})
+        self._policy_lock = threading.Lock()
+
+    # --- the chain --------------------------------------------------------------------------
+
+    def grade_file(self, sandbox, path, stem) -> Record:
+        try:
+            loaded = submission_module.load(path, self.bundle.assignment_name)
+        except submission_module.Rejected as rejected:
+            return self.rejected(path.name, stem, rejected.reason, rejected.otter_error)
+        return self.grade(sandbox, loaded, stem)
+
+    def rejected(self, file, stem, reason, otter_error=None) -> Record:
+        record = Record(file=file, stem=stem, graded=False, reason=reason,
+                        otter_error=otter_error)
+        record.scores = {q: [0.0, float(t.possible)] for q, t in self.tests.items() if t}
+        return record
+
+    def grade(self, sandbox, loaded, stem) -> Record:
+        record = Record(file=loaded.file, stem=stem, notes=list(loaded.notes))
+        job = sandbox.open_job(stem)
+        conversation = _Conversation(job, self.answer_stand_in)
+        files = {**{n: d for n, d in loaded.extra_files.items() if n not in self.support},
+                 **self.support, loaded.notebook_name: loaded.notebook_bytes}
+        try:
+            ran = job.run_notebook(loaded.notebook_name, loaded.cells, files, self.export,
+                                   MAX_EXPORT_BYTES)
+            record.cell_errors, record.output = ran.errors, ran.output
+            record.output_chars = ran.output_chars
+            values = {name: _parse_json(ran.exported.get(name)) for name in self.export}
+        except JobFailed as failed:
+            conversation.failed = failed.reason
+            values = {}
+        identity = loaded.identity
+        for function in self.lesson.FUNCTIONS:
+            record.verdicts += self._grade_function(conversation, function, identity)
+        proxies = {name: conversation.proxy(name, len(spec.parts))
+                   for name, spec in self.lesson.FUNCTIONS.items()}
+        for question, data_question in self.lesson.DATA_QUESTIONS.items():
+            record.verdicts += self._grade_data(conversation, question, data_question, values,
+                                                proxies)
+        record.verdicts += self._public_tests(conversation, values, proxies)
+        ending = job.close()
+        record.sandbox = {**sandbox.description, "ending": ending.reason,
+                          "exit": ending.exit, "peak_mb": ending.peak_mb,
+                          "cpu_seconds": ending.cpu_seconds, "seconds": ending.seconds}
+        record.flags += self._flags(conversation, record, loaded)
+        record.scores = self.scores(record)
+        return record
+
+    def answer_stand_in(self, name, args, kwargs):
+        """A stand-in's call, answered by the reference here: its result as plain arrays."""
+        function = getattr(self.lesson.REFERENCE, name)
+        with np.errstate(all="ignore"):
+            result = function(*args, **kwargs)
+        if isinstance(result, tuple):
+            return tuple(np.array(part, dtype=np.float64) for part in result)
+        return np.array(result, dtype=np.float64)
+
+    # --- graded functions -------------------------------------------------------------------
+
+    def _grade_function(self, conversation, function, identity):
+        spec = self.lesson.FUNCTIONS[function]
+        verdicts = []
+        for case in self.lesson.cases_for(function):
+            inputs = case.inputs(generator(self.salt, identity, function, case.name))
+            outcome = conversation.call(function, inputs, spec)
+            if outcome.unverified:
+                verdicts.append(Verdict(function, case.name, case.description, False,
+                                        [unverified_message(outcome.unverified)], ["unverified"],
+                                        unverified=outcome.unverified))
+                continue
+            failures = self.lesson.judge(function, inputs, outcome)
+            verdicts.append(Verdict(
+                function, case.name, case.description, not failures,
+                [failure.message for failure in failures],
+                [failure.details.get("kind", "") for failure in failures],
+                [failure.details["id"] for failure in failures if "id" in failure.details]))
+        return verdicts
+
+    # --- data questions ---------------------------------------------------------------------
+
+    def _grade_data(self, conversation, question, data_question, values, proxies):
+        if conversation.failed:
+            reason = conversation.failed
+            return [Verdict(question, criterion, title, False, [unverified_message(reason)],
+                            ["unverified"], unverified=reason)
+                    for criterion, title in data_question.criteria]
+        try:
+            results = data_question.grade(values, proxies)
+        except JobFailed as failed:
+            conversation.failed = failed.reason
+            return self._grade_data(conversation, question, data_question, values, proxies)
+        titles = dict(data_question.criteria)
+        return [Verdict(question, criterion, titles.get(criterion, criterion), bool(passed),
+                        [] if passed else [str(message)], [] if passed else ["criterion"])
+                for criterion, passed, message in results]
+
+    def _public_tests(self, conversation, values, proxies):
+        """The zip's public tests, run here with the student's functions answered by the job:
+        what the student saw in ``grader.check``, worth no points."""
+        verdicts = []
+        for question, test_file in self.tests.items():
+            if test_file is None:
+                continue
+            for case in test_file.test_cases:
+                if case.hidden or conversation.failed:
+                    continue
+                environment = {**values, **proxies}
+                single = copy.copy(test_file)
+                single.test_cases = [case]
+                try:
+                    single.run(environment)
+                    result = single.test_case_results[0]
+                except JobFailed as failed:
+                    conversation.failed = failed.reason
+                    continue
+                verdicts.append(Verdict(question, case.body.test_func.__name__, case.name,
+                                        bool(result.passed),
+                                        [] if result.passed else [_otter_message(result.message)],
+                                        [] if result.passed else ["public"], public=True))
+        return verdicts
+
+    # --- scores and flags -------------------------------------------------------------------
+
+    def scores(self, record):
+        """{question: [earned, possible]} from the zip's points and the hidden verdicts."""
+        passed = {hidden_test_name(v.question, v.case): v.passed
+                  for v in record.verdicts if not v.public}
+        scores = {}
+        for question, test_file in self.tests.items():
+            if test_file is None:
+                continue
+            earned = sum(case.points or 0 for case in test_file.test_cases
+                         if case.hidden and passed.get(case.body.test_func.__name__))
+            scores[question] = [float(earned), float(test_file.possible)]
+        return scores
+
+    def _flags(self, conversation, record, loaded):
+        flags = []
+        ending = record.sandbox.get("ending")
+        reason = conversation.failed or ending
+        if reason in ("time", "memory", "disk"):
+            flags.append(Flag("límite", unverified_message(reason)))
+        elif reason:
+            flags.append(Flag("ejecución", unverified_message(reason)))
+        if any(e["kind"] == "time" for e in record.cell_errors):
+            flags.append(Flag("límite", "el cuaderno no terminó de ejecutarse en el tiempo "
+                                        "permitido"))
+        with self._policy_lock:  # ast is not thread-safe in CPython 3.11
+            hints = policy.review_hints(loaded.cells, self.bundle.settings.get("given", []))
+        flags += [Flag("revisar", hint) for hint in hints]
+        return flags
+
+
+class _Conversation:
+    """A job's calls, with the reference standing in, and the first failure remembered."""
+
+    def __init__(self, job, stand_in):
+        self.job, self.stand_in, self.failed = job, stand_in, None
+
+    def call(self, function, inputs, spec, stand_ins=None) -> Outcome:
+        if self.failed:
+            return Outcome(unverified=self.failed)
+        try:
+            reply = self.job.call(function, kwargs=inputs, parts=len(spec.parts),
+                                  stand_ins=spec.stand_ins if stand_ins is None else stand_ins,
+                                  callback=self.stand_in)
+        except JobFailed as failed:
+            self.failed = failed.reason
+            return Outcome(unverified=failed.reason)
+        if "error" in reply:
+            return Outcome(error=reply["error"])
+        return Outcome(parts=reply["parts"])
+
+    def proxy(self, name, parts):
+        """The student's ``name`` as a plain callable for trusted code (the lab, the public
+        tests): it runs in the job and returns arrays, or raises with a Spanish message."""
+        conversation = self
+
+        def call(*args, **kwargs):
+            if conversation.failed:
+                raise JobFailed(conversation.failed)
+            try:
+                reply = conversation.job.call(name, args, kwargs, parts=parts)
+            except JobFailed as failed:
+                conversation.failed = failed.reason
+                raise
+            if "parts" in reply:
+                values = reply["parts"]
+                return tuple(values) if parts > 1 else values[0]
+            error = reply["error"]
+            if error["kind"] == "not_implemented":
+                raise NotImplementedError(f"todavía no has implementado `{name}`")
+            raise StudentFunctionFailed(error_message(name, error))
+
+        call.__name__ = name
+        return call
+
+
+def _parse_json(exported):
+    if not exported or "json" not in exported:
+        return None
+    try:
+        return json.loads(exported["json"])
+    except (ValueError, RecursionError):
+        return None
+
+
+def _otter_message(message):
+    return str(message or "")[:2000]

@@ -1,0 +1,122 @@
+"""The Otter plugin: the kit's grading, wherever Otter grades the zip.
+
+Listed in ``otter_config.json``, so Gradescope, ``otter run`` and ``otter grade`` all load it
+(from the installed ``kit-autograder`` distribution the zip's requirements name). Its events:
+
+* ``during_generate`` (``otter assign``): store the fingerprints of the statements students
+  receive, which the reviewer's hints exempt (policy.py);
+* ``before_grading``: grade the submission, start to end, in the kit's sandbox
+  (grading.Grader): the notebook runs once there, and every verdict is decided outside it;
+* ``before_execution``: hand Otter a notebook without the student's cells, so that Otter's
+  own kernel never runs student code (the sandbox is the only place that does);
+* ``after_grading``: replace Otter's results with the kit's, and the visible output with
+  the student's Spanish feedback;
+* ``generate_report``: what happened, for the instructor's log (never shown to students:
+  the zip sets ``show_stdout: false``).
+
+Fail closed: if the kit's grading fails for any reason, every question scores 0 with a
+Spanish reason, and the log says why.
+"""
+
+import traceback
+from pathlib import Path
+
+from otter.plugins import AbstractOtterPlugin
+
+from . import policy
+from .bundle import PLUGIN, from_source
+from .verdicts.record import Flag
+
+NOT_GRADED = ("no se pudo evaluar tu entrega por un error interno del corrector (no es culpa "
+              "tuya); una persona la revisará")
+
+
+class VerificationPlugin(AbstractOtterPlugin):
+    def __init__(self, submission_path, submission_metadata, plugin_config):
+        super().__init__(submission_path, submission_metadata, plugin_config)
+        self.record, self.grader, self.report = None, None, []
+
+    # --- otter assign -------------------------------------------------------------------
+
+    def during_generate(self, otter_config, assignment):
+        import nbformat
+
+        if assignment is None:
+            return
+        path = Path(assignment.get_stu_path(assignment.master.name))
+        if not path.is_absolute():  # relative to the master's folder; Otter has moved on since
+            path = Path(assignment.master).parent / path
+        student = nbformat.read(str(path), as_version=4)
+        cells = [cell.source for cell in student.cells if cell.cell_type == "code"]
+        for entry in otter_config.get("plugins", []):
+            if isinstance(entry, dict) and PLUGIN in entry:
+                entry[PLUGIN] = {**(entry[PLUGIN] or {}),
+                                 "given": policy.given_fingerprints(cells)}
+
+    # --- grading ------------------------------------------------------------------------
+
+    def before_grading(self, config):
+        from .grading import Grader
+        from .sandbox.client import Limits, Sandbox
+
+        submission = Path(self.submission_path).resolve()
+        source = submission.parent.parent / "source"
+        try:
+            bundle = from_source(source)
+            self.grader = Grader(bundle)
+            settings = bundle.settings
+            limits = Limits(notebook_seconds=float(settings.get("timeout", Limits.notebook_seconds)),
+                            memory_mb=int(settings.get("memory_mb", Limits.memory_mb)))
+            with Sandbox(limits, jobs=1) as sandbox:
+                self.record = self.grader.grade_file(sandbox, submission, submission.stem)
+                self.report.append(f"sandbox: {sandbox.description}")
+        except Exception:  # fail closed: Otter's kernel never decides a score
+            self.report.append("kit grading failed:\n" + traceback.format_exc())
+            self.record = None
+
+    def before_execution(self, submission):
+        if hasattr(submission, "cells"):
+            submission.cells = []  # Otter's kernel runs Otter's own cells, no student code
+            submission.setdefault("metadata", {}).setdefault("kernelspec", {})["name"] = "python3"
+        return submission
+
+    def after_grading(self, results):
+        from .report import feedback, otter_results
+
+        record = self.record
+        if record is None:
+            if self.grader is not None:
+                record = self.grader.rejected(Path(self.submission_path).name, "entrega",
+                                              NOT_GRADED)
+                record.flags.append(Flag("ejecución", NOT_GRADED))
+        if record is None:
+            results.results = {}
+            results._catastrophic_error = RuntimeError(NOT_GRADED)
+            return
+        tests = {q: self.grader.bundle.test_file(q) for q in self.grader.tests}
+        ours = otter_results.grading_results(record, tests)
+        settings = self.grader.bundle.settings
+        text = feedback.render(record, manual_points=float(settings.get("manual_points", 0)),
+                               depends={n: s.stand_ins
+                                        for n, s in self.grader.lesson.FUNCTIONS.items()})
+        results.results = ours.results if record.graded else {
+            q: _zeroed(test_file, record.reason) for q, test_file in tests.items() if test_file}
+        results._catastrophic_error = None
+        results.all_hidden = False
+        results.set_output(text)
+        results.set_plugin_data(PLUGIN, {"flags": [flag.text() for flag in record.flags],
+                                         "scores": record.scores})
+        self.report += [f"{record.file}: {record.earned:g}/{record.possible:g}",
+                        *(f"flag: {flag.text()}" for flag in record.flags)]
+
+    def generate_report(self):
+        return "\n".join(self.report) or None
+
+
+def _zeroed(test_file, reason):
+    from otter.test_files import TestCaseResult
+
+    test_file.test_case_results = [TestCaseResult(test_case=case, passed=False,
+                                                  message=f"❌ {reason}")
+                                   for case in test_file.test_cases if case.hidden]
+    return test_file

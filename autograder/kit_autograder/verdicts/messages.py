@@ -1,0 +1,106 @@
+"""Spanish sentences for what the sandbox reports: a call's error, or why there is no answer.
+
+Raw NumPy text never reaches a student: the sandbox sends only an error's kind and the sizes
+NumPy reported, and this module turns them into a sentence about the student's function. A
+lesson may add what those sizes mean for its exercise (the shape the notebook asked for).
+"""
+
+
+def _shape(numbers):
+    return "(" + ", ".join(str(n) for n in numbers) + (",)" if len(numbers) == 1 else ")")
+
+
+def _product(numbers):
+    total = 1
+    for n in numbers:
+        total *= n
+    return total
+
+
+def error_message(function, error, part_names=()):
+    """One sentence about the error ``function`` raised (or returned) on a hidden case."""
+    kind = error.get("kind")
+    exception = error.get("exception")
+    numbers, shapes = error.get("numbers", []), error.get("shapes", [])
+    raised = f"lanzó {exception}" if exception else "lanzó una excepción propia"
+    if kind == "missing":
+        return (f"no encuentro la función `{function}` en tu cuaderno: no cambies su nombre "
+                "ni borres su celda")
+    if kind == "not_callable":
+        return f"`{function}` ya no es una función: ¿la sobrescribiste con otro valor?"
+    if kind == "not_implemented":
+        return (f"todavía no has implementado `{function}`: la celda aún lanza "
+                "NotImplementedError")
+    if kind == "not_a_tuple":
+        return f"debe devolver una tupla ({', '.join(part_names)}), no un solo valor"
+    if kind == "wrong_count" and numbers:
+        return f"debe devolver {len(part_names)} valores y devolvió {numbers[0]}"
+    if kind == "tuple_instead" and numbers:
+        return f"debe devolver un solo array, no una tupla de {numbers[0]}"
+    if kind == "unconvertible":
+        return "lo que devuelve no se puede leer como un array de números"
+    if kind == "too_large":
+        return "devuelve demasiados números para este caso"
+    simple = {
+        "memory": "se quedó sin memoria con este caso (MemoryError)",
+        "recursion": "entra en una recursión sin fin (RecursionError)",
+        "time": "no terminó a tiempo con este caso: ¿hay un bucle que no acaba?",
+        "exit": "llama a exit() o a algo que termina Python",
+        "stand_in": ("llamó a otra función del ejercicio (que aquí es la versión de "
+                     "referencia) con argumentos que no encajan: revisa qué le pasas"),
+        "zero_division": "divide por cero (ZeroDivisionError)",
+        "attribute": f"{raised}: usa un atributo o un método que no existe",
+        "concatenate_ndim": f"{raised}: concatena arrays con distinto número de dimensiones",
+    }
+    if kind in simple:
+        return simple[kind]
+    if kind == "name":
+        name = error.get("name")
+        return (f"{raised}: usa el nombre `{name}`, que no existe al ejecutar tu cuaderno "
+                "de arriba abajo" if name else f"{raised}: usa un nombre que no existe")
+    if kind == "broadcast" and len(shapes) >= 2:
+        return (f"{raised}: opera elemento a elemento arrays de formas {_shape(shapes[0])} y "
+                f"{_shape(shapes[1])}, que no encajan")
+    if kind == "broadcast_assign" and len(shapes) >= 2:
+        return (f"{raised}: intenta guardar un array de forma {_shape(shapes[0])} donde cabe "
+                f"uno de forma {_shape(shapes[1])}")
+    if kind == "matmul" and len(numbers) >= 2:
+        return (f"{raised} en un producto de matrices (@): la dimensión interior no coincide "
+                f"({numbers[0]} frente a {numbers[1]})")
+    if kind == "not_aligned" and len(shapes) >= 2:
+        return (f"{raised}: multiplica matrices de formas {_shape(shapes[0])} y "
+                f"{_shape(shapes[1])}, que no encajan")
+    if kind == "reshape" and numbers and shapes:
+        return (f"{raised}: cambia de forma (reshape) un array de {numbers[0]} números a "
+                f"{_shape(shapes[-1])}, que necesita {_product(shapes[-1])}")
+    if kind == "index" and len(numbers) >= 3:
+        return (f"{raised}: usa el índice {numbers[0]} en el eje {numbers[1]}, que solo tiene "
+                f"{numbers[2]} posiciones")
+    if kind == "too_many_indices" and len(numbers) >= 2:
+        return f"{raised}: indexa un array de {numbers[0]} dimensiones con {numbers[1]} índices"
+    if kind == "axis" and len(numbers) >= 2:
+        return f"{raised}: usa el eje {numbers[0]} en un array de {numbers[1]} dimensiones"
+    if kind == "concatenate" and len(numbers) >= 5:
+        return (f"{raised}: concatena arrays de tamaños distintos ({numbers[2]} y {numbers[4]}) "
+                f"en la dimensión {numbers[0]}")
+    if kind == "einsum" and len(numbers) >= 3:
+        return (f"{raised} en einsum: un índice tiene tamaños distintos ({numbers[1]} frente a "
+                f"{numbers[2]})")
+    return raised
+
+
+UNVERIFIED = {
+    "time": "no se pudo comprobar: tu cuaderno no terminó dentro del tiempo permitido",
+    "memory": "no se pudo comprobar: tu cuaderno superó el límite de memoria",
+    "disk": "no se pudo comprobar: tu cuaderno llenó el espacio de disco que tiene permitido",
+    "died": ("no se pudo comprobar: el proceso que ejecutaba tu cuaderno terminó antes de "
+             "responder (¿llamas a os._exit(), a exit() o a algo que cierre Python?)"),
+    "protocol": ("no se pudo comprobar: la respuesta que llegó de tu cuaderno no se pudo "
+                 "leer; una persona revisará tu entrega"),
+    "internal": ("no se pudo comprobar por un error interno del corrector (no es culpa tuya); "
+                 "una persona revisará tu entrega"),
+}
+
+
+def unverified_message(reason):
+    return UNVERIFIED.get(reason, UNVERIFIED["internal"])
