@@ -14,7 +14,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder.grade.synthetic import demo_submissions  # noqa: E402
+sys.path.insert(0, str(ROOT / "assignments"))
+from attention.synthetic import demo_submissions  # noqa: E402
 
 
 def write_demo(dist: Path, out: Path):

@@ -8,11 +8,13 @@ import nbformat
 import pytest
 
 import reference
-from autograder.assign import MASTER, NOTEBOOK_NAME, SOLUTION_NAME, ZIP_NAME, build
+from autograder.assign import MASTER, NOTEBOOK_NAME, RUBRIC, SOLUTION_NAME, ZIP_NAME, build
 from attention.cases import cases_for
-from autograder.checks import GRADED_FUNCTIONS
-from autograder.master import QUESTION_HEADER, _raw_config, _without_docstring, build_otter_master
-from autograder.rubric import load_rubric, question_points
+from attention.functions import FUNCTIONS
+
+GRADED_FUNCTIONS = tuple(FUNCTIONS)
+from kit_autograder.build.otter_master import QUESTION_HEADER, _raw_config, _without_docstring, build_otter_master
+from kit_autograder.build.rubric import load_rubric, question_points
 
 
 def student_text(built_dist):
@@ -46,8 +48,10 @@ def test_student_files_contain_no_reference_solution(built_dist, name):
 
 
 def test_student_files_contain_no_hidden_test_or_solution_marker(built_dist):
-    forbidden = ["BEGIN SOLUTION", "hidden: true", "autograder.checks", "from reference",
-                 "import reference", "check('attention'"]
+    from conftest import TEST_SALT
+
+    forbidden = ["BEGIN SOLUTION", "hidden: true", "incell", "from reference",
+                 "import reference", TEST_SALT, "kit_autograder.otter_plugin"]
     forbidden += [case.name for function in GRADED_FUNCTIONS for case in cases_for(function)
                   if len(case.name) > 6]
     for filename, text in student_text(built_dist).items():
@@ -78,14 +82,16 @@ def zip_test_file(autograder_zip, question):
 def test_zip_points_come_from_the_rubric(autograder_zip, name):
     source = zip_test_file(autograder_zip, name)
     assert re.search(r"^points = (.+)$", source, re.M).group(1) == str(
-        question_points(load_rubric(), name))
+        question_points(load_rubric(RUBRIC), name))
     hidden = re.findall(r"hidden=True", source)
     assert len(hidden) == len(cases_for(name))
 
 
 def test_every_notebook_question_takes_its_points_from_the_rubric():
-    rubric = load_rubric()
-    nb = build_otter_master(MASTER, rubric)
+    from attention import lesson
+
+    rubric = load_rubric(RUBRIC)
+    nb = build_otter_master(MASTER, rubric, lesson, "c2FsdA==")
     configs = [c for c in (_raw_config(cell, QUESTION_HEADER) for cell in nb.cells) if c]
     assert {c["name"]: c["points"] for c in configs} == {
         name: question_points(rubric, name)
@@ -94,7 +100,7 @@ def test_every_notebook_question_takes_its_points_from_the_rubric():
 
 def test_extension_question_awards_each_criterion_its_rubric_points(autograder_zip):
     source = zip_test_file(autograder_zip, "student_extension")
-    expected = question_points(load_rubric(), "student_extension")
+    expected = question_points(load_rubric(RUBRIC), "student_extension")
     assert re.search(r"^points = (.+)$", source, re.M).group(1) == str(expected)
     assert len(re.findall(r"hidden=True", source)) == len(expected)
 
@@ -108,8 +114,22 @@ def test_zip_ships_the_reference_only_as_autograder_files(autograder_zip):
 
 def test_student_assessment_lists_every_criterion_with_its_rubric_points(built_dist):
     text = (built_dist / "student" / "assessment.md").read_text(encoding="utf-8")
-    for criterion in load_rubric()["questions"]["student_extension"]["criteria"]:
+    for criterion in load_rubric(RUBRIC)["questions"]["student_extension"]["criteria"]:
         assert f"| `{criterion['id']}` | {criterion['points']} |" in text
+
+
+def test_the_zip_carries_the_salt_and_a_rebuild_keeps_it(built_dist, autograder_zip):
+    import json
+
+    from conftest import TEST_SALT
+
+    with zipfile.ZipFile(autograder_zip) as zf:
+        config = json.loads(zf.read("otter_config.json"))
+    (settings,) = [entry["kit_autograder.otter_plugin.VerificationPlugin"]
+                   for entry in config["plugins"] if isinstance(entry, dict)]
+    assert settings["salt"] == TEST_SALT and settings["lesson"] == "attention"
+    kept = (built_dist / "otter" / NOTEBOOK_NAME).read_text("utf-8")
+    assert TEST_SALT in kept  # the kept Otter master reproduces the same zip
 
 
 def test_building_twice_gives_the_same_student_notebook(built_dist, tmp_path):

@@ -19,6 +19,14 @@ EXTENSION = ROOT / "assignments" / "attention" / "extension.py"
 SCHEMA = ROOT / "assignments" / "attention" / "extension_schema.json"
 
 # Cites seed 003's worked example, which result.worked_example prints for any seed.
+def printed_by_lab(data):
+    """A lab run that printed ``data`` without its extension, as a fresh run would."""
+    from attention.extension import LabRun
+
+    printed = {k: v for k, v in data.items() if k != "student_extension"}
+    return LabRun("python lab.py", 0, json.dumps(printed))
+
+
 GOOD_EXTENSION = {
     "assumption": "Mi attention reparte el peso de cada consulta según la afinidad con cada clave.",
     "measurement": "En el ejemplo trabajado, la fila 1 de pesos es 0,6698 y 0,3302.",
@@ -129,12 +137,27 @@ def test_broken_extension_fails_only_its_criterion(good, folder, break_it, crite
     assert message in failed(validate(good, folder / "notebook_student.ipynb", only=criterion))[criterion]
 
 
-def test_lab_that_fails_fails_criterion_1_and_blocks_only_criterion_3(good, tmp_path):
+def test_lab_that_fails_blocks_every_criterion_that_needs_its_evidence(good, tmp_path):
+    # `good` is a correct lab's output: with a stub, a copy of it is borrowed evidence, and
+    # only the criterion that does not read the lab's numbers (the risk) can still hold.
     notebook = reference_notebook(tmp_path / "notebook_student.ipynb", attention=stub("attention"))
     problems = failed(validate(good, notebook, lab=LAB))
-    assert list(problems) == ["lab_exits_zero", "lab_output_unchanged"]
+    assert list(problems) == ["lab_exits_zero", "result_schema", "lab_output_unchanged",
+                              "cites_lab_numbers"]
     assert "attention todavía no está implementada" in problems["lab_exits_zero"]
+    assert "criterio 1" in problems["result_schema"]
     assert "(criterio 1)" in problems["lab_output_unchanged"]
+
+
+def test_cited_numbers_must_be_printed_by_a_fresh_run_not_by_the_copy(good, folder):
+    # Edit a printed number and cite the edited value: the copy says it, a fresh run does not.
+    fact = good["evidence"][0]
+    key = next(k for k, v in fact["values"].items() if isinstance(v, (int, float)))
+    fact["values"][key] = 0.123456
+    good["student_extension"]["measurement"] = "El valor medido es 0,123456."
+    good["student_extension"]["conclusion"] = "Nada más."
+    problems = failed(validate(good, folder / "notebook_student.ipynb"))
+    assert list(problems) == ["lab_output_unchanged", "cites_lab_numbers"]
 
 
 def test_missing_lab_fails_criterion_1_with_where_to_put_it(good, tmp_path, monkeypatch):
@@ -195,14 +218,14 @@ def test_check_criterion_raises_the_spanish_message_for_otter(good, folder):
 def test_cited_number_matches_what_the_lab_printed(printed, text, cites):
     data = {"evidence": [{"values": {"x": printed}}], "result": {},
             "student_extension": {**GOOD_EXTENSION, "measurement": text, "conclusion": "Sin números."}}
-    (result,) = validate(data, only="cites_lab_numbers")
+    (result,) = validate(data, only="cites_lab_numbers", lab_run=printed_by_lab(data))
     assert result.passed is cites
 
 
 def test_integers_such_as_sizes_are_not_citable_measurements():
     data = {"evidence": [{"values": {"d_k": [4, 64, 512]}}], "result": {},
             "student_extension": {**GOOD_EXTENSION, "measurement": "d_k = 512", "conclusion": "con 64"}}
-    assert validate(data, only="cites_lab_numbers")[0].passed is False
+    assert validate(data, only="cites_lab_numbers", lab_run=printed_by_lab(data))[0].passed is False
 
 
 # -- unusable input: exit 2, a clear message, never a traceback ----------------------------

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import reference
-from autograder.master import PLACEHOLDER, load_master
+from kit_autograder.build.otter_master import PLACEHOLDER, load_master
 from autograder.assign import MASTER
 from seed_lines import assert_matches_seed, assert_token_means_vanish
 

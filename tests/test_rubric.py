@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from attention.extension import CRITERIA, CRITERION_IDS, FIELD_ALIASES
-from autograder.master import hidden_tests_for
-from autograder.rubric import load_rubric, question_points
+from kit_autograder.build.otter_master import hidden_tests_for
+from kit_autograder.build.rubric import load_rubric, question_points
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSESSMENT = (ROOT / "assessment.md").read_text(encoding="utf-8")
@@ -35,7 +35,9 @@ def criterion_rows():
 
 @pytest.fixture(scope="module")
 def rubric():
-    return load_rubric()
+    from autograder.assign import RUBRIC
+
+    return load_rubric(RUBRIC)
 
 
 def test_every_criterion_in_assessment_names_exactly_one_validator_check():
@@ -91,7 +93,11 @@ def test_assessment_tells_how_to_run_lab_and_validator_from_the_student_folder()
 
 
 def test_build_grades_student_extension_with_one_hidden_test_per_criterion_in_rubric_order(rubric):
-    sources = hidden_tests_for("student_extension", rubric)
-    assert [re.findall(r"check_criterion\('(\w+)', resultado\)", source) for source in sources] == \
-        [[criterion] for criterion in CRITERION_IDS]
+    from attention import lesson
+
+    sources = hidden_tests_for("student_extension", lesson)
+    assert [re.findall(r"check_data\('attention', 'student_extension', '(\w+)'", source)
+            for source in sources] == [[criterion] for criterion in CRITERION_IDS]
+    assert [c["id"] for c in rubric["questions"]["student_extension"]["criteria"]] == \
+        list(CRITERION_IDS)
     assert all("hidden: true" in source and "points" not in source for source in sources)

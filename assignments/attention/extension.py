@@ -304,6 +304,18 @@ class _Context:
             self._run = run_lab(self.data.get("seed"), self.notebook, self.lab, self.timeout)
         return self._run
 
+    @property
+    def fresh(self):
+        """The fresh run's JSON, or None. It, not the student's copy, is the evidence: a copy
+        can be edited or borrowed, a fresh run of the student's own functions cannot."""
+        if self.run.problem:
+            return None
+        try:
+            fresh = json.loads(self.run.stdout)
+        except json.JSONDecodeError:
+            return None
+        return fresh if isinstance(fresh, dict) else None
+
     def field(self, name: str) -> str:
         extension = self.data["student_extension"]
         value = next((extension[a] for a in FIELD_ALIASES[name] if a in extension), "")
@@ -318,8 +330,12 @@ def lab_exits_zero(ctx: _Context) -> str:
 
 
 def result_schema(ctx: _Context) -> str:
-    """Criterion 2: the JSON Schema of the extended result holds."""
-    problems = [_describe(error) for error in schema_errors(ctx.data)]
+    """Criterion 2: the JSON Schema holds for the lab's fresh result with the extension."""
+    if ctx.fresh is None:
+        return ("No hay un resultado nuevo de lab.py con el que comprobar el contrato: "
+                "primero tiene que cumplirse el criterio 1.")
+    problems = [_describe(error) for error in
+                schema_errors({**ctx.fresh, "student_extension": ctx.data["student_extension"]})]
     if not problems:
         return ""
     shown = "; ".join(dict.fromkeys(problems[:3]))
@@ -348,8 +364,10 @@ def lab_output_unchanged(ctx: _Context) -> str:
 
 
 def cites_lab_numbers(ctx: _Context) -> str:
-    """Criterion 4: measurement or conclusion cites a number printed in evidence or result."""
-    printed = sorted(set(_citable_numbers(ctx.data.get("evidence"))) | set(_citable_numbers(ctx.data.get("result"))))
+    """Criterion 4: measurement or conclusion cites a number a fresh run prints in evidence or
+    result."""
+    fresh = ctx.fresh or {}
+    printed = sorted(set(_citable_numbers(fresh.get("evidence"))) | set(_citable_numbers(fresh.get("result"))))
     text = f"{ctx.field('measurement')}\n{ctx.field('conclusion')}"
     if printed and any(_matches(cited, printed) for cited in cited_numbers(text)):
         return ""

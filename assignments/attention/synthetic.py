@@ -1,6 +1,6 @@
 """Submissions made from a build's own notebooks: correct, wrong, untouched stub, broken.
 
-Used by ``examples/make_submissions.py`` (the bundled demo) and by ``autograder.bench``. Every
+Used by ``examples/make_submissions.py`` (the bundled demo), by the bench and by the tests. Every
 notebook starts from the build's student notebook, so its Otter metadata carries the current
 assignment name and its cells are the ones students get; only the answer cells change. A correct answer is the build's solution, a wrong one a realistic mistake below. Output is byte-for-byte reproducible.
 """
@@ -13,9 +13,11 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.checks import GRADED_FUNCTIONS
-
 from autograder.assign import NOTEBOOK_NAME, SOLUTION_NAME
+
+from .functions import FUNCTIONS
+
+GRADED_FUNCTIONS = tuple(FUNCTIONS)
 SOLUTION_BEGIN, SOLUTION_END = "# BEGIN SOLUTION NO PROMPT", "# END SOLUTION"
 
 # Realistic mistakes, one function body each (indented as in the cell).

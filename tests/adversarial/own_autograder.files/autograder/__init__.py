@@ -1,1 +1,0 @@
-"""A student's replacement for the grader's package."""

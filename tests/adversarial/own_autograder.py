@@ -1,3 +1,0 @@
-"""Ship an `autograder/` folder in the submission whose checks pass everything."""
-# %%
-import autograder.checks

@@ -1,0 +1,183 @@
+"""Grading submissions in tests, through each door and in each mode the kit supports.
+
+* ``grade_here``: ``make grade``'s engine in this process (root, bubblewrap when present);
+* ``grade_as_user``: the same command as an unprivileged user (``setpriv``);
+* ``grade_docker_like``: as root, but the way Docker's default profile leaves a container:
+  no CAP_SYS_ADMIN, and a seccomp filter that denies namespaces and Landlock;
+* ``grade_gradescope``: Gradescope's entry point, ``otter.run.run_autograder.main``, on a
+  folder laid out as ``/autograder``, one submission at a time.
+
+Submissions are built from the session's build: the student notebook (the untouched stub),
+the solution (correct), and either with cells appended or a function's cell replaced.
+"""
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+UNPRIVILEGED_UID = 1000
+DOCKER_LIKE = ROOT / "tests" / "docker_like.py"
+ENVIRONMENT = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp",
+               "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+# --- submissions ----------------------------------------------------------------------------
+
+
+class Notebooks:
+    """Submissions made from a build: ``stub``, ``correct`` and variations of them."""
+
+    def __init__(self, dist):
+        sys.path.insert(0, str(ROOT / "assignments"))
+        from attention.synthetic import correct, read_build
+
+        self.student, self.solutions = read_build(dist)
+        self._correct = correct(self.student, self.solutions)
+
+    @staticmethod
+    def to_bytes(nb):
+        return nbformat.writes(nb).encode("utf-8") + b"\n"
+
+    def stub(self, extra_cells=()):
+        nb = nbformat.from_dict(self.student)
+        nb.cells += [nbformat.v4.new_code_cell(source) for source in extra_cells]
+        return self.to_bytes(nb)
+
+    def correct(self, extra_cells=()):
+        nb = nbformat.from_dict(self._correct)
+        nb.cells += [nbformat.v4.new_code_cell(source) for source in extra_cells]
+        return self.to_bytes(nb)
+
+    def with_function(self, base, name, source, extra_cells=()):
+        """``base`` ("stub" or "correct") with the cell that defines ``name`` replaced."""
+        nb = nbformat.from_dict(self.student if base == "stub" else self._correct)
+        for cell in nb.cells:
+            if cell.cell_type == "code" and cell.source.lstrip().startswith(f"def {name}("):
+                cell.source = source
+                break
+        else:
+            raise ValueError(f"no cell defines {name}")
+        nb.cells += [nbformat.v4.new_code_cell(s) for s in extra_cells]
+        return self.to_bytes(nb)
+
+
+def write_folder(folder, files):
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, data in files.items():
+        (folder / name).write_bytes(data)
+    return folder
+
+
+# --- results ----------------------------------------------------------------------------------
+
+
+def read_csv(out):
+    with open(Path(out) / "final_grades.csv", newline="", encoding="utf-8") as f:
+        return {row["file"]: row for row in csv.DictReader(f)}
+
+
+def read_records(out):
+    from kit_autograder.verdicts.record import Record
+
+    return {r.file: r for r in (Record.from_json(p.read_text("utf-8"))
+                                for p in sorted((Path(out) / "records").glob("*.json")))}
+
+
+def total(row):
+    return float(row["total_points_earned"])
+
+
+# --- the doors ------------------------------------------------------------------------------
+
+
+def grade_here(submissions, out, autograder_zip, jobs=2):
+    from kit_autograder.batch import grade_folder
+
+    grade_folder(submissions, out, autograder_zip=autograder_zip, jobs=jobs)
+    return read_csv(out)
+
+
+def _batch_command(submissions, out, autograder_zip, jobs):
+    return [PYTHON, "-m", "kit_autograder.batch", "--submissions", str(submissions), "--out",
+            str(out), "--autograder", str(autograder_zip), "--jobs", str(jobs)]
+
+
+def _environment():
+    # The kit's modules, wherever this checkout is: the venv's .pth says so for `make`.
+    paths = [str(ROOT), str(ROOT / "autograder"), str(ROOT / "assignments")]
+    return {**ENVIRONMENT, "PYTHONPATH": os.pathsep.join(paths)}
+
+
+def shared_folder(prefix):
+    """A folder another user can read (pytest's own are private to root)."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    folder.chmod(0o755)
+    return folder
+
+
+def grade_as_user(submissions, out, autograder_zip, jobs=2, uid=UNPRIVILEGED_UID):
+    """``make grade``'s command as an ordinary user, who owns ``out``."""
+    Path(out).mkdir(parents=True, exist_ok=True)
+    os.chown(out, uid, uid)
+    command = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
+    done = subprocess.run(command + _batch_command(submissions, out, autograder_zip, jobs),
+                          env=_environment(), capture_output=True, text=True, timeout=600,
+                          cwd="/tmp")
+    assert done.returncode == 0, done.stderr[-3000:]
+    return read_csv(out)
+
+
+def grade_docker_like(submissions, out, autograder_zip, jobs=2):
+    """As root, in the conditions of Docker's default profile (see docker_like.py)."""
+    command = [PYTHON, str(DOCKER_LIKE), PYTHON] + _batch_command(
+        submissions, out, autograder_zip, jobs)[1:]
+    done = subprocess.run(command, env=_environment(), capture_output=True, text=True,
+                          timeout=600, cwd="/tmp")
+    assert done.returncode == 0, done.stderr[-3000:]
+    return read_csv(out)
+
+
+def autograder_root(autograder_zip, submission_name, data, metadata=b"{}"):
+    """A folder laid out as Gradescope's ``/autograder``, for one submission."""
+    import zipfile
+
+    root = Path(tempfile.mkdtemp(prefix="gradescope-"))
+    with zipfile.ZipFile(autograder_zip) as zf:
+        zf.extractall(root / "source")
+    (root / "submission").mkdir()
+    (root / "results").mkdir()
+    (root / "submission" / submission_name).write_bytes(data)
+    (root / "submission_metadata.json").write_bytes(metadata)
+    return root
+
+
+def grade_gradescope(autograder_zip, submission_name, data, docker_like=False):
+    """results.json from Gradescope's entry point, in a fresh process, as root."""
+    root = autograder_root(autograder_zip, submission_name, data)
+    try:
+        code = f"from otter.run.run_autograder import main; main({str(root)!r})"
+        command = [PYTHON, "-c", code]
+        if docker_like:
+            command = [PYTHON, str(DOCKER_LIKE)] + command
+        done = subprocess.run(command, env=_environment(), capture_output=True, text=True,
+                              timeout=600, cwd=str(root))
+        results = root / "results" / "results.json"
+        assert results.exists(), done.stdout[-2000:] + done.stderr[-3000:]
+        return json.loads(results.read_text("utf-8"))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def gradescope_scores(results):
+    return {test["name"]: float(test.get("score", 0)) for test in results.get("tests", [])
+            if "score" in test}
