@@ -208,8 +208,13 @@ def main(argv=None):
     parser.add_argument("--memory-mb", type=_optional(int), default=None,
                         help=f"memory per submission (default {Limits.memory_mb})")
     args = parser.parse_args(argv)
-    if not args.autograder.is_file():
-        print(f"error: no autograder zip at {args.autograder}; run `make assign`", file=sys.stderr)
+    try:
+        readable = args.autograder.is_file() and os.access(args.autograder, os.R_OK)
+    except OSError:
+        readable = False
+    if not readable:
+        print(f"error: no readable autograder zip at {args.autograder}; run `make assign`",
+              file=sys.stderr)
         return 2
     limits = Limits(notebook_seconds=args.timeout or Limits.notebook_seconds,
                     memory_mb=args.memory_mb or Limits.memory_mb)

@@ -107,7 +107,7 @@ class Grader:
             record.verdicts += self._grade_data(conversation, question, data_question, values,
                                                 proxies)
         record.verdicts += self._public_tests(conversation, values, proxies)
-        ending = job.close()
+        ending = job.close(kill=conversation.failed is not None)
         record.sandbox = {**sandbox.description, "ending": ending.reason,
                           "exit": ending.exit, "peak_mb": ending.peak_mb,
                           "cpu_seconds": ending.cpu_seconds, "seconds": ending.seconds}

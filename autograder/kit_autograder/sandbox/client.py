@@ -129,6 +129,9 @@ class Sandbox:
             host_module.DEVICES)
         inner_code = "/kit/code" if host.bwrap else str(code)
         config = {
+            # A name in the command line of every process of this sandbox, so that an
+            # operator (or a test) can find them: KIT_SANDBOX_LABEL.
+            "label": os.environ.get("KIT_SANDBOX_LABEL", ""),
             "control_fd": theirs.fileno(),
             "debug": bool(os.environ.get("KIT_SANDBOX_DEBUG")),
             "scratch_root": "/tmp/jobs" if host.bwrap else str(scratch),
@@ -359,7 +362,10 @@ class Job:
                 raise self._failure("died") from None
         raise JobFailed("protocol", "too many stand-in calls")
 
-    def close(self) -> Ending:
+    def close(self, kill=False) -> Ending:
+        """End the job; ``kill`` when it has stopped answering (no point waiting for it)."""
+        if kill:
+            self._kill()
         try:
             wire.send(self.sock, {"op": "bye"})
         except OSError:

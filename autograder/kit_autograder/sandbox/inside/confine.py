@@ -114,8 +114,9 @@ def enter(plan):
         except (seccomp.SeccompUnavailable, OSError):
             applied["network"] = None
     try:
+        # /dev/null is written to by any subprocess started with stdout=DEVNULL.
         applied["landlock"] = landlock.restrict(plan["read_paths"],
-                                                [plan["scratch"], plan["tmp"]])
+                                                [plan["scratch"], plan["tmp"], "/dev/null"])
     except OSError as exc:
         raise ConfinementError(f"Landlock failed midway: {exc}") from None
     _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")

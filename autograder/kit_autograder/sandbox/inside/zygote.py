@@ -181,13 +181,16 @@ class Zygote:
         install_otter_stub()
         output = BoundedOutput()
         sys.stdout = sys.stderr = output
+        job_pid = os.getpid()
         errors = run_cells(self.shell, setup["cells"], float(setup["seconds"]), output)
+        if os.getpid() != job_pid:
+            os._exit(0)  # a child the student forked fell out of its cell: it speaks for no one
         exported = export(self.shell.user_ns, setup.get("export", []),
                           int(setup.get("export_bytes", 1 << 20)))
         wire.send(sock, {"op": "ran", "errors": errors, "output": output.text(),
                          "output_chars": output.total, "exported": exported,
                          "confinement": applied})
-        serve(sock, self.shell.user_ns)
+        serve(sock, self.shell.user_ns, job_pid)
         return 0
 
     # --- limits and endings -----------------------------------------------------------
@@ -240,6 +243,10 @@ class Zygote:
         job["peak_mb"] = max(job["peak_mb"], usage.ru_maxrss / 1024)
         if job["uid"] is not None:
             _kill_uid(job["uid"])
+            # Without a mount namespace, the host's world-writable folders were the job's to
+            # write: what its user left there goes before the user is handed to the next job.
+            for folder in SHARED_WRITABLE:
+                _remove_owned_by(job["uid"], folder)
             self.free_uids.append(job["uid"])
         _remove(job["scratch"]["root"])
         self._send({"op": "ended", "id": job["id"], "reason": job["reason"],
@@ -335,6 +342,30 @@ def _kill_uid(uid):
                 os._exit(0)
         os.waitpid(pid, 0)
         time.sleep(0.002)
+
+
+SHARED_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def _remove_owned_by(uid, folder):
+    """Remove every entry directly in ``folder`` that belongs to ``uid`` (with its contents)."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.stat(follow_symlinks=False).st_uid != uid:
+                continue
+        except OSError:
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            _remove(entry.path)
+        else:
+            try:
+                os.unlink(entry.path)
+            except OSError:
+                pass
 
 
 def _disk_mb(folder, limit_entries=20_000):

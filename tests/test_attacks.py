@@ -1,0 +1,483 @@
+"""Grades that hold under attack (issue 11), through every door and in every mode.
+
+One arena of submissions: two correct classmates (graded before and after everything else),
+an untouched stub (the baseline), and one attack per class of the issue (attacks.py). The
+arena is graded four ways, once per session each: `make grade` as root (bubblewrap), as an
+ordinary user (bubblewrap through user namespaces), as root under Docker's default profile
+(no namespaces, no Landlock: the degraded mode), and through Gradescope's entry point under
+that same profile, one submission at a time. Each attack must score no more than the stub,
+the classmates must keep full marks, no process may outlive the batch, nothing outside OUT
+may change, and the batch must finish with a row for every file. Each attack also has a
+positive control below: the same code, run without the sandbox, does what it claims.
+"""
+
+import ast
+import base64
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import attacks
+from grading_harness import (Notebooks, grade_as_user, grade_docker_like, grade_gradescope,
+                             grade_here, gradescope_scores, read_records, shared_folder,
+                             total, write_folder)
+
+ROOT = Path(__file__).resolve().parent.parent
+MARKER = "kitattack" + hashlib.sha256(str(os.getpid()).encode()).hexdigest()[:10]
+CLASSMATES = ("00_classmate.ipynb", "zz_classmate.ipynb")
+STUB = "50_stub.ipynb"
+DAEMON_DELAY = 3
+GOOD_EXTENSION = {
+    "assumption": "Mi attention reparte el peso según la afinidad.",
+    "measurement": "La fila 1 del ejemplo trabajado pesa 0,6698 en su propia clave.",
+    "conclusion": "El token 1 pone un 67 % de su atención en sí mismo.",
+    "limitation": "Dos tokens con proyecciones a mano.",
+    "risk": "No lo usaría para explicar un modelo entrenado.",
+}
+
+
+def snapshot(paths):
+    """Every file under ``paths`` with its size and content hash."""
+    found = {}
+    for base in paths:
+        for folder, _, files in os.walk(base):
+            if "__pycache__" in folder:
+                continue
+            for name in files:
+                path = os.path.join(folder, name)
+                try:
+                    with open(path, "rb") as f:
+                        found[path] = hashlib.sha256(f.read()).hexdigest()
+                except OSError:
+                    continue
+    return found
+
+
+class Arena:
+    def __init__(self, dist, autograder_zip):
+        self.zip = autograder_zip
+        self.listener = attacks.Listener()
+        udp, tcp = self.listener.ports
+        self.outs = {door: shared_folder(f"arena-{door}-") / "out"
+                     for door in ("root", "user", "docker")}
+        self.targets = attacks.Targets(
+            outs=list(self.outs.values()), marker=MARKER, udp_port=udp, tcp_port=tcp,
+            host_ip=attacks.host_ip(), site_dirs=attacks.site_dirs(),
+            # The grader's own copies of the reference. (The repository's copy is as
+            # readable as the instructor leaves it; see test_sandbox_modes for what a job can
+            # read in each mode.)
+            secrets=[str(dist / "otter" / "reference" / "*.py"),
+                     "/tmp/kit-bundle-*/source/files/reference/*.py",
+                     "/tmp/gradescope-*/source/files/reference/*.py",
+                     "/tmp/gradescope-*/submission/reference/*.py"])
+        self.notebooks = Notebooks(dist)
+        self.leak = self.notebooks.with_function(
+            "stub", "attention", attacks.LEAKY_FUNCTIONS["attention"],
+            [attacks.LEAKY_FUNCTIONS["multihead"]])
+        self.files = self._files(dist)
+        self.folder = write_folder(shared_folder("arena-submissions-"), self.files)
+        self.watched = [str(ROOT / "reference"), str(ROOT / "assignments"),
+                        str(ROOT / "autograder"), *self.targets.site_dirs, str(dist)]
+
+    def _files(self, dist):
+        t, nb = self.targets, self.notebooks
+        files = {name: nb.correct() for name in CLASSMATES}
+        files[STUB] = nb.stub()
+        files["10_forge_outputs.ipynb"] = nb.stub([attacks.forge_outputs_cell(t)])
+        files["11_daemon.ipynb"] = nb.stub([attacks.daemon_cell(t, DAEMON_DELAY)])
+        files["12_pth.ipynb"] = nb.stub([attacks.pth_cell(t)])
+        files["13_parser_bomb.ipynb"] = nb.stub([attacks.PARSER_BOMB,
+                                                 attacks.forged_results_cell(t)])
+        files["14_forged_lab.ipynb"] = nb.stub([self.forged_lab_cell()])
+        files["14_honest_stub_extension.ipynb"] = nb.stub([self.honest_extension_cell()])
+        files["15_leak.ipynb"] = self.leak
+        files["16_table.ipynb"] = nb.with_function("stub", "attention", self.table_source())
+        files["17_network.ipynb"] = nb.stub([attacks.network_cell(t)])
+        files["18_deep_tree.ipynb"] = nb.stub([attacks.deep_tree_cell()])
+        files["19_process_hog.ipynb"] = nb.stub([attacks.process_hog_cell()])
+        files["20_disk_fill.ipynb"] = nb.stub([attacks.disk_fill_cell()])
+        files["21_kill.ipynb"] = nb.stub([attacks.KILL_CELL])
+        files["22_secret_reader.ipynb"] = nb.with_function(
+            "stub", "attention", attacks.secret_reader_function(t))
+        files["23_hang.ipynb"] = nb.with_function("correct", "positional_encoding",
+                                                  attacks.HANG_IN_CALL)
+        files["24_exit.ipynb"] = nb.stub([attacks.EXIT_CELL])
+        files["25_huge.ipynb"] = huge_notebook()
+        return files
+
+    # --- the lab's evidence, borrowed ---------------------------------------------------
+
+    def classmate_lab_json(self):
+        sys.path.insert(0, str(ROOT / "assignments"))
+        import reference
+        from attention import lab
+
+        functions = {name: getattr(reference, name) for name in
+                     ("attention", "multihead", "positional_encoding", "transformer_block")}
+        return json.loads(lab.to_json(lab.run_lab(functions, 55)))
+
+    def forged_lab_cell(self):
+        borrowed = self.classmate_lab_json()
+        return (f"resultado = {{**{borrowed!r}, 'student_extension': {GOOD_EXTENSION!r}}}\n"
+                f"student_extension = resultado['student_extension']")
+
+    def honest_extension_cell(self):
+        return (f"resultado = {{**resultado_lab, 'student_extension': {GOOD_EXTENSION!r}}}\n"
+                f"student_extension = resultado['student_extension']")
+
+    # --- a table of answers for leaked inputs ---------------------------------------------
+
+    def leaked_inputs(self):
+        """The hidden inputs of attention that the leaky submission was given: what a leak
+        through its feedback would have revealed (the test knows the salt)."""
+        from conftest import TEST_SALT
+        from kit_autograder.hidden_inputs import generator, identity
+        from kit_autograder.submission import code_cells
+
+        from attention.cases import cases_for
+
+        cells = code_cells(json.loads(self.leak), "leak")
+        code = identity(cells)
+        salt = base64.b64decode(TEST_SALT)
+        return {case.name: case.inputs(generator(salt, code, "attention", case.name))
+                for case in cases_for("attention")}
+
+    def table_source(self):
+        import reference
+
+        table = {}
+        for inputs in self.leaked_inputs().values():
+            output, weights = reference.attention(**inputs)
+            table[attacks.table_key(inputs["Q"])] = (output.tolist(), weights.tolist())
+        return attacks.table_attention(table)
+
+    @property
+    def attacks(self):
+        return sorted(name for name in self.files
+                      if name not in CLASSMATES + (STUB, "14_honest_stub_extension.ipynb"))
+
+
+def huge_notebook(cells=300_000):
+    """A valid notebook of ``cells`` tiny code cells (tens of MB)."""
+    cell = {"cell_type": "code", "execution_count": None, "id": "x", "metadata": {},
+            "outputs": [], "source": "x = 1"}
+    notebook = {"cells": [dict(cell, id=f"c{i}") for i in range(cells)],
+                "metadata": {"otter": {"assignment_name": "055-atencion-transformer"},
+                             "kernelspec": {"name": "python3", "display_name": "Python 3",
+                                            "language": "python"}},
+                "nbformat": 4, "nbformat_minor": 5}
+    return json.dumps(notebook).encode()
+
+
+@pytest.fixture(scope="session")
+def arena(built_dist, autograder_zip):
+    arena = Arena(built_dist, autograder_zip)
+    previous = os.environ.get("KIT_SANDBOX_LABEL")
+    os.environ["KIT_SANDBOX_LABEL"] = MARKER
+    yield arena
+    arena.listener.close()
+    if previous is None:
+        os.environ.pop("KIT_SANDBOX_LABEL", None)
+    else:
+        os.environ["KIT_SANDBOX_LABEL"] = previous
+
+
+class Outcome:
+    """One door's grading of the arena, and what was true right after it returned."""
+
+    def __init__(self, totals, records=None, results=None):
+        self.totals, self.records, self.results = totals, records or {}, results or {}
+        # The attacks' own processes carry the marker, and so do the sandbox's (the zygote,
+        # its jobs and whatever a job forked), through the sandbox's label.
+        self.survivors = attacks.processes_with(MARKER)
+        attacks.kill_all(self.survivors)  # so that one door's failure cannot spoil the next
+
+
+def _graded(arena, door, grade):
+    before = snapshot(arena.watched)
+    out = arena.outs[door]
+    rows = grade(arena.folder, out, arena.zip)
+    outcome = Outcome({name: total(row) for name, row in rows.items()}, read_records(out))
+    outcome.changed = sorted(path for path, digest in snapshot(arena.watched).items()
+                             if before.get(path) != digest)
+    outcome.csv_after_daemon = None
+    time.sleep(DAEMON_DELAY + 1)  # long enough for the daemon, had it survived, to strike
+    outcome.csv_after_daemon = (out / "final_grades.csv").read_text("utf-8")
+    outcome.out = out
+    return outcome
+
+
+@pytest.fixture(scope="session")
+def graded_as_root(arena):
+    return _graded(arena, "root", grade_here)
+
+
+@pytest.fixture(scope="session")
+def graded_as_user(arena):
+    return _graded(arena, "user", grade_as_user)
+
+
+@pytest.fixture(scope="session")
+def graded_docker_like(arena):
+    return _graded(arena, "docker", grade_docker_like)
+
+
+@pytest.fixture(scope="session")
+def graded_on_gradescope(arena):
+    """Gradescope's entry point under Docker's profile: each attack in its own run, then a
+    classmate, as a course's submissions arrive one after another."""
+    before = snapshot(arena.watched)
+    names = [n for n in arena.attacks if n != "25_huge.ipynb"] + [STUB, CLASSMATES[0]]
+
+    def one(name):
+        return name, grade_gradescope(arena.zip, name, arena.files[name], docker_like=True)
+
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        results = dict(pool.map(one, names[:-1]))
+    results.update([one(names[-1])])  # the classmate comes after all the attacks
+    outcome = Outcome({name: sum(gradescope_scores(r).values()) for name, r in results.items()},
+                      results=results)
+    outcome.changed = sorted(path for path, digest in snapshot(arena.watched).items()
+                             if before.get(path) != digest)
+    return outcome
+
+
+DOORS = ["graded_as_root", "graded_as_user", "graded_docker_like", "graded_on_gradescope"]
+
+
+@pytest.fixture(params=DOORS)
+def door(request):
+    return request.getfixturevalue(request.param)
+
+
+# --- what must hold through every door ----------------------------------------------------------
+
+
+def test_correct_classmates_keep_full_marks_beside_every_attack(door):
+    for name in CLASSMATES:
+        if name in door.totals:
+            assert door.totals[name] == 20, name
+
+
+# Built on the solution, these attack availability rather than scores: their own tests say
+# what they may keep.
+NOT_STUB_BASED = ("14_forged_lab.ipynb", "23_hang.ipynb")
+
+
+def test_no_attack_scores_more_than_the_untouched_stub(arena, door):
+    stub = door.totals[STUB]
+    assert stub == 0
+    higher = {name: door.totals[name] for name in arena.attacks
+              if name in door.totals and name not in NOT_STUB_BASED and door.totals[name] > stub}
+    assert not higher
+
+
+def test_borrowed_lab_evidence_earns_nothing_over_honest_work(door):
+    forged, honest = door.totals["14_forged_lab.ipynb"], door.totals.get(
+        "14_honest_stub_extension.ipynb")
+    if honest is None:  # Gradescope's runs grade the attacks and a classmate only
+        assert forged <= 1, "only the risk criterion may hold without a working lab"
+    else:
+        assert forged <= honest
+
+
+def test_no_process_started_by_a_submission_outlives_grading(door):
+    assert door.survivors == []
+
+
+def test_nothing_outside_out_changes(door):
+    assert door.changed == []
+
+
+def test_no_daemon_rewrites_the_results_after_the_batch(door):
+    if door.records:
+        assert MARKER not in door.csv_after_daemon
+        assert "hacked" not in door.csv_after_daemon
+
+
+def test_the_batch_finishes_with_a_row_for_every_file(arena, door):
+    if door.records:
+        assert set(door.totals) - {"points-per-question"} == set(arena.files)
+        assert set(door.records) == set(arena.files)
+
+
+def test_no_forged_file_survives_in_out(door):
+    if door.records:
+        for path in door.out.rglob("*"):
+            if path.is_file():
+                assert MARKER not in path.read_text("utf-8", "replace"), path
+
+
+def test_hidden_inputs_never_reach_what_students_see(arena, door):
+    leaked = arena.leaked_inputs()
+    numbers = {f"{x:.6f}" for inputs in leaked.values() for x in inputs["Q"].ravel()}
+    if door.records:
+        stem = "15_leak"
+        texts = [(door.out / "feedback" / f"{stem}.md").read_text("utf-8"),
+                 (door.out / "results" / f"{stem}.json").read_text("utf-8"),
+                 (door.out / "records" / f"{stem}.json").read_text("utf-8")]
+    else:
+        texts = [json.dumps(door.results["15_leak.ipynb"], ensure_ascii=False)]
+    # The notebook's own demo cells also call the leaky functions, on the demo's inputs, and
+    # their errors are the student's to see; the hidden inputs must never show.
+    for text in texts:
+        assert not [n for n in numbers if n in text]
+
+
+def test_a_table_of_leaked_answers_answers_nothing(door):
+    if door.records:
+        assert door.records["16_table.ipynb"].scores["attention"][0] == 0
+    else:
+        assert gradescope_scores(door.results["16_table.ipynb"])["attention"] == 0
+
+
+def test_a_function_that_never_returns_fails_closed_from_that_case_on(door):
+    # Its positional_encoding answers the notebook and the even, small hidden case, and never
+    # returns on the others; nothing after that is taken on trust.
+    if door.records:
+        record = door.records["23_hang.ipynb"]
+        assert record.scores["positional_encoding"][0] <= 1
+        assert record.scores["transformer_block"][0] == 0
+        assert [v.unverified for v in record.verdicts if v.question == "transformer_block"] \
+            == ["time"] * 3
+        assert any(flag.kind in ("límite", "ejecución") for flag in record.flags)
+    else:
+        scores = gradescope_scores(door.results["23_hang.ipynb"])
+        assert scores["positional_encoding"] <= 1 and scores["transformer_block"] == 0
+
+
+def test_a_huge_notebook_is_refused_with_its_reason_before_parsing(door):
+    if door.records:
+        record = door.records["25_huge.ipynb"]
+        assert not record.graded and "MB" in record.reason or "celdas" in record.reason
+
+
+def test_no_packet_or_connection_from_any_submission_reached_the_host(arena, graded_as_root,
+                                                                      graded_as_user,
+                                                                      graded_docker_like,
+                                                                      graded_on_gradescope):
+    time.sleep(0.5)
+    assert not arena.listener.saw(MARKER)
+
+
+# --- positive controls: without the sandbox, each attack does what it claims ---------------------
+
+
+def test_control_forged_outputs_land_without_the_sandbox(tmp_path):
+    targets = attacks.Targets([tmp_path / "out"], MARKER, 1, 1, "127.0.0.1")
+    attacks.run_plainly(attacks.forge_outputs_cell(targets))
+    assert MARKER in (tmp_path / "out" / "final_grades.csv").read_text()
+    assert (tmp_path / "out" / "results" / "00_classmate.json").exists()
+
+
+def test_control_a_daemon_outlives_its_parent_without_the_sandbox(tmp_path):
+    marker = MARKER + "control"
+    targets = attacks.Targets([tmp_path], marker, 1, 1, "127.0.0.1")
+    attacks.run_plainly(attacks.daemon_cell(targets, delay=30))
+    try:
+        assert attacks.wait_until(lambda: attacks.processes_with(marker), 5)
+    finally:
+        attacks.kill_all(attacks.processes_with(marker))
+
+
+def test_control_a_pth_file_lands_in_the_venv_without_the_sandbox():
+    targets = attacks.Targets([], MARKER, 1, 1, "127.0.0.1", site_dirs=attacks.site_dirs())
+    attacks.run_plainly(attacks.pth_cell(targets))
+    written = [Path(d) / "zz_kit_attack.pth" for d in targets.site_dirs
+               if (Path(d) / "zz_kit_attack.pth").exists()]
+    for path in written:
+        path.unlink()
+    assert written
+
+
+def test_control_the_parser_bomb_breaks_a_naive_parser():
+    with pytest.raises((MemoryError, RecursionError, SyntaxError)):
+        ast.parse(attacks.PARSER_BOMB)
+
+
+def test_control_the_leaky_function_carries_the_inputs_in_its_message(arena):
+    space = {}
+    exec(attacks.LEAKY_FUNCTIONS["attention"], space)
+    inputs = next(iter(arena.leaked_inputs().values()))
+    with pytest.raises(Exception) as raised:
+        np.array(space["attention"](**inputs), dtype=float)
+    assert f"{inputs['Q'].ravel()[0]:.6f}" in str(raised.value)
+
+
+def test_control_the_table_earns_full_marks_on_the_inputs_it_was_built_from(arena):
+    from attention.judge import judge
+    from kit_autograder.verdicts.in_process import run_in_process
+
+    space = {}
+    exec(arena.table_source(), space)
+    for inputs in arena.leaked_inputs().values():
+        assert judge("attention", inputs, run_in_process(space["attention"], inputs, 2)) == []
+
+
+def test_control_udp_and_tcp_reach_the_host_without_the_sandbox():
+    listener = attacks.Listener()
+    try:
+        udp, tcp = listener.ports
+        marker = MARKER + "net"
+        attacks.run_plainly(attacks.network_cell(
+            attacks.Targets([], marker, udp, tcp, attacks.host_ip())))
+        assert attacks.wait_until(lambda: listener.saw(marker), 5)
+    finally:
+        listener.close()
+
+
+def test_control_the_deep_tree_breaks_a_recursive_clean_up(tmp_path):
+    attacks.run_plainly(attacks.deep_tree_cell(depth=1500, files=10), cwd=str(tmp_path))
+    with pytest.raises(RecursionError):
+        shutil.rmtree(tmp_path / "d")
+    subprocess.run(["rm", "-rf", str(tmp_path / "d")], check=True)
+
+
+def test_control_hog_processes_outlive_their_parent_without_the_sandbox():
+    # A forked child keeps its parent's command line, so the marker finds every hog.
+    marker = MARKER + "hog"
+    attacks.run_plainly(attacks.process_hog_cell(count=3) + f"\n# {marker}\n")
+    survivors = attacks.processes_with(marker)
+    attacks.kill_all(survivors)
+    assert len(survivors) == 3
+
+
+def test_control_the_disk_fill_writes_without_a_cap(tmp_path):
+    attacks.run_plainly(attacks.disk_fill_cell(megabytes=64).replace(
+        '(os.getcwd(), os.environ.get("TMPDIR", "/tmp"), "/tmp", "/var/tmp", "/dev/shm")',
+        "(os.getcwd(),)"), cwd=str(tmp_path))
+    assert (tmp_path / "fill.bin").stat().st_size == 64 << 20
+
+
+def test_control_a_kill_reaches_its_parent_without_the_sandbox():
+    parent = subprocess.Popen([sys.executable, "-c",
+                               "import subprocess, sys; subprocess.run([sys.executable, '-c', "
+                               "'import os, signal; os.kill(os.getppid(), signal.SIGKILL)'])"])
+    assert parent.wait(timeout=30) == -9
+
+
+def test_control_the_secret_reader_answers_with_the_reference_without_the_sandbox(arena):
+    from attention.judge import judge
+    from kit_autograder.verdicts.in_process import run_in_process
+
+    space = {}
+    exec(attacks.secret_reader_function(arena.targets), space)
+    inputs = next(iter(arena.leaked_inputs().values()))
+    assert judge("attention", inputs, run_in_process(space["attention"], inputs, 2)) == []
+
+
+def test_control_a_call_that_blocks_the_alarm_is_not_stopped_by_it():
+    source = attacks.HANG_IN_CALL + (
+        "\nimport signal, sys\nsignal.signal(signal.SIGALRM, lambda *a: sys.exit(3))\n"
+        "signal.setitimer(signal.ITIMER_REAL, 0.5)\npositional_encoding(6, 7)")
+    with pytest.raises(subprocess.TimeoutExpired):
+        attacks.run_plainly(source, timeout=3)
