@@ -101,7 +101,8 @@ class Sandbox:
         self._jobs, self._lock, self._counter = {}, threading.Lock(), 0
         self._ready = threading.Event()
         self._workdir = Path(tempfile.mkdtemp(prefix="kit-sandbox-"))
-        self._proc = None
+        self._proc, self._closed, self.restarts, self._generation = None, False, 0, 0
+        self._restart_lock = threading.Lock()
         try:
             self._start()
         except BaseException:
@@ -111,6 +112,11 @@ class Sandbox:
     # --- start-up ---------------------------------------------------------------------
 
     def _start(self):
+        self._prepare()
+        self._launch()
+
+    def _prepare(self):
+        """What every launch of the zygote shares: its code, its font cache, its folders."""
         host = self.host
         traversable = host_module.make_traversable(host_module.library_paths()) if host.root else []
         code = self._workdir / "code"
@@ -123,16 +129,13 @@ class Sandbox:
         os.chmod(scratch, 0o711 if host.root and not host.bwrap else 0o700)
         for path in [code, seed, *code.rglob("*")]:
             os.chmod(path, 0o755 if path.is_dir() else 0o644)
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self._control = ours
         read_paths = host_module.library_paths() + list(host_module.SYSTEM_FOLDERS) + list(
             host_module.DEVICES)
         inner_code = "/kit/code" if host.bwrap else str(code)
-        config = {
+        self._config = {
             # A name in the command line of every process of this sandbox, so that an
             # operator (or a test) can find them: KIT_SANDBOX_LABEL.
             "label": os.environ.get("KIT_SANDBOX_LABEL", ""),
-            "control_fd": theirs.fileno(),
             "debug": bool(os.environ.get("KIT_SANDBOX_DEBUG")),
             "scratch_root": "/tmp/jobs" if host.bwrap else str(scratch),
             "job_uids": [] if host.bwrap or not host.root else _free_uids(self.max_jobs),
@@ -147,53 +150,72 @@ class Sandbox:
                                 "file_bytes": self.limits.file_mb * 2**20,
                                 "open_files": self.limits.open_files}},
         }
-        bootstrap = (f"import sys; sys.path[:0] = {[inner_code] + host_module.site_paths()!r}; "
-                     "from inside.zygote import main; main()")
-        # The venv's own path (not the interpreter it links to): a subprocess the notebook starts
-        # with sys.executable (the lab) then finds the venv's packages.
-        command = [sys.executable, "-I", "-S", "-B", "-c", bootstrap,
-                   json.dumps(config)]
-        environment = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
-                       "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "agg",
-                       "MPLCONFIGDIR": "/tmp/matplotlib" if host.bwrap
-                       else str(self._workdir / "zygote-mpl"),
-                       "PYTHONHASHSEED": "0",
-                       "HOME": "/tmp" if host.bwrap else str(self._workdir / "zygote-home"),
-                       "IPYTHONDIR": "/tmp/ipython" if host.bwrap
-                       else str(self._workdir / "zygote-home" / "ipython")}
-        if host.bwrap:
-            binds = [(p, p) for p in host_module.library_paths()
-                     + list(host_module.SYSTEM_FOLDERS)]
-            binds += [(str(code), "/kit/code"), (str(seed), "/kit/mpl-seed")]
-            command = (host_module.bwrap_prefix(host) + host_module.bwrap_arguments(binds)
-                       + ["--chdir", "/tmp", "--clearenv"]
-                       + [arg for key, value in environment.items()
-                          for arg in ("--setenv", key, value)] + ["--"] + command)
-        else:
+        self._bootstrap = (f"import sys; sys.path[:0] = "
+                           f"{[inner_code] + host_module.site_paths()!r}; "
+                           "from inside.zygote import main; main()")
+        self._environment = {
+            "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
+            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "agg",
+            "MPLCONFIGDIR": "/tmp/matplotlib" if host.bwrap else str(self._workdir / "zygote-mpl"),
+            "PYTHONHASHSEED": "0",
+            "HOME": "/tmp" if host.bwrap else str(self._workdir / "zygote-home"),
+            "IPYTHONDIR": "/tmp/ipython" if host.bwrap
+            else str(self._workdir / "zygote-home" / "ipython")}
+        self._binds = [(p, p) for p in host_module.library_paths()
+                       + list(host_module.SYSTEM_FOLDERS)]
+        self._binds += [(str(code), "/kit/code"), (str(seed), "/kit/mpl-seed")]
+        if not host.bwrap:
             (self._workdir / "zygote-mpl").mkdir(mode=0o700)
             (self._workdir / "zygote-home").mkdir(mode=0o700)
-        # The zygote's own errors (never a job's output) go to a log the grader reads on failure.
-        self._log = open(self._workdir / "zygote.log", "wb")
-        self._proc = subprocess.Popen(command, stdin=subprocess.DEVNULL,
-                                      stdout=subprocess.DEVNULL, stderr=self._log,
-                                      pass_fds=[theirs.fileno()], env=environment,
-                                      cwd=str(self._workdir), start_new_session=True)
-        theirs.close()
-        threading.Thread(target=self._read_control, daemon=True).start()
-        if not self._ready.wait(STARTUP_SECONDS) or self._proc.poll() is not None:
-            raise SandboxError(f"the sandbox did not start: {self.log_tail() or 'no answer'}")
         self.description.update({"mode": host.mode, "root": host.root,
                                  "made_traversable": traversable})
 
-    def _read_control(self):
+    def _launch(self):
+        """Start a zygote and wait until it is warm."""
+        host = self.host
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._control = ours
+        self._ready.clear()
+        config = {**self._config, "control_fd": theirs.fileno()}
+        # The venv's own path (not the interpreter it links to): a subprocess the notebook starts
+        # with sys.executable (the lab) then finds the venv's packages.
+        command = [sys.executable, "-I", "-S", "-B", "-c", self._bootstrap, json.dumps(config)]
+        if host.bwrap:
+            command = (host_module.bwrap_prefix(host) + host_module.bwrap_arguments(self._binds)
+                       + ["--chdir", "/tmp", "--clearenv"]
+                       + [arg for key, value in self._environment.items()
+                          for arg in ("--setenv", key, value)] + ["--"] + command)
+        # The zygote's own errors (never a job's output) go to a log the grader reads on failure.
+        self._log = open(self._workdir / "zygote.log", "ab")
+        self._proc = subprocess.Popen(command, stdin=subprocess.DEVNULL,
+                                      stdout=subprocess.DEVNULL, stderr=self._log,
+                                      pass_fds=[theirs.fileno()], env=self._environment,
+                                      cwd=str(self._workdir), start_new_session=True)
+        theirs.close()
+        self._generation += 1
+        threading.Thread(target=self._read_control, args=(ours, self._generation),
+                         daemon=True).start()
+        if not self._ready.wait(STARTUP_SECONDS) or self._proc.poll() is not None:
+            raise SandboxError(f"the sandbox did not start: {self.log_tail() or 'no answer'}")
+
+    def _alive(self):
+        """The zygote, restarted if something killed it: later submissions still get graded."""
+        with self._restart_lock:
+            if self._proc is not None and self._proc.poll() is not None and not self._closed:
+                self.restarts += 1
+                self._control.close()
+                self._log.close()
+                self._launch()
+
+    def _read_control(self, control, generation):
         while True:
             try:
-                data = self._control.recv(1 << 16)
+                data = control.recv(1 << 16)
             except OSError:
                 data = b""
-            if not data:
+            if not data:  # this zygote is gone, and with it every job it was running
                 with self._lock:
-                    jobs = list(self._jobs.values())
+                    jobs = [j for j in self._jobs.values() if j.generation == generation]
                 for job in jobs:
                     job._ended(Ending(reason="internal"))
                 self._ready.set()
@@ -226,11 +248,13 @@ class Sandbox:
     # --- jobs -------------------------------------------------------------------------
 
     def open_job(self, label=""):
+        self._alive()
         with self._lock:
             self._counter += 1
             job_id = f"{self._counter}"
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         job = Job(self, job_id, ours, label)
+        job.generation = self._generation
         with self._lock:
             self._jobs[job_id] = job
         message = {"op": "job", "id": job_id,
@@ -257,6 +281,7 @@ class Sandbox:
             self._jobs.pop(job_id, None)
 
     def close(self):
+        self._closed = True
         if self._proc is not None and self._proc.poll() is None:
             try:
                 self._control.send(json.dumps({"op": "stop"}).encode())

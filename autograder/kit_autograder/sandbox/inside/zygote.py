@@ -228,9 +228,9 @@ class Zygote:
             try:
                 pid, status, usage = os.wait4(-1, 0 if block else os.WNOHANG)
             except ChildProcessError:
-                return
+                break
             if pid == 0:
-                return
+                break
             job = self.jobs.pop(pid, None)
             if job is None:
                 continue  # an orphan of some job, handed to this subreaper: already dead

@@ -1,0 +1,270 @@
+"""`make grade` on a folder: the demo's scores, Otter's CSV format, a row and a Spanish reason
+for every bad input, bounded output, and the same inputs and scores on every regrade."""
+
+import base64
+import io
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import jsonschema
+import nbformat
+import pytest
+
+from grading_harness import Notebooks, grade_here, read_csv, read_records, write_folder
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA = json.loads((ROOT / "tests" / "fixtures" / "gradescope_results.schema.json")
+                    .read_text("utf-8"))
+FUNCTIONS = ("attention", "multihead", "positional_encoding", "transformer_block")
+TIMEOUT = 20  # the batch's TIMEOUT here, for the notebook that never ends
+
+NBFORMAT3 = json.dumps({"metadata": {"name": "attention"}, "nbformat": 3, "nbformat_minor": 0,
+                        "worksheets": [{"cells": [], "metadata": {}}]}).encode()
+MEMORY_IN_A_SUBPROCESS = """\
+import subprocess, sys, time
+hijo = subprocess.Popen([sys.executable, "-c",
+                         "import time; x = b'x' * (2500 * 2**20); time.sleep(120)"])
+time.sleep(120)
+"""
+MEMORY_BOMB = """\
+import numpy as np
+bloques = []
+while True:
+    bloques.append(np.ones(10_000_000))  # 80 MB más cada vez
+"""
+NEVER_ENDS = "while True:\n    pass\n"
+OUTPUT_FLOOD = 'for _ in range(1_000_000):\n    print("x" * 99)  # 100 MB en total\n'
+
+
+def zip_bytes(members):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return buffer.getvalue()
+
+
+def with_metadata(data, change):
+    nb = nbformat.reads(data.decode("utf-8"), as_version=4)
+    change(nb.metadata)
+    return nbformat.writes(nb).encode("utf-8")
+
+
+def real_export_zip(notebook, folder: Path):
+    """The zip that the notebook's own ``grader.export(pdf=False)`` writes, with real Otter."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "notebook_student.ipynb").write_bytes(notebook)
+    script = ("import otter; otter.Notebook('notebook_student.ipynb').export("
+              "pdf=False, display_link=False, export_path='exportada_con_otter.zip')")
+    subprocess.run([sys.executable, "-c", script], cwd=folder, check=True, capture_output=True,
+                   timeout=120)
+    return (folder / "exportada_con_otter.zip").read_bytes()
+
+
+@pytest.fixture(scope="session")
+def zoo(built_dist, autograder_zip, tmp_path_factory):
+    """The demo plus every bad input, graded once."""
+    sys.path.insert(0, str(ROOT / "assignments"))
+    from attention.synthetic import demo_submissions
+
+    notebooks = Notebooks(built_dist)
+    right = notebooks.correct()
+    files = dict(demo_submissions(built_dist))
+    files.update({
+        "vacio.ipynb": b"",
+        "no_es_json.ipynb": b"<html><body>502 Bad Gateway</body></html>",
+        "nbformat3.ipynb": NBFORMAT3,
+        "otra_tarea.ipynb": with_metadata(
+            right, lambda m: m["otter"].__setitem__("assignment_name", "054-otra-tarea")),
+        "sin_cuaderno.zip": zip_bytes({"notas.txt": "mi entrega", "solucion.py": "x = 1\n"}),
+        "dos_cuadernos.zip": zip_bytes({"notebook_student.ipynb": right,
+                                        "copia.ipynb": right}),
+        "bomba_zip.zip": zip_bytes({"notebook_student.ipynb": b" " * (64 * 2**20)}),
+        "kernel_raro.ipynb": with_metadata(
+            right, lambda m: m.__setitem__("kernelspec", {"name": "python3-otro",
+                                                          "display_name": "Python (otro)",
+                                                          "language": "python"})),
+        "nunca_termina.ipynb": notebooks.correct([NEVER_ENDS]),
+        "bomba_memoria.ipynb": notebooks.correct([MEMORY_BOMB]),
+        "memoria_en_subproceso.ipynb": notebooks.correct([MEMORY_IN_A_SUBPROCESS]),
+        "os_exit.ipynb": notebooks.correct(["import os\nos._exit(0)"]),
+        "salida_enorme.ipynb": notebooks.correct([OUTPUT_FLOOD]),
+        "exportada_con_otter.zip": real_export_zip(right, tmp_path_factory.mktemp("export")),
+    })
+    folder = write_folder(tmp_path_factory.mktemp("zoo"), files)
+    out = tmp_path_factory.mktemp("zoo-out")
+    grade_here(folder, out, autograder_zip, timeout=TIMEOUT)
+    return out, read_csv(out), read_records(out), files
+
+
+def feedback(out, name):
+    return (out / "feedback" / f"{Path(name).stem}.md").read_text("utf-8")
+
+
+def results(out, name):
+    return json.loads((out / "results" / f"{Path(name).stem}.json").read_text("utf-8"))
+
+
+def scores(row):
+    return {f: float(row[f]) for f in FUNCTIONS + ("student_extension",)}
+
+
+# --- the demo ----------------------------------------------------------------------------------
+
+
+def test_the_demo_gets_the_scores_the_readme_promises(zoo):
+    out, rows, records, _ = zoo
+    assert scores(rows["correcta.ipynb"]) == {"attention": 5, "multihead": 3,
+                                              "positional_encoding": 3, "transformer_block": 3,
+                                              "student_extension": 6}
+    assert scores(rows["exportada.zip"]) == scores(rows["correcta.ipynb"])
+    assert scores(rows["exportada_con_otter.zip"]) == scores(rows["correcta.ipynb"])
+    partial = scores(rows["parcial.ipynb"])
+    assert partial["attention"] == 5 and partial["transformer_block"] == 0
+    assert 0 < partial["multihead"] < 3 and 0 < partial["positional_encoding"] < 3
+    assert sum(scores(rows["sin_hacer.ipynb"]).values()) == 0
+
+
+def test_the_csv_is_otter_grades_format_with_a_flags_column(zoo):
+    out, rows, _, files = zoo
+    header = (out / "final_grades.csv").read_text("utf-8").splitlines()[0].split(",")
+    assert header == ["file", "attention", "multihead", "positional_encoding",
+                      "student_extension", "transformer_block", "total_points_earned",
+                      "percent_correct", "grading_status", "flags"]
+    assert rows["points-per-question"]["total_points_earned"] == "20.0"
+    assert set(rows) - {"points-per-question"} == set(files)
+
+
+def test_every_results_json_is_valid_gradescope_output_in_markdown(zoo):
+    out, rows, _, files = zoo
+    for name in files:
+        data = results(out, name)
+        jsonschema.validate(data, SCHEMA)
+        if "output" in data:
+            assert data["output_format"] == "md"
+
+
+def test_feedback_says_what_a_person_grades_by_hand(zoo):
+    out, *_ = zoo
+    text = feedback(out, "correcta.ipynb")
+    assert "20 / 20" in text and "10 puntos más" in text and "corrige una persona" in text
+
+
+# --- bad inputs: a row, 0 points and a Spanish reason each ----------------------------------------
+
+
+@pytest.mark.parametrize("name, words", [
+    ("vacio.ipynb", ["vacío"]),
+    ("no_es_json.ipynb", ["no es JSON"]),
+    ("nbformat3.ipynb", ["nbformat 3"]),
+    ("otra_tarea.ipynb", ["otra tarea", "054-otra-tarea"]),
+    ("sin_cuaderno.zip", ["no contiene ningún cuaderno"]),
+    ("dos_cuadernos.zip", ["2 cuadernos", "copia.ipynb"]),
+    ("bomba_zip.zip", ["MB"]),
+    ("rota.ipynb", ["no es JSON"]),
+])
+def test_an_ungradable_file_scores_zero_with_its_reason(zoo, name, words):
+    out, rows, records, _ = zoo
+    row = rows[name]
+    assert float(row["total_points_earned"]) == 0
+    status = row["grading_status"]
+    assert status != "Completed" and all(word in status for word in words), status
+    assert "No se ha podido evaluar tu entrega" in feedback(out, name)
+    assert results(out, name).get("score", 0) == 0
+
+
+def test_another_assignment_gets_otters_own_gradescope_error(zoo):
+    out, *_ = zoo
+    data = results(out, "otra_tarea.ipynb")
+    assert data["tests"][0]["name"] == "Autograder Error"
+    assert "Received submission for assignment '054-otra-tarea'" in data["tests"][0]["output"]
+
+
+def test_an_unknown_kernel_is_graded_with_python3_and_said_so(zoo):
+    out, rows, *_ = zoo
+    assert float(rows["kernel_raro.ipynb"]["total_points_earned"]) == 20
+    assert "python3-otro" in feedback(out, "kernel_raro.ipynb")
+
+
+def test_a_notebook_that_never_ends_is_stopped_and_its_functions_still_graded(zoo):
+    # Its functions were defined before the endless cell: they answer, and a person is told.
+    out, rows, records, _ = zoo
+    record = records["nunca_termina.ipynb"]
+    assert sum(scores(rows["nunca_termina.ipynb"]).values()) == 20
+    assert any(error["kind"] == "time" for error in record.cell_errors)
+    assert any(flag.kind == "límite" for flag in record.flags)
+    assert "agotó su tiempo" in feedback(out, "nunca_termina.ipynb")
+
+
+def test_memory_in_a_cell_stays_under_the_cap_and_is_reported(zoo):
+    # Depending on how fast the machine hands out pages, the cell meets its address-space limit
+    # (a MemoryError in that cell) or the zygote's poll first (the job is killed, every answer
+    # unverified): either way the cap holds and the student and a person are told.
+    from kit_autograder.sandbox.client import Limits
+
+    out, rows, records, _ = zoo
+    record = records["bomba_memoria.ipynb"]
+    assert record.sandbox["peak_mb"] <= Limits.memory_mb + 256
+    said = any(e["exception"] == "MemoryError" for e in record.cell_errors) or any(
+        flag.kind == "límite" for flag in record.flags)
+    assert said
+
+
+def test_memory_taken_by_a_process_the_notebook_starts_fails_closed(zoo):
+    out, rows, records, _ = zoo
+    record = records["memoria_en_subproceso.ipynb"]
+    assert float(rows["memoria_en_subproceso.ipynb"]["total_points_earned"]) == 0
+    assert record.sandbox["ending"] == "memory"
+    assert "límite de memoria" in feedback(out, "memoria_en_subproceso.ipynb")
+
+
+def test_os_exit_fails_closed_with_the_reason(zoo):
+    out, rows, records, _ = zoo
+    assert float(rows["os_exit.ipynb"]["total_points_earned"]) == 0
+    assert "os._exit()" in feedback(out, "os_exit.ipynb")
+    assert any(flag.kind == "ejecución" for flag in records["os_exit.ipynb"].flags)
+
+
+def test_100_mb_of_output_is_cut_in_the_feedback(zoo):
+    out, rows, *_ = zoo
+    assert float(rows["salida_enorme.ipynb"]["total_points_earned"]) == 20
+    path = out / "feedback" / "salida_enorme.md"
+    assert path.stat().st_size < 50_000
+    assert "Recortado" in path.read_text("utf-8")
+
+
+# --- each submission's own inputs, the same on every regrade ---------------------------------------
+
+
+def test_regrading_the_same_file_gives_the_same_inputs_and_scores(zoo, autograder_zip,
+                                                                  tmp_path):
+    out, rows, records, files = zoo
+    folder = write_folder(tmp_path / "again", {"parcial.ipynb": files["parcial.ipynb"]})
+    grade_here(folder, tmp_path / "out", autograder_zip)
+    first, second = records["parcial.ipynb"], read_records(tmp_path / "out")["parcial.ipynb"]
+    assert first.scores == second.scores
+    assert [v.messages for v in first.verdicts] == [v.messages for v in second.verdicts]
+
+
+def test_two_different_submissions_get_different_inputs(zoo):
+    from conftest import TEST_SALT
+    from kit_autograder.hidden_inputs import generator, identity
+    from kit_autograder.submission import code_cells
+
+    from attention.cases import cases_for
+
+    *_, files = zoo
+    salt = base64.b64decode(TEST_SALT)
+
+    def inputs(name):
+        code = identity(code_cells(json.loads(files[name]), name))
+        return [case.inputs(generator(salt, code, "attention", case.name))["Q"]
+                for case in cases_for("attention")]
+
+    assert all((a == b).all() for a, b in zip(inputs("correcta.ipynb"), inputs("correcta.ipynb")))
+    assert not any((a == b).all() for a, b in zip(inputs("correcta.ipynb"),
+                                                  inputs("parcial.ipynb")))

@@ -1,0 +1,77 @@
+"""The sandbox's own promises: plain data only, limits on what it reads, a zygote that comes
+back if something kills it."""
+
+import os
+import signal
+import socket
+
+import numpy as np
+import pytest
+
+from kit_autograder.sandbox.client import JobFailed, Limits, Sandbox, checked_error
+from kit_autograder.sandbox.inside import wire
+
+
+def test_wire_rebuilds_arrays_tuples_and_bytes_exactly():
+    header = {"a": np.arange(6, dtype=np.float64).reshape(2, 3), "m": np.eye(2, dtype=bool),
+              "t": (1, [2.5, None], "texto"), "b": b"\x00\x01"}
+    frame = wire.encode(header)
+    back = wire.decode(frame[4:])
+    assert np.array_equal(back["a"], header["a"]) and back["a"].dtype == np.float64
+    assert back["m"].dtype == np.bool_ and back["t"] == (1, [2.5, None], "texto")
+    assert back["b"] == b"\x00\x01"
+
+
+@pytest.mark.parametrize("limits, header", [
+    (wire.Limits(items=10), {"a": np.zeros(100)}),
+    (wire.Limits(depth=3), {"a": [[[[[1]]]]]}),
+    (wire.Limits(blobs=1), {"a": np.zeros(1), "b": np.zeros(1)}),
+])
+def test_wire_refuses_what_is_over_its_limits(limits, header):
+    with pytest.raises(wire.WireError):
+        wire.decode(wire.encode(header)[4:], limits)
+
+
+def test_wire_refuses_a_frame_that_lies_about_its_arrays():
+    frame = bytearray(wire.encode({"a": np.zeros(4)}))
+    del frame[-8:]  # one float missing: the header still says 4
+    frame[:4] = (len(frame) - 4).to_bytes(4, "big")
+    with pytest.raises(wire.WireError):
+        wire.decode(bytes(frame[4:]))
+
+
+def test_an_error_report_keeps_only_known_words_and_small_integers():
+    report = checked_error({"kind": "broadcast", "exception": "ValueError",
+                            "shapes": [[6, 4], [6, 3]], "message": "Q = 0.123 0.456"})
+    assert report == {"kind": "broadcast", "exception": "ValueError", "shapes": [[6, 4], [6, 3]]}
+    for forged in ({"kind": "no such kind"}, {"kind": "other", "exception": "MiError"},
+                   {"kind": "index", "numbers": [10**9]}, {"kind": "index", "numbers": ["1"]}):
+        with pytest.raises(JobFailed):
+            checked_error(forged)
+
+
+def test_a_job_that_sends_garbage_gives_no_answer():
+    with Sandbox(Limits(notebook_seconds=10)) as sandbox:
+        job = sandbox.open_job()
+        cell = ("import socket, os\n"
+                "for fd in range(3, 64):\n"
+                "    try:\n"
+                "        os.write(fd, b'\\x00\\x00\\x00\\x10garbage-garbage!')\n"
+                "    except OSError:\n"
+                "        pass\n")
+        with pytest.raises(JobFailed) as failed:
+            job.run_notebook("n.ipynb", [cell], {})
+        assert failed.value.reason == "protocol"
+        job.close(kill=True)
+
+
+def test_a_killed_zygote_comes_back_for_the_next_submission():
+    with Sandbox(Limits(notebook_seconds=10)) as sandbox:
+        os.killpg(sandbox._proc.pid, signal.SIGKILL)
+        sandbox._proc.wait()
+        job = sandbox.open_job()
+        ran = job.run_notebook("n.ipynb", ["def f(x):\n    return x"], {})
+        assert ran.errors == []
+        assert job.call("f", [2.0])["parts"][0] == 2.0
+        job.close()
+        assert sandbox.restarts == 1
