@@ -50,7 +50,8 @@ grade: $(STAMP)
 # $(N) synthetic submissions through make grade's engine, a sample through `otter run`.
 bench: $(STAMP)
 	@ls dist/autograder/*-autograder.zip >/dev/null 2>&1 || $(MAKE) --no-print-directory assign
-	$(PY) -m autograder.bench --n "$(N)" --jobs "$(JOBS)"
+	$(PY) -m kit_autograder.bench --autograder dist/autograder/attention-autograder.zip \
+		--n "$(N)" --jobs "$(JOBS)" $(BENCH_ARGS)
 
 # Checks a lab result extended with student_extension: make validate FILE=resultado.json [NOTEBOOK=...]
 validate: $(STAMP)

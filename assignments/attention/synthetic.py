@@ -210,3 +210,4 @@ def mixed_submissions(dist: Path, n: int):
             data = fixed[kind]
         files[f"{index:03d}_{kind}.ipynb"] = data
     return files
+

@@ -113,6 +113,7 @@ def grade_folder(submissions, out, *, autograder_zip, jobs=None, limits=Limits()
             with Sandbox(limits, jobs=jobs, allow_bwrap=allow_bwrap) as sandbox:
                 _run(grader, sandbox, outputs, paths, stems, jobs, log)
                 description = dict(sandbox.description)
+            description["cpu"] = dict(sandbox.cpu)
             outputs.write_csv([path.name for path in paths])
     except (BundleError, SandboxError) as exc:
         raise BatchError(str(exc)) from exc
@@ -186,6 +187,10 @@ def _summary(out, paths, seconds, jobs, description):
                  f"{description.get('namespaces') or 'none'}, Landlock ABI "
                  f"{description.get('landlock_abi') or 0}")
     lines.append(f"peak memory: grader {grader_mb:.0f} MiB, largest submission {peak:.0f} MiB")
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = description.get("cpu", {})
+    lines.append(f"cpu seconds: grader {own.ru_utime + own.ru_stime:.2f}, zygote "
+                 f"{cpu.get('cpu_self', 0):.2f}, jobs {cpu.get('cpu_jobs', 0):.2f}")
     return "\n".join(lines)
 
 

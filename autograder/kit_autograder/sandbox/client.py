@@ -102,6 +102,8 @@ class Sandbox:
         self._ready = threading.Event()
         self._workdir = Path(tempfile.mkdtemp(prefix="kit-sandbox-"))
         self._proc, self._closed, self.restarts, self._generation = None, False, 0, 0
+        self.cpu = {"cpu_self": 0.0, "cpu_jobs": 0.0}  # the zygote's, reported when it stops
+        self._stopped = threading.Event()
         self._restart_lock = threading.Lock()
         try:
             self._start()
@@ -225,6 +227,11 @@ class Sandbox:
             except ValueError:
                 continue
             op = message.get("op")
+            if op == "stopped":
+                for key in ("cpu_self", "cpu_jobs"):
+                    self.cpu[key] += float(message.get(key) or 0)
+                self._stopped.set()
+                continue
             if op == "ready":
                 self.description.update({
                     "namespaces": message.get("namespaces"),
@@ -291,6 +298,7 @@ class Sandbox:
                 self._proc.wait(ENDING_SECONDS)
             except Exception:
                 pass
+            self._stopped.wait(2)
             if self._proc.poll() is None:
                 try:
                     os.killpg(self._proc.pid, 9)

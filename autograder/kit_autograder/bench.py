@@ -1,0 +1,256 @@
+"""`make bench`: make grade's engine beside sequential `otter run`, in one run.
+
+    python -m kit_autograder.bench --autograder ZIP [--dist dist] [--n 200] [--sample 8] [--jobs 2]
+                                   [--no-otter-run] [--user UID]
+
+Synthetic submissions come from the lesson (its ``synthetic`` module: correct, wrong,
+untouched and broken, in turn). Everything is measured side by side, in this one run:
+
+* the engine grading all ``n`` (``python -m kit_autograder.batch``), timed from its start,
+  imports included: wall and CPU seconds per submission, the grader's peak memory, the largest
+  job's, and how busy the cores were;
+* the engine again on the first 100, so that the grader's peak can be compared at two sizes;
+* the floor: the same notebooks' cells run in a warm fork of the same zygote, with no
+  grading at all, CPU seconds per submission;
+* ``otter run`` on a sample, one CLI call after another, as an instructor without Docker would
+  (the zip's plugin grades each in the sandbox too), and whether its per-question scores match.
+
+The last line is ``speedup_vs_otter_run=<x.xx> scores_identical=<true|false>``.
+"""
+
+import argparse
+import csv
+import importlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class Run:
+    seconds: float
+    cpu_seconds: float  # the command and everything it waited for
+    peak_mib: float  # its largest process
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def timed(command, environment=None):
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        started = time.perf_counter()
+        proc = subprocess.Popen(command, stdout=out, stderr=err, text=True, env=environment)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - started
+        out.seek(0)
+        err.seek(0)
+        return Run(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,
+                   os.waitstatus_to_exitcode(status), out.read(), err.read())
+
+
+def as_user(command, uid):
+    return ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"] + command \
+        if uid is not None else command
+
+
+def synthetic_submissions(autograder_zip, dist, n):
+    """The lesson's mixed submissions, made from the build in ``dist`` (its student and
+    solution notebooks) by the lesson's own ``synthetic`` module."""
+    from .bundle import OpenedZip
+
+    with OpenedZip(autograder_zip) as bundle:
+        bundle.lesson  # puts the lesson's package on sys.path
+        synthetic = importlib.import_module(f"{bundle.settings['lesson']}.synthetic")
+        return synthetic.mixed_submissions(dist, n)
+
+
+def grade_command(submissions, out, autograder_zip, jobs):
+    return [sys.executable, "-m", "kit_autograder.batch", "--submissions", str(submissions),
+            "--out", str(out), "--autograder", str(autograder_zip), "--jobs", str(jobs)]
+
+
+FLOOR = textwrap.dedent("""
+    import json, sys
+    from concurrent.futures import ThreadPoolExecutor
+    from pathlib import Path
+    from kit_autograder.bundle import OpenedZip
+    from kit_autograder.sandbox.client import Limits, Sandbox
+    from kit_autograder.submission import load
+    folder, zip_path, jobs = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+    with OpenedZip(zip_path) as bundle:
+        support = bundle.support_files()
+        paths = sorted(folder.iterdir())
+        sandbox = Sandbox(Limits(), jobs=jobs)
+        with sandbox:
+            def run(path):
+                loaded = load(path, bundle.assignment_name)
+                job = sandbox.open_job()
+                files = {**support, loaded.notebook_name: loaded.notebook_bytes}
+                job.run_notebook(loaded.notebook_name, loaded.cells, files)
+                job.close()
+            with ThreadPoolExecutor(jobs) as pool:
+                list(pool.map(run, paths))
+        print(json.dumps({"jobs": len(paths), **sandbox.cpu}))
+""")
+
+
+
+def floor(submissions, autograder_zip, jobs, environment, user):
+    """The cells alone, in warm forks of the zygote: CPU per submission, startup included."""
+    gradable = Path(tempfile.mkdtemp(prefix="bench-floor-"))
+    for path in submissions.iterdir():
+        if not path.name.endswith("_broken.ipynb"):
+            shutil.copy(path, gradable / path.name)
+    os.chmod(gradable, 0o755)
+    run = timed(as_user([sys.executable, "-c", FLOOR, str(gradable), str(autograder_zip),
+                         str(jobs)], user), environment)
+    shutil.rmtree(gradable, ignore_errors=True)
+    if run.returncode != 0:
+        raise RuntimeError(run.stderr[-3000:])
+    report = json.loads(run.stdout.splitlines()[-1])
+    return (report["cpu_self"] + report["cpu_jobs"]) / report["jobs"]
+
+
+def sandbox_cpu(stdout):
+    """(grader, zygote, jobs) CPU seconds from make grade's summary line."""
+    line = next(l for l in stdout.splitlines() if l.startswith("cpu seconds:"))
+    numbers = [float(part.split()[-1]) for part in line.split(":", 1)[1].split(",")]
+    return tuple(numbers)
+
+
+def engine_scores(out):
+    with open(Path(out) / "final_grades.csv", newline="", encoding="utf-8") as f:
+        return {row["file"]: row for row in csv.DictReader(f)}
+
+
+def otter_scores(results_path):
+    results = json.loads(Path(results_path).read_text("utf-8"))
+    return {test["name"]: float(test["score"]) for test in results["tests"] if "score" in test}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--autograder", type=Path, required=True)
+    parser.add_argument("--dist", type=Path, default=Path("dist"),
+                        help="the build the synthetic submissions are made from")
+    parser.add_argument("--n", type=int, default=200)
+    parser.add_argument("--sample", type=int, default=8)
+    parser.add_argument("--jobs", type=lambda t: int(t) if str(t).strip() else None, default=None)
+    parser.add_argument("--no-otter-run", action="store_true",
+                        help="skip the otter run sample (for N = 1000)")
+    parser.add_argument("--user", type=int, default=None,
+                        help="run every measured command as this unprivileged uid")
+    args = parser.parse_args(argv)
+    jobs = args.jobs or os.cpu_count() or 1
+    work = Path(tempfile.mkdtemp(prefix="bench-"))
+    os.chmod(work, 0o755)
+    try:
+        return compare(args, jobs, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def compare(args, jobs, work):
+    environment = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    autograder_zip = work / "autograder.zip"
+    shutil.copy(args.autograder, autograder_zip)
+    os.chmod(autograder_zip, 0o644)
+    files = synthetic_submissions(autograder_zip, args.dist, args.n)
+    submissions = work / "submissions"
+    submissions.mkdir()
+    for name, data in files.items():
+        (submissions / name).write_bytes(data)
+    os.chmod(submissions, 0o755)
+    kinds = sorted({name.rsplit("_", 1)[1].split(".")[0] for name in files})
+    who = f"as uid {args.user}" if args.user is not None else f"as uid {os.getuid()}"
+    print(f"{args.n} synthetic submissions ({', '.join(kinds)}, in turn), {jobs} jobs, {who}")
+
+    out = work / "grades"
+    out.mkdir()
+    if args.user is not None:
+        os.chown(out, args.user, args.user)
+    run = timed(as_user(grade_command(submissions, out, autograder_zip, jobs), args.user),
+                environment)
+    if run.returncode != 0:
+        print(run.stderr[-3000:], file=sys.stderr)
+        print("speedup_vs_otter_run=0.00 scores_identical=false")
+        return 1
+    records = [json.loads(p.read_text("utf-8")) for p in (out / "records").glob("*.json")]
+    child_peak = max((r["sandbox"].get("peak_mb") or 0) for r in records)
+    engine_per = run.seconds / args.n
+    # Behind bubblewrap the zygote's CPU does not reach this process's rusage: make grade
+    # prints its own, its zygote's and its jobs' (reaped by the zygote).
+    grader_cpu, zygote_cpu, jobs_cpu = sandbox_cpu(run.stdout)
+    engine_cpu = (grader_cpu + zygote_cpu + jobs_cpu) / args.n
+    busy = engine_cpu * args.n / (run.seconds * (os.cpu_count() or 1))
+    print(f"engine: {args.n} in {run.seconds:.1f} s: {engine_per:.3f} s and {engine_cpu:.3f} s "
+          f"of CPU per submission (grader {grader_cpu / args.n:.3f}, sandbox "
+          f"{(zygote_cpu + jobs_cpu) / args.n:.3f}); cores busy {busy:.0%}")
+    print(f"memory, N = {args.n}: grader {run.peak_mib:.0f} MiB, largest job {child_peak:.0f} MiB")
+    if args.n > 100:
+        first = work / "first100"
+        first.mkdir()
+        for path in sorted(submissions.iterdir())[:100]:
+            shutil.copy(path, first / path.name)
+        os.chmod(first, 0o755)
+        out100 = work / "grades100"
+        out100.mkdir()
+        if args.user is not None:
+            os.chown(out100, args.user, args.user)
+        small = timed(as_user(grade_command(first, out100, autograder_zip, jobs), args.user),
+                      environment)
+        print(f"memory, N = 100: grader {small.peak_mib:.0f} MiB "
+              f"(N = {args.n}: {run.peak_mib:.0f} MiB)")
+
+    floor_cpu = floor(submissions, autograder_zip, jobs, environment, args.user)
+    print(f"floor (the same cells in a warm fork, no grading): {floor_cpu:.3f} s of CPU per "
+          f"submission; engine / floor = {engine_cpu / floor_cpu:.2f}")
+
+    if args.no_otter_run:
+        print("otter run: skipped (--no-otter-run)")
+        return 0
+    ours = engine_scores(out)
+    per_kind = max(1, args.sample // len(kinds))
+    sample = []
+    for kind in kinds:
+        sample += [n for n in sorted(files) if n.endswith(f"_{kind}.ipynb")][:per_kind]
+    otter_seconds, otter_cpu, identical, mismatches = 0.0, 0.0, True, []
+    for name in sample:
+        run_out = work / "otter-run" / name
+        run_out.mkdir(parents=True)
+        if args.user is not None:
+            os.chown(run_out, args.user, args.user)
+        otter = timed(as_user([sys.executable, "-m", "otter", "run", "-a", str(autograder_zip),
+                               "-o", str(run_out), str(submissions / name)], args.user),
+                      environment)
+        otter_seconds += otter.seconds
+        otter_cpu += otter.cpu_seconds
+        results = run_out / "results.json"
+        if not results.exists():
+            identical = False
+            mismatches.append(f"{name}: otter run wrote no results ({otter.stderr[-300:]})")
+            continue
+        theirs = otter_scores(results)
+        mine = {question: float(ours[name][question]) for question in theirs}
+        if mine != theirs:
+            identical = False
+            mismatches.append(f"{name}: otter run {theirs} != make grade {mine}")
+    otter_per = otter_seconds / len(sample)
+    print(f"otter run, one call after another, on {len(sample)}: {otter_per:.3f} s and "
+          f"{otter_cpu / len(sample):.3f} s of CPU per submission")
+    for line in mismatches:
+        print(f"MISMATCH {line}")
+    print(f"speedup_vs_otter_run={otter_per / engine_per:.2f} "
+          f"scores_identical={str(identical).lower()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
