@@ -25,6 +25,7 @@ import reference
 
 from attention.cases import cases_for
 from .checks import GRADED_FUNCTIONS
+from .notebooks import graded_cells
 from .rubric import question_points
 
 PLACEHOLDER = re.compile(r"^# <reference: (\w+)>\s*$")
@@ -107,7 +108,22 @@ def _raw_config(cell, header):
     return yaml.safe_load(cell.source[len(header):]) or {}
 
 
+def _public_test_counts(nb):
+    """Question name -> how many public test cells the master gives it."""
+    counts, question, in_tests = {}, None, False
+    for cell in nb.cells:
+        config = _raw_config(cell, QUESTION_HEADER)
+        if config is not None:
+            question, counts[config["name"]] = config["name"], 0
+        elif cell.cell_type == "raw" and cell.source.strip() in ("# BEGIN TESTS", "# END TESTS"):
+            in_tests = cell.source.strip() == "# BEGIN TESTS"
+        elif in_tests and cell.cell_type == "code":
+            counts[question] += 1
+    return counts
+
+
 def _fill_points(nb, rubric):
+    public = _public_test_counts(nb)
     for cell in nb.cells:
         config = _raw_config(cell, QUESTION_HEADER)
         if config is None:
@@ -115,7 +131,12 @@ def _fill_points(nb, rubric):
         if "points" in config:
             raise ValueError(f"question {config['name']} sets points in the master; "
                              "points belong in rubrics/")
-        config["points"] = question_points(rubric, config["name"])
+        points = question_points(rubric, config["name"])
+        if isinstance(points, list):
+            # A list gives each test case its points in file order, public tests first; those
+            # are worth 0 (they check form, never the answer).
+            points = [0] * public[config["name"]] + points
+        config["points"] = points
         cell.source = QUESTION_HEADER + "\n" + yaml.safe_dump(config, sort_keys=False,
                                                               allow_unicode=True)
 
@@ -171,10 +192,16 @@ def number_cells(nb):
     return nb
 
 
-def build_otter_master(master_path, rubric):
-    """The Otter Assign notebook for ``master_path``, with every single-source fact filled in."""
+def lesson_notebook(master_path):
+    """The master with its given helpers filled in, and no solution: the tour starts here."""
     nb = load_master(master_path)
     _fill_reference_helpers(nb)
+    return nb
+
+
+def build_otter_master(master_path, rubric):
+    """The Otter Assign notebook for ``master_path``, with every single-source fact filled in."""
+    nb = graded_cells(lesson_notebook(master_path))
     _fill_solutions(nb)
     _fill_points(nb, rubric)
     _add_hidden_tests(nb, rubric)

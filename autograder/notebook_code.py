@@ -106,7 +106,8 @@ def _unreadable(path: Path, exc: Exception) -> NotebookCodeError:
     )
 
 
-def _cell_source(cell: dict) -> str:
+def cell_source(cell: dict) -> str:
+    """A cell's source as one string (the JSON may hold a list of lines)."""
     source = cell.get("source", "")
     return "".join(source) if isinstance(source, list) else source
 
@@ -203,7 +204,7 @@ def _bindings(notebook: dict) -> dict:
     for number, cell in enumerate(notebook.get("cells", []), start=1):
         if cell.get("cell_type") != "code":
             continue
-        parsed = _parse_cell(_cell_source(cell))
+        parsed = _parse_cell(cell_source(cell))
         if parsed is None:
             continue
         source, tree = parsed
