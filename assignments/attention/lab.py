@@ -313,7 +313,7 @@ class _Lab:
             _fact(
                 "softmax_saturation", ["attention"],
                 f"Sin escalar, el mayor peso de una consulta crece hacia 1 al aumentar d_k: su media "
-                f"sobre {SATURATION_QUERIES} consultas aumenta con d_k y pasa de "
+                f"sobre {SATURATION_QUERIES} consultas aumenta con d_k y llega al menos a "
                 f"{_spanish(SATURATED_WEIGHT)} con d_k = {SATURATION_D_K[-1]}.",
                 grows, **values,
             ),
