@@ -412,8 +412,10 @@ def cites_lab_numbers(ctx: _Context) -> str:
 
 
 def declares_risk(ctx: _Context) -> str:
-    """Criterion 5: a non-empty risk or no-use condition."""
+    """Criterion 5: a non-empty risk or no-use condition, not the guide's «<…>» placeholder."""
     risk = ctx.field("risk")
+    if is_placeholder(risk):
+        return "«risk» (o «riesgo») todavía tiene el texto de ejemplo entre < >: sustitúyelo por tu riesgo."
     if _normalized(risk) in EMPTY_RISKS:
         return (
             "Escribe en «risk» (o «riesgo») al menos un riesgo o una condición en la que no "
@@ -561,6 +563,12 @@ def _matches(cited: CitedNumber, printed: list) -> bool:
 
 def _spanish_number(value: float) -> str:
     return f"{value:.3g}".replace(".", ",")
+
+
+def is_placeholder(text: str) -> bool:
+    """A field still holding assessment.md's example text, written between < and >."""
+    text = text.strip()
+    return text.startswith("<") and text.endswith(">")
 
 
 def _normalized(text: str) -> str:

@@ -95,7 +95,7 @@ grader = Grader(assignment="055-atencion-transformer")
 #
 # 1. **Explicar** la atención y la arquitectura Transformer con los conceptos de autoatención (*self-attention*), atención multicabeza (*multi-head*), codificación posicional (*positional*) y bloque Transformer: pasos 3 a 8 y preguntas 1 y 2.
 # 2. **Ejecutar el laboratorio** con una semilla explícita y revisar su contrato JSON: «Reto verificable» y pregunta 3.
-# 3. **Identificar** al menos un supuesto, una limitación y un riesgo de aplicación: la clave `student_extension` del reto.
+# 3. **Identificar** al menos un supuesto, una limitación y un riesgo de aplicación: el reto verificable.
 # 4. **Comparar** el enfoque con la etapa anterior de la ruta, las redes recurrentes de la clase 054: paso 2.
 # 5. **Producir** una evidencia reproducible y una conclusión que no exceda los datos: el reto y la pregunta 4.
 #
