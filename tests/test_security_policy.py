@@ -28,17 +28,18 @@ def test_the_notebooks_students_receive_and_the_solution_raise_nothing(built_dis
     assert policy.notebook_violations(solution, given) == []
 
 
-def test_the_given_lab_cell_would_be_flagged_if_it_were_the_students_own(student):
+def test_the_given_validator_cell_would_be_flagged_if_it_were_the_students_own(student):
+    # The challenge cell that writes resultado.json opens a file: exempt only because it is given.
     messages = {v.message for v in policy.notebook_violations(student)}
-    assert any("subprocess" in m for m in messages)
+    assert any("`open`" in m for m in messages)
 
 
 def test_a_given_statement_with_a_new_number_stays_exempt_but_not_with_a_new_string(student, given):
-    lab = next(c for c in student.cells if "SEED = 55" in c.source)
-    reseeded = notebook("import numpy as np", lab.source.replace("SEED = 55", "SEED = 7"))
-    assert policy.notebook_violations(reseeded, given) == []
-    other_script = notebook("import numpy as np", lab.source.replace('"lab.py"', '"evil.py"'))
-    assert policy.notebook_violations(other_script, given)
+    validator = next(c for c in student.cells if 'open("resultado.json"' in c.source)
+    reindented = notebook("import numpy as np", validator.source.replace("indent=2", "indent=4"))
+    assert policy.notebook_violations(reindented, given) == []
+    other_file = notebook("import numpy as np", validator.source.replace('"resultado.json", "w"', '"evil.py", "w"'))
+    assert policy.notebook_violations(other_file, given)
 
 
 HONEST = [
