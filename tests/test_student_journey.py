@@ -264,3 +264,17 @@ def test_assessment_example_earns_nothing_when_pasted(built_dist, tmp_path):
     data = {**json.loads(done.stdout), "student_extension": extension}
     failed = [r.id for r in validate(data, folder / NOTEBOOK_NAME, lab=folder / "lab.py") if not r.passed]
     assert "cites_lab_numbers" in failed and "declares_risk" in failed
+
+
+# -- one dialect ----------------------------------------------------------------------------------
+
+# The notebook says clave, puntuación, producto escalar and «la softmax»; the kit's notes speak
+# to the student, not about the kit's own sources.
+OTHER_DIALECT = re.compile(r"(?i)\b(llaves?|puntajes?|producto punto|(el|del|al) softmax|one-hot|el preset"
+                           r"|que no tenemos|la página original)\b")
+
+
+def test_everything_students_read_speaks_the_notebook_s_dialect(built_dist):
+    for path in (built_dist / "student").iterdir():
+        found = OTHER_DIALECT.findall(path.read_text(encoding="utf-8"))
+        assert not found, (path.name, found)

@@ -153,7 +153,7 @@ def _json_hint(message: str) -> str:
     for english, spanish in hints.items():
         if message.startswith(english):
             return spanish
-    return "revisa comas, comillas y llaves cerca de ahí."
+    return "revisa comas, comillas, { } y [ ] cerca de ahí."
 
 
 # -- the schema ----------------------------------------------------------------------------
