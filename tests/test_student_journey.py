@@ -278,3 +278,25 @@ def test_everything_students_read_speaks_the_notebook_s_dialect(built_dist):
     for path in (built_dist / "student").iterdir():
         found = OTHER_DIALECT.findall(path.read_text(encoding="utf-8"))
         assert not found, (path.name, found)
+
+
+# -- check_all can no longer pass an empty challenge (issue 10) ---------------------------------
+
+
+def test_check_all_reports_every_question_and_fails_an_empty_challenge(built_dist, tmp_path, monkeypatch):
+    from autograder.notebook_code import load_functions
+    from autograder.notebook_grader import Grader
+
+    folder = student_folder(built_dist, tmp_path, built_dist / "solution" / SOLUTION_NAME, "mi cuaderno.ipynb")
+    monkeypatch.chdir(folder)
+    namespace = load_functions(folder / "mi cuaderno.ipynb",
+                               ["attention", "multihead", "positional_encoding", "transformer_block",
+                                "student_extension"])
+    namespace["grader"] = Grader(assignment=assignment_name(folder / "mi cuaderno.ipynb"))
+    exec("finished = grader.check_all()", namespace)
+    finished = repr(namespace["finished"])
+    for question in ("attention", "multihead", "positional_encoding", "transformer_block", "student_extension"):
+        assert f"{question}: se cumple" in finished, finished
+    namespace["student_extension"] = dict.fromkeys(namespace["student_extension"])  # the template's None
+    exec("empty = grader.check_all()", namespace)
+    assert "student_extension: no se cumple 1 de 1 prueba pública." in repr(namespace["empty"])
