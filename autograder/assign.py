@@ -1,8 +1,11 @@
-"""`make assign`: master notebook -> dist/student and dist/autograder.
+"""`make assign`: master notebook -> dist/student, dist/solution and dist/autograder.
 
     assignments/attention/master.py  --(master.py)-->  dist/build/notebook_student.ipynb  --(otter assign)-->
         dist/student/notebook_student.ipynb      the graded notebook students get
-        dist/solution/notebook_solution.ipynb    the solution, for instructors to release later
+        dist/student/notebook.ipynb              the guided tour, no exercises (notebooks.py)
+        dist/student/explorer.html               the interactive page, one self-contained file
+        dist/student/requirements.txt            what students install, pinned as the kit is
+        dist/solution/notebook_solution.ipynb    the solution explained, to release after the deadline
         dist/autograder/<name>-autograder.zip    the zip for Gradescope, `otter run` and `make grade`
 
 The reference and this package enter the zip through Otter's ``autograder_files`` and nowhere
@@ -18,9 +21,13 @@ from pathlib import Path
 
 import nbformat
 
+from attention.explorer.build import inline as inline_explorer
 from kit_autograder import lesson as lesson_module
 from kit_autograder.build import otter_master as master_module
 from kit_autograder.build.rubric import load_rubric, points_table
+
+from kit_autograder.build.figures import attach_figures
+from kit_autograder.build.notebooks import explained_solution, guided_tour
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON = ROOT / "assignments" / "attention"
@@ -28,6 +35,9 @@ MASTER = LESSON / "master.py"
 # Otter's init cell names the master's file, so the master is built under the name students get.
 NOTEBOOK_NAME = "notebook_student.ipynb"
 SOLUTION_NAME = "notebook_solution.ipynb"
+TOUR_NAME = "notebook.ipynb"
+EXPLORER_NAME = "explorer.html"
+FIGURES = LESSON / "figures"
 # Otter stamps its zip's name with the master's name and the time; every path uses this one.
 ZIP_NAME = "attention-autograder.zip"
 
@@ -40,8 +50,10 @@ AUTOGRADER_FILES = ("reference", "assignments/attention")
 SUPPORT_FOLDER = "student"
 
 # Student-facing files that ship flat beside the notebook, as (source, name in dist/student):
-# the lab, what it needs to read a notebook, the extension validator and the assessment.
+# the notebook's grader helper, the lab, what both need to read a notebook, the extension
+# validator and the assessment. The grading sandbox lays out exactly these beside a submission.
 STUDENT_FILES = (
+    ("autograder/notebook_grader.py", "notebook_grader.py"),
     ("assignments/attention/lab.py", "lab.py"),
     ("autograder/notebook_code.py", "notebook_code.py"),
     ("assignments/attention/extension.py", "extension.py"),
@@ -49,16 +61,29 @@ STUDENT_FILES = (
     ("assessment.md", "assessment.md"),
 )
 
-# Requirements the grading environment needs beyond Otter itself, taken from the pinned
-# requirements.txt so that the versions live in one file.
+# Requirements the grading environment needs beyond Otter itself, and what a student installs
+# to run the notebook, the lab and the validator, both taken from the pinned requirements.txt
+# so that the versions live in one file.
 GRADING_REQUIREMENTS = ("numpy", "matplotlib", "nbformat", "jsonschema")
+STUDENT_REQUIREMENTS = ("otter-grader", "numpy", "matplotlib", "jsonschema", "ipykernel")
+STUDENT_REQUIREMENTS_HEADER = (
+    "# Paquetes de la clase 055. Instálalos en una terminal abierta en esta carpeta con:\n"
+    "#     python -m pip install -r requirements.txt\n"
+    "# Necesitas Python 3.11 o más reciente. Las versiones son las mismas con las que se corrige.\n"
+)
+
+
+def pinned_requirements(names):
+    lines = (ROOT / "requirements.txt").read_text().splitlines()
+    keep = [line for line in lines if line.split("==")[0].strip().lower() in names]
+    missing = set(names) - {line.split("==")[0].strip().lower() for line in keep}
+    if missing:
+        raise ValueError(f"requirements.txt pins none of {sorted(missing)}")
+    return "\n".join(keep) + "\n"
 
 
 def grading_requirements():
-    lines = (ROOT / "requirements.txt").read_text().splitlines()
-    keep = [line for line in lines
-            if line.split("==")[0].strip().lower() in GRADING_REQUIREMENTS]
-    return "\n".join(keep) + "\n"
+    return pinned_requirements(GRADING_REQUIREMENTS)
 
 
 def grading_salt(kept_master: Path):
@@ -91,7 +116,7 @@ def stage_build(otter_dir: Path):
     otter_dir.mkdir(parents=True)
     lesson = lesson_module.load([ROOT / "assignments", ROOT], LESSON.name)
     nb = master_module.build_otter_master(MASTER, load_rubric(RUBRIC), lesson, salt)
-    nbformat.write(nb, otter_dir / NOTEBOOK_NAME)
+    nbformat.write(attach_figures(nb, FIGURES), otter_dir / NOTEBOOK_NAME)
     for source in map(Path, AUTOGRADER_FILES):
         shutil.copytree(ROOT / source, otter_dir / source.name,
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "explorer",
@@ -126,12 +151,22 @@ def arrange_dist(otter_out: Path, dist: Path):
         shutil.copy(ROOT / source, student / name)
     with open(student / "assessment.md", "a", encoding="utf-8") as assessment:
         assessment.write("\n" + points_table(load_rubric(RUBRIC)))
+    (student / "requirements.txt").write_text(
+        STUDENT_REQUIREMENTS_HEADER + pinned_requirements(STUDENT_REQUIREMENTS), encoding="utf-8")
+    lesson = lesson_module.load([ROOT / "assignments", ROOT], LESSON.name)
+    tour = attach_figures(guided_tour(master_module.lesson_notebook(MASTER, lesson),
+                                      lesson.FUNCTIONS), FIGURES)
+    nbformat.write(master_module.number_cells(tour), student / TOUR_NAME)
+    explorer = (LESSON / "explorer" / "index.html").read_text(encoding="utf-8")
+    (student / EXPLORER_NAME).write_text(inline_explorer(explorer), encoding="utf-8")
 
     zips = list((otter_out / "autograder").glob("*.zip"))
     if len(zips) != 1:
         raise RuntimeError(f"otter assign produced {len(zips)} zips, expected 1")
     shutil.copy(zips[0], autograder / ZIP_NAME)
-    shutil.copy(otter_out / "autograder" / NOTEBOOK_NAME, solution / SOLUTION_NAME)
+    otter_solution = nbformat.read(otter_out / "autograder" / NOTEBOOK_NAME, as_version=4)
+    explained = explained_solution(otter_solution, master_module.load_master(MASTER))
+    nbformat.write(master_module.number_cells(explained), solution / SOLUTION_NAME)
 
 
 def find_autograder_zip(dist: Path = ROOT / "dist"):

@@ -2,8 +2,8 @@
 
 The lab, the validator and the out-of-kernel verifier all need the student's functions but
 none of the notebook's demo code (plots, prints, random draws, grader calls). So this module
-reads the notebook with nbformat, parses each code cell with ``ast``, and keeps only the
-top-level statements that *bind* something a requested function needs:
+reads the notebook's JSON, parses each code cell with ``ast``, and keeps only the top-level
+statements that *bind* something a requested function needs:
 
 * ``def`` and ``class`` statements;
 * ``import`` statements;
@@ -14,21 +14,28 @@ Those statements run, in notebook order, in a fresh namespace that already holds
 top to bottom. Cells that do not parse are skipped, and IPython magics and shell lines are
 blanked out first, so one broken cell costs only its own definitions.
 
-This file ships to students beside ``lab.py``, so it uses only the standard library,
-nbformat and numpy, and its error messages are in Spanish.
+It also finds *which* notebook is the student's (``find_notebook``): the one a Jupyter or VS
+Code kernel says it runs, else the only one in the folder that carries the assignment's Otter
+name, whatever the file is called, since browsers and LMSs rename downloads.
+
+This file ships to students beside ``lab.py``, so it needs only the standard library and
+numpy (nbformat only for notebooks older than format 4), and its messages are in Spanish.
 """
 
 import ast
 import builtins
+import json
+import os
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional, Union
 
-import nbformat
 import numpy as np
 
-__all__ = ["NotebookCodeError", "read_notebook", "extract_definitions", "load_functions"]
+__all__ = ["NotebookCodeError", "read_notebook", "extract_definitions", "load_functions",
+           "find_notebook", "assignment_name"]
 
 # Each cell's code is compiled under this file name, so a failure can be traced to its cell.
 CELL_FILENAME = "<celda {number}>"
@@ -59,22 +66,102 @@ class _Binding:
     source: str  # the cell's source after blanking IPython lines
 
 
-def read_notebook(notebook: Union[str, Path, dict]) -> nbformat.NotebookNode:
-    """A notebook node from a path, a node, or a plain dict with the notebook's JSON."""
-    if isinstance(notebook, nbformat.NotebookNode):
+def read_notebook(notebook: Union[str, Path, dict]) -> dict:
+    """A notebook as a dict in format 4, from a path, an nbformat node or a plain dict."""
+    if isinstance(notebook, dict):  # nbformat's NotebookNode is a dict too
         return notebook
-    if isinstance(notebook, dict):
-        return nbformat.from_dict(notebook)
     path = Path(notebook)
     if not path.is_file():
         raise NotebookCodeError(f"No encuentro el cuaderno «{path}».")
+    # Plain JSON first: importing nbformat (and jsonschema behind it) costs more than the lab.
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8-sig"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise _unreadable(path, exc) from None
+    if isinstance(data, dict) and data.get("nbformat") == 4 and isinstance(data.get("cells"), list):
+        return data
+    return _read_with_nbformat(path)
+
+
+def _read_with_nbformat(path: Path) -> dict:
+    """Older formats need nbformat's converters; only then is it imported."""
+    try:
+        import nbformat
+    except ImportError:
+        raise NotebookCodeError(
+            f"«{path.name}» usa un formato de cuaderno antiguo y para leerlo falta el paquete "
+            "nbformat. Instálalo con «pip install -r requirements.txt» o abre el cuaderno en "
+            "Jupyter y guárdalo de nuevo."
+        ) from None
     try:
         return nbformat.read(str(path), as_version=4)
     except Exception as exc:  # nbformat raises several unrelated types for a broken file
-        raise NotebookCodeError(
-            f"No puedo leer «{path.name}» como cuaderno de Jupyter ({type(exc).__name__}). "
-            "Ábrelo en Jupyter y guárdalo de nuevo."
-        ) from None
+        raise _unreadable(path, exc) from None
+
+
+def _unreadable(path: Path, exc: Exception) -> NotebookCodeError:
+    return NotebookCodeError(
+        f"No puedo leer «{path.name}» como cuaderno de Jupyter ({type(exc).__name__}). "
+        "Ábrelo en Jupyter y guárdalo de nuevo."
+    )
+
+
+def cell_source(cell: dict) -> str:
+    """A cell's source as one string (the JSON may hold a list of lines)."""
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else source
+
+
+def assignment_name(path: Union[str, Path]) -> Optional[str]:
+    """The Otter assignment name in a notebook file's metadata, or None."""
+    try:
+        metadata = read_notebook(path).get("metadata", {})
+    except NotebookCodeError:
+        return None
+    otter = metadata.get("otter") if isinstance(metadata, dict) else None
+    return otter.get("assignment_name") if isinstance(otter, dict) else None
+
+
+def kernel_notebook() -> Optional[Path]:
+    """The notebook this Python process runs as a kernel for, when the front end says so.
+
+    Jupyter Server sets ``JPY_SESSION_NAME`` in the kernel's environment; VS Code defines
+    ``__vsc_ipynb_file__`` in the kernel's namespace. A plain ``python lab.py`` has neither.
+    """
+    main = sys.modules.get("__main__")
+    candidates = [getattr(main, "__vsc_ipynb_file__", None), os.environ.get("JPY_SESSION_NAME")]
+    for candidate in candidates:
+        if isinstance(candidate, str) and candidate.endswith(".ipynb"):
+            path = Path(candidate)
+            for option in (path, Path.cwd() / path.name):
+                if option.is_file():
+                    return option
+    return None
+
+
+def find_notebook(folder: Union[str, Path], assignment: str) -> Path:
+    """The student's notebook in ``folder``, whatever its name; a Spanish error if unsure.
+
+    In order: the notebook this kernel runs (inside Jupyter or VS Code); the only notebook of
+    the folder whose metadata carries ``assignment``; the only notebook of the folder at all.
+    """
+    folder = Path(folder)
+    own = kernel_notebook()
+    if own is not None and own.resolve().parent == folder.resolve():
+        return own
+    notebooks = sorted(folder.glob("*.ipynb"))
+    ours = [path for path in notebooks if assignment_name(path) == assignment]
+    if len(ours) == 1:
+        return ours[0]
+    if not ours and len(notebooks) == 1:
+        return notebooks[0]
+    if not notebooks:
+        raise NotebookCodeError(f"No hay ningún cuaderno .ipynb en la carpeta «{folder}».")
+    names = ", ".join(f"«{path.name}»" for path in (ours or notebooks))
+    raise NotebookCodeError(
+        f"Hay varios cuadernos de esta tarea en «{folder}» ({names}) y no sé cuál es el tuyo. "
+        "Deja solo uno en la carpeta (mueve o borra las copias) o indica cuál con --notebook."
+    )
 
 
 def extract_definitions(notebook, names: Optional[Iterable[str]] = None) -> str:
@@ -111,13 +198,13 @@ def load_functions(notebook, names: Iterable[str]) -> dict:
     return {name: namespace[name] for name in names}
 
 
-def _bindings(notebook: nbformat.NotebookNode) -> dict:
+def _bindings(notebook: dict) -> dict:
     """Name -> the last top-level statement of the notebook that binds it."""
     found = {}
-    for number, cell in enumerate(notebook.cells, start=1):
-        if cell.cell_type != "code":
+    for number, cell in enumerate(notebook.get("cells", []), start=1):
+        if cell.get("cell_type") != "code":
             continue
-        parsed = _parse_cell(cell.source)
+        parsed = _parse_cell(cell_source(cell))
         if parsed is None:
             continue
         source, tree = parsed

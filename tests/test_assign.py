@@ -8,7 +8,9 @@ import nbformat
 import pytest
 
 import reference
-from autograder.assign import MASTER, NOTEBOOK_NAME, RUBRIC, SOLUTION_NAME, ZIP_NAME, build
+from autograder.assign import (MASTER, NOTEBOOK_NAME, RUBRIC, SOLUTION_NAME, TOUR_NAME,
+                               ZIP_NAME, build)
+from autograder.notebook_code import assignment_name
 from attention.cases import cases_for
 from attention.functions import FUNCTIONS
 
@@ -29,9 +31,11 @@ def reference_body_lines(name):
     return [line for line in lines if len(line) > 25 and not line.startswith("#")]
 
 
-def test_student_folder_holds_exactly_one_notebook(built_dist):
-    notebooks = list((built_dist / "student").rglob("*.ipynb"))
-    assert [p.name for p in notebooks] == [NOTEBOOK_NAME]
+def test_student_folder_holds_the_graded_notebook_and_the_tour_and_only_one_is_graded(built_dist):
+    notebooks = sorted((built_dist / "student").rglob("*.ipynb"))
+    assert [p.name for p in notebooks] == [TOUR_NAME, NOTEBOOK_NAME]
+    # lab.py and the notebook's grader tell them apart by the assignment in the metadata.
+    assert [p.name for p in notebooks if assignment_name(p)] == [NOTEBOOK_NAME]
 
 
 def test_autograder_folder_holds_one_zip_and_the_solution_its_own_folder(built_dist):
@@ -93,15 +97,20 @@ def test_every_notebook_question_takes_its_points_from_the_rubric():
     rubric = load_rubric(RUBRIC)
     nb = build_otter_master(MASTER, rubric, lesson, "c2FsdA==")
     configs = [c for c in (_raw_config(cell, QUESTION_HEADER) for cell in nb.cells) if c]
-    assert {c["name"]: c["points"] for c in configs} == {
-        name: question_points(rubric, name)
-        for name in list(rubric["questions"]) + list(rubric["written"])}
+    # A per-test list starts with a 0 for each public test (student_extension has one).
+    expected = {name: question_points(rubric, name)
+                for name in list(rubric["questions"]) + list(rubric["written"])}
+    expected["student_extension"] = [0] + expected["student_extension"]
+    assert {c["name"]: c["points"] for c in configs} == expected
 
 
 def test_extension_question_awards_each_criterion_its_rubric_points(autograder_zip):
+    # The public form test comes first and is worth 0; each hidden criterion keeps its points.
     source = zip_test_file(autograder_zip, "student_extension")
     expected = question_points(load_rubric(RUBRIC), "student_extension")
-    assert re.search(r"^points = (.+)$", source, re.M).group(1) == str(expected)
+    public = len(re.findall(r"hidden=False", source))
+    assert public == 1
+    assert re.search(r"^points = (.+)$", source, re.M).group(1) == str([0] * public + expected)
     assert len(re.findall(r"hidden=True", source)) == len(expected)
 
 

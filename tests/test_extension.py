@@ -1,5 +1,6 @@
 """The student_extension validator: five criteria, exit codes 0/1/2, Spanish messages."""
 
+import contextlib
 import copy
 import json
 import shutil
@@ -320,3 +321,55 @@ def test_criteria_1_and_3_share_one_lab_run_until_the_notebook_changes(good, fol
     notebook.write_text(notebook.read_text(encoding="utf-8") + "\n", encoding="utf-8")
     check_criterion("lab_exits_zero", good, notebook)
     assert len(calls) == 2
+
+
+# -- the notebook runs the validator in its own process, with the same output (issue 13) ---
+
+
+@pytest.mark.parametrize("break_it", [None, blank_risk], ids=["passes", "fails_criterion_5"])
+def test_in_process_validation_prints_what_the_command_line_prints(good, folder, break_it):
+    if break_it:
+        break_it(good)
+    path = write(folder, good, "mismo.json")
+    done = run_validator(path.name, cwd=folder, module=False)
+    from attention import extension
+
+    extension._LAB_RUNS.clear()  # the in-process run must not reuse the command line's
+    with contextlib.chdir(folder):
+        in_process = extension.run_cli([path.name], in_process=True)
+    assert (in_process.code, in_process.stdout, in_process.stderr) == (done.returncode, done.stdout, done.stderr)
+
+
+def test_in_process_lab_run_equals_the_subprocess_run(folder):
+    from attention import extension
+
+    notebook = folder / "notebook_student.ipynb"
+    arguments = extension._lab_arguments(55, notebook)
+    assert extension._run_lab_in_process(arguments, folder / "lab.py", 60) == \
+        extension._run_lab(arguments, folder / "lab.py", 60)
+
+
+def test_a_failing_lab_reads_the_same_in_process(good, tmp_path):
+    from attention import extension
+
+    notebook = reference_notebook(tmp_path / "notebook_student.ipynb", attention=stub("attention"))
+    arguments = extension._lab_arguments(55, notebook)
+    in_process = extension._run_lab_in_process(arguments, LAB, 60)
+    assert in_process == extension._run_lab(arguments, LAB, 60)
+    assert "attention todavía no está implementada" in in_process.problem
+
+
+def test_help_is_spanish_and_names_the_student_command():
+    done = subprocess.run([sys.executable, str(EXTENSION), "--help"], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.startswith("uso: python extension.py")
+    for english in ("usage:", "options:", "show this help", "positional arguments", "-m autograder", "-m attention"):
+        assert english not in done.stdout
+
+
+def test_missing_jsonschema_is_named_in_spanish_without_a_traceback(tmp_path):
+    code = (f"import sys, runpy; sys.modules['jsonschema'] = None; sys.argv = ['extension.py', 'x.json']; "
+            f"runpy.run_path({str(EXTENSION)!r}, run_name='__main__')")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 1
+    assert "falta el paquete jsonschema" in done.stderr and "pip install -r requirements.txt" in done.stderr
+    assert "Traceback" not in done.stderr

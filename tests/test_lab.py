@@ -315,3 +315,143 @@ def test_percent_at_the_start_of_a_continuation_line_is_not_taken_for_a_magic():
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
         'def label(x):\n    return ("%.2f"\n            % x)')])
     assert load_functions(nb, ["label"])["label"](0.5) == "0.50"
+
+
+# -- the saturation facts say no more than they check (issue 13) ---------------------------
+
+
+@pytest.mark.parametrize("seed", range(1, 21))
+def test_both_saturation_facts_hold_for_correct_code_over_seeds_1_to_20(seed):
+    lab = import_lab()
+    report = lab.run_lab({name: getattr(reference, name) for name in GRADED}, seed)
+    for fact_id in ("softmax_saturation", "scaling_never_sharpens"):
+        assert fact(report, fact_id)["holds"], (seed, fact(report, fact_id)["values"])
+    unscaled = fact(report, "softmax_saturation")["values"]["max_weight_unscaled"]
+    assert unscaled == sorted(unscaled) and unscaled[-1] >= lab.SATURATED_WEIGHT
+
+
+def test_saturation_fact_fails_when_the_largest_weight_does_not_grow(tmp_path):
+    # Weights that ignore the scores: uniform, so the largest weight is 1/m at every d_k.
+    uniform = ("def attention(Q, K, V, mask=None):\n"
+               "    weights = np.full((Q.shape[0], K.shape[0]), 1 / K.shape[0])\n"
+               "    return weights @ V, weights\n")
+    report = lab_report(reference_notebook(tmp_path / "nb.ipynb", attention=uniform))
+    assert fact(report, "softmax_saturation")["holds"] is False
+    assert fact(report, "scaling_never_sharpens")["holds"] is True
+
+
+def test_scaling_fact_fails_when_scaling_sharpens_the_weights(tmp_path):
+    # Any softmax of scores divided by a constant passes; scores that shrink as Q·Kᵀ grows
+    # make the unscaled weights the flatter ones.
+    sharpening = inspect.getsource(reference.attention).replace(
+        "scores = Q @ K.T / np.sqrt(d_k)", "scores = np.sqrt(d_k) / (1 + np.abs(Q @ K.T))")
+    report = lab_report(reference_notebook(tmp_path / "nb.ipynb", attention=sharpening))
+    assert fact(report, "scaling_never_sharpens")["holds"] is False
+
+
+# -- fast start and the same bytes in the notebook's process -------------------------------
+
+
+def test_lab_reads_the_notebook_as_plain_json_without_importing_nbformat(good_notebook):
+    code = ("import runpy, sys; sys.argv = ['lab.py', '--notebook', sys.argv[1]]\n"
+            "try:\n    runpy.run_path(%r, run_name='__main__')\n"
+            "except SystemExit as exit_:\n    assert exit_.code == 0, exit_.code\n"
+            "assert 'nbformat' not in sys.modules, 'nbformat was imported'\n") % str(LAB)
+    done = subprocess.run([sys.executable, "-c", code, str(good_notebook)], capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr.decode()
+
+
+def test_json_and_nbformat_readings_give_byte_identical_output(good_notebook, good_run):
+    lab = import_lab()
+    node = nbformat.read(str(good_notebook), as_version=4)
+    report = lab.run_lab(load_functions(node, GRADED), 55)
+    assert lab.to_json(report).encode("utf-8") == good_run.stdout
+
+
+def test_a_format_3_notebook_is_still_read_through_nbformat(tmp_path, good_notebook, good_run):
+    old = tmp_path / "viejo.ipynb"
+    nbformat.write(nbformat.read(str(good_notebook), as_version=3), str(old), version=3)
+    assert json.loads(old.read_text())["nbformat"] == 3
+    assert run_lab("--notebook", old).stdout == good_run.stdout
+
+
+@pytest.mark.parametrize("args", [("--seed", "55"), ("--seed", "cincuenta"), ("--help",)],
+                         ids=["report", "bad_seed", "help"])
+def test_run_cli_prints_the_same_bytes_as_the_command_line(good_notebook, args):
+    argv = [*args, "--notebook", str(good_notebook)]
+    done = run_lab(*argv)
+    in_process = import_lab().run_cli(argv)
+    assert (in_process.code, in_process.stdout.encode(), in_process.stderr.encode()) == \
+        (done.returncode, done.stdout, done.stderr)
+
+
+def test_stub_failure_is_the_same_in_process_and_on_the_command_line(tmp_path):
+    notebook = reference_notebook(tmp_path / "nb.ipynb", attention=stub("attention"))
+    done = run_lab("--notebook", notebook)
+    in_process = import_lab().run_cli(["--notebook", str(notebook)])
+    assert (in_process.code, in_process.stderr.encode()) == (done.returncode, done.stderr)
+
+
+def test_help_is_spanish_with_no_argparse_english():
+    done = run_lab("--help")
+    text = done.stdout.decode()
+    assert done.returncode == 0 and text.startswith("uso: python lab.py")
+    for english in ("usage:", "options:", "show this help", "positional arguments"):
+        assert english not in text
+
+
+@pytest.mark.parametrize("blocked, message", [
+    ("nbformat", None),  # not needed for a format-4 notebook
+    ("numpy", "falta el paquete numpy"),
+])
+def test_a_missing_package_is_named_in_spanish(good_notebook, blocked, message):
+    code = (f"import sys, runpy; sys.modules[{blocked!r}] = None; "
+            f"sys.argv = ['lab.py', '--notebook', {str(good_notebook)!r}]; "
+            f"runpy.run_path({str(LAB)!r}, run_name='__main__')")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    if message is None:
+        assert done.returncode == 0, done.stderr
+    else:
+        assert done.returncode == 1 and message in done.stderr and "notebook_code.py" not in done.stderr
+        assert "Traceback" not in done.stderr
+
+
+# -- which notebook: whatever its name (issue 13) ------------------------------------------
+
+
+def otter_notebook(path: Path, assignment="055-atencion-transformer") -> Path:
+    reference_notebook(path)
+    nb = nbformat.read(str(path), as_version=4)
+    nb.metadata["otter"] = {"assignment_name": assignment}
+    nbformat.write(nb, str(path))
+    return path
+
+
+def test_renamed_notebook_is_found_by_its_assignment_beside_the_tour(tmp_path, good_run):
+    folder = student_folder(tmp_path, notebooks=())
+    otter_notebook(folder / "attention (1).ipynb")
+    otter_notebook(folder / "otra tarea.ipynb", assignment="054-rnn")
+    reference_notebook(folder / "notebook.ipynb")  # the guided tour carries no assignment
+    done = run_lab(lab=folder / "lab.py", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout == good_run.stdout
+
+
+def test_two_copies_of_the_assignment_are_named_and_the_fix_is_said(tmp_path):
+    folder = student_folder(tmp_path, notebooks=())
+    otter_notebook(folder / "notebook_student.ipynb")
+    otter_notebook(folder / "notebook_student (1).ipynb")
+    stderr = run_lab(lab=folder / "lab.py").stderr.decode()
+    assert "«notebook_student (1).ipynb»" in stderr and "Deja solo uno" in stderr and "--notebook" in stderr
+
+
+def test_the_kernel_s_own_notebook_wins_over_copies(tmp_path, monkeypatch):
+    from autograder.notebook_code import find_notebook
+
+    first = otter_notebook(tmp_path / "notebook_student.ipynb")
+    second = otter_notebook(tmp_path / "notebook_student (1).ipynb")
+    monkeypatch.setenv("JPY_SESSION_NAME", str(second))
+    assert find_notebook(tmp_path, "055-atencion-transformer") == second
+    monkeypatch.setenv("JPY_SESSION_NAME", f"carpeta/{first.name}")  # relative to the server's root
+    monkeypatch.chdir(tmp_path)
+    assert find_notebook(tmp_path, "055-atencion-transformer").name == first.name

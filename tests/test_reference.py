@@ -31,7 +31,8 @@ def master_demo_cells():
         if cell.cell_type == "raw":
             in_tests = {"# BEGIN TESTS": True, "# END TESTS": False}.get(source, in_tests)
             continue
-        if cell.cell_type != "code" or in_tests:
+        # The init cell (graded-only) sets up grader.check; it is no demo of the lesson.
+        if cell.cell_type != "code" or in_tests or "graded-only" in cell.metadata.get("tags", []):
             continue
         if PLACEHOLDER.match(source) or source.startswith("def "):
             continue

@@ -86,10 +86,12 @@ def test_written_question_in_rubric_is_the_one_assessment_asks(rubric, name):
     assert f"**{name}.** {rubric['written'][name]['pregunta']}" in section("Preguntas")
 
 
-def test_assessment_tells_how_to_run_lab_and_validator_from_the_student_folder():
-    howto = section("Cómo ejecutarlo desde tu carpeta")
-    assert "python lab.py --seed 55 > resultado.json" in howto
-    assert "python extension.py resultado.json" in howto
+def test_assessment_gives_one_path_for_the_challenge_and_the_terminal_commands_as_a_look():
+    # The notebook writes resultado.json; editing it by hand was a second, ungraded path.
+    howto = section("Cómo hacer el reto: un solo camino, el cuaderno")
+    assert "No edites `resultado.json` a mano" in howto
+    assert "python lab.py --seed 55" in howto and "python extension.py resultado.json" in howto
+    assert "> resultado.json" not in howto
 
 
 def test_build_grades_student_extension_with_one_hidden_test_per_criterion_in_rubric_order(rubric):

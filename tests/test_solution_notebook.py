@@ -1,17 +1,20 @@
-"""The executed solution notebook shows students the same numbers as the lesson."""
+"""The explained solution runs beside the student folder's files and shows the lesson's numbers."""
 
 import shutil
 
 import nbformat
 from nbclient import NotebookClient
 
-from autograder.assign import NOTEBOOK_NAME, SOLUTION_NAME
+from autograder.assign import SOLUTION_NAME, STUDENT_FILES
 from seed_lines import assert_matches_seed
 
 
 def test_executed_solution_prints_the_numbers_of_seed_000(built_dist, tmp_path):
-    # Run beside a copy of itself, as a student would, so Otter's init cell finds its file.
-    notebook = shutil.copy(built_dist / "solution" / SOLUTION_NAME, tmp_path / NOTEBOOK_NAME)
+    # Released after the deadline, it sits beside the student's files, under its own name
+    # (the init cell finds it by its assignment, not by the graded notebook's name).
+    for _, name in STUDENT_FILES:
+        shutil.copy(built_dist / "student" / name, tmp_path / name)
+    notebook = shutil.copy(built_dist / "solution" / SOLUTION_NAME, tmp_path / SOLUTION_NAME)
     nb = nbformat.read(notebook, as_version=4)
     NotebookClient(nb, timeout=120, kernel_name="python3",
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
@@ -22,3 +25,4 @@ def test_executed_solution_prints_the_numbers_of_seed_000(built_dist, tmp_path):
                       for o in c.get("outputs", []) if o.output_type == "stream"
                       and o.name == "stdout")
     assert_matches_seed(printed)
+    assert "5 de 5 criterios se cumplen." in printed

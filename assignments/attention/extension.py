@@ -16,11 +16,15 @@ no ``student_extension`` object, a field of it that is not text). Never a traceb
 
 The notebook's hidden tests call ``check_criterion(id, resultado)``; anything else calls
 ``validate``. This file also works as a plain script beside ``lab.py`` in the student folder,
-so it needs only the standard library, jsonschema and its schema file.
+so it needs only the standard library, jsonschema and its schema file. The notebook's
+challenge cell calls ``run_in_notebook``, which prints what the command line prints but runs
+the lab in the notebook's own process instead of starting another Python.
 """
 
-import argparse
+import contextlib
 import hashlib
+import importlib.util
+import io
 import json
 import math
 import re
@@ -31,7 +35,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
-import jsonschema
+try:
+    import jsonschema
+except ImportError:
+    _MISSING = ("falta el paquete jsonschema. Instala lo que necesita la clase con "
+                "«pip install -r requirements.txt» (mira «Antes de empezar» en assessment.md).")
+    if __name__ == "__main__":
+        sys.exit(f"extension.py: {_MISSING}")
+    raise ImportError(f"extension.py: {_MISSING}", name="jsonschema") from None
 
 SCHEMA_PATH = Path(__file__).with_name("extension_schema.json")
 MAX_BYTES = 1_000_000  # a lab result is a few KB; anything near this is the wrong file
@@ -142,7 +153,7 @@ def _json_hint(message: str) -> str:
     for english, spanish in hints.items():
         if message.startswith(english):
             return spanish
-    return "revisa comas, comillas y llaves cerca de ahí."
+    return "revisa comas, comillas, { } y [ ] cerca de ahí."
 
 
 # -- the schema ----------------------------------------------------------------------------
@@ -253,8 +264,12 @@ def _fingerprint(path) -> Optional[str]:
         return None
 
 
-def run_lab(seed, notebook=None, lab=None, timeout=LAB_TIMEOUT_S) -> LabRun:
-    """Run lab.py once, as the student would, and keep what it printed."""
+def run_lab(seed, notebook=None, lab=None, timeout=LAB_TIMEOUT_S, in_process=False) -> LabRun:
+    """Run lab.py once, as the student would, and keep what it printed.
+
+    ``in_process`` runs it in this process (no timeout: for the notebook, where starting
+    another Python costs more than the lab), with the same result as the command line.
+    """
     lab = Path(lab) if lab else find_lab(notebook)
     if lab is None:
         return LabRun("python lab.py", problem="no encuentro lab.py junto al cuaderno ni en esta carpeta.")
@@ -263,28 +278,62 @@ def run_lab(seed, notebook=None, lab=None, timeout=LAB_TIMEOUT_S) -> LabRun:
     key = (repr(seed), str(lab.resolve()), _fingerprint(lab), timeout,
            tuple((str(path.resolve()), _fingerprint(path)) for path in notebooks))
     if key not in _LAB_RUNS:
-        _LAB_RUNS[key] = _run_lab(seed, notebook, lab, timeout)
+        runner = _run_lab_in_process if in_process else _run_lab
+        _LAB_RUNS[key] = runner(_lab_arguments(seed, notebook), lab, timeout)
     return _LAB_RUNS[key]
 
 
-def _run_lab(seed, notebook, lab: Path, timeout) -> LabRun:
-    command = [sys.executable, str(lab)]
+def _lab_arguments(seed, notebook) -> list:
+    arguments = []
     if isinstance(seed, int) and not isinstance(seed, bool):
-        command += ["--seed", str(seed)]
+        arguments += ["--seed", str(seed)]
     if notebook:
-        command += ["--notebook", str(Path(notebook).resolve())]
-    shown = "python lab.py" + "".join(f" {a}" for a in command[2:])
+        arguments += ["--notebook", str(Path(notebook).resolve())]
+    return arguments
+
+
+def _shown(arguments) -> str:
+    return "python lab.py" + "".join(f" {a}" for a in arguments)
+
+
+def _run_lab(arguments, lab: Path, timeout) -> LabRun:
+    shown = _shown(arguments)
     try:
-        done = subprocess.run(command, cwd=lab.parent, capture_output=True, timeout=timeout)
+        done = subprocess.run([sys.executable, str(lab), *arguments], cwd=lab.parent,
+                              capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return LabRun(shown, problem=f"lab.py no terminó en {timeout} s: ¿un bucle sin fin en tus funciones?")
     except OSError as exc:
         return LabRun(shown, problem=f"no se pudo ejecutar lab.py ({type(exc).__name__}).")
-    run = LabRun(shown, done.returncode, done.stdout.decode("utf-8", "replace"))
-    if done.returncode != 0:
-        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+    return _lab_run(shown, done.returncode, done.stdout.decode("utf-8", "replace"),
+                    done.stderr.decode("utf-8", "replace"))
+
+
+def _run_lab_in_process(arguments, lab: Path, timeout) -> LabRun:
+    shown = _shown(arguments)
+    try:
+        module = _import_lab(lab)
+    except SystemExit as exit_:  # lab.py stops at import when a package it needs is missing
+        return _lab_run(shown, 1, "", str(exit_.code))
+    # The lab's own "no notebook given" default is its folder, as when run from there.
+    with contextlib.chdir(lab.parent):
+        done = module.run_cli(arguments)
+    return _lab_run(shown, done.code, done.stdout, done.stderr)
+
+
+def _import_lab(lab: Path):
+    spec = importlib.util.spec_from_file_location("lab", lab)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _lab_run(shown: str, returncode: int, stdout: str, stderr: str) -> LabRun:
+    run = LabRun(shown, returncode, stdout)
+    if returncode != 0:
+        said = stderr.strip().splitlines()
         last = said[-1].removeprefix("lab.py: ") if said else ""
-        run.problem = f"lab.py terminó con código {done.returncode}" + (f": {last}" if last else ".")
+        run.problem = f"lab.py terminó con código {returncode}" + (f": {last}" if last else ".")
     return run
 
 
@@ -294,14 +343,15 @@ def _run_lab(seed, notebook, lab: Path, timeout) -> LabRun:
 class _Context:
     """What the criteria share: the data, where the notebook is, and at most one lab run."""
 
-    def __init__(self, data: dict, notebook=None, lab=None, timeout=LAB_TIMEOUT_S):
+    def __init__(self, data: dict, notebook=None, lab=None, timeout=LAB_TIMEOUT_S, in_process=False):
         self.data, self.notebook, self.lab, self.timeout = data, notebook, lab, timeout
+        self.in_process = in_process
         self._run = None
 
     @property
     def run(self) -> LabRun:
         if self._run is None:
-            self._run = run_lab(self.data.get("seed"), self.notebook, self.lab, self.timeout)
+            self._run = run_lab(self.data.get("seed"), self.notebook, self.lab, self.timeout, self.in_process)
         return self._run
 
     @property
@@ -380,8 +430,10 @@ def cites_lab_numbers(ctx: _Context) -> str:
 
 
 def declares_risk(ctx: _Context) -> str:
-    """Criterion 5: a non-empty risk or no-use condition."""
+    """Criterion 5: a non-empty risk or no-use condition, not the guide's «<…>» placeholder."""
     risk = ctx.field("risk")
+    if is_placeholder(risk):
+        return "«risk» (o «riesgo») todavía tiene el texto de ejemplo entre < >: sustitúyelo por tu riesgo."
     if _normalized(risk) in EMPTY_RISKS:
         return (
             "Escribe en «risk» (o «riesgo») al menos un riesgo o una condición en la que no "
@@ -408,17 +460,18 @@ CRITERION_IDS = tuple(c.id for c in CRITERIA)
 
 
 def validate(data, notebook=None, *, lab=None, only=None, timeout=LAB_TIMEOUT_S,
-             lab_run=None) -> list:
+             in_process=False, lab_run=None) -> list:
     """The criteria's results, in rubric order; ``UnusableInput`` when nothing can be graded.
 
     ``only`` restricts the run to one criterion id; ``notebook`` defaults to the lab's own
-    choice (the only notebook beside lab.py). ``lab_run``: a lab run already made, as the
-    grader makes one from trusted code (challenge.py), instead of running lab.py here.
+    choice (this assignment's notebook beside lab.py); ``in_process`` runs the lab here;
+    ``lab_run``: a lab run already made, as the grader makes one from trusted code
+    (challenge.py), instead of running lab.py at all.
     """
     check_usable(data)
     if only is not None and only not in CRITERION_IDS:
         raise ValueError(f"unknown criterion {only!r}; expected one of {CRITERION_IDS}")
-    ctx = _Context(data, notebook, lab, timeout)
+    ctx = _Context(data, notebook, lab, timeout, in_process)
     ctx._run = lab_run
     results = []
     for number, criterion in enumerate(CRITERIA, start=1):
@@ -534,6 +587,12 @@ def _spanish_number(value: float) -> str:
     return f"{value:.3g}".replace(".", ",")
 
 
+def is_placeholder(text: str) -> bool:
+    """A field still holding assessment.md's example text, written between < and >."""
+    text = text.strip()
+    return text.startswith("<") and text.endswith(">")
+
+
 def _normalized(text: str) -> str:
     text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     return re.sub(r"[\s.!¡¿?]+", " ", text).strip().lower()
@@ -541,24 +600,59 @@ def _normalized(text: str) -> str:
 
 # -- command line --------------------------------------------------------------------------
 
+USAGE = "uso: python extension.py RESULTADO.json [--notebook RUTA]"
+HELP = f"""{USAGE}
 
-class _SpanishArgumentParser(argparse.ArgumentParser):
-    def error(self, message):
-        self.print_usage(sys.stderr)
-        self.exit(2, f"validador: argumentos no válidos ({message}).\n")
+Comprueba los cinco criterios de aceptación de student_extension.
+
+argumentos:
+  RESULTADO.json    el resultado de lab.py con tu student_extension (lo escribe el cuaderno)
+
+opciones:
+  --notebook RUTA   cuaderno con tus funciones (por defecto, el de esta tarea junto al JSON)
+  -h, --help        muestra esta ayuda y termina"""
+
+
+@dataclass(frozen=True)
+class CliRun:
+    """What one run of the command line printed, and its exit code."""
+
+    code: int
+    stdout: str
+    stderr: str
 
 
 def main(argv=None) -> int:
-    parser = _SpanishArgumentParser(
-        prog="python extension.py",
-        description="Comprueba los cinco criterios de aceptación de student_extension.",
-    )
-    parser.add_argument("file", metavar="FILE.json", help="el resultado de lab.py con tu student_extension")
-    parser.add_argument("--notebook", default=None, help="cuaderno con tus funciones (por defecto, el único .ipynb junto al JSON)")
-    args = parser.parse_args(argv)
+    run = run_cli(sys.argv[1:] if argv is None else argv)
+    sys.stderr.write(run.stderr)
+    sys.stdout.write(run.stdout)
+    return run.code
+
+
+def run_cli(argv, in_process=False) -> CliRun:
+    """``python extension.py ARGV`` in this process: the same text and exit code."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = _run(list(argv), in_process)
+    return CliRun(code, out.getvalue(), err.getvalue())
+
+
+def run_in_notebook(path="resultado.json", notebook=None) -> int:
+    """For the notebook: ``python extension.py PATH``, printed alike, with the lab run in-process."""
+    run = run_cli([str(path)] + (["--notebook", str(notebook)] if notebook else []), in_process=True)
+    print(run.stdout + run.stderr, end="")
+    return run.code
+
+
+def _run(argv, in_process) -> int:
     try:
-        data = load_result(args.file)
-        results = validate(data, args.notebook or _notebook_beside(args.file))
+        path, notebook = _parse_args(argv)
+    except _Usage as usage:
+        print(usage.text, file=sys.stdout if usage.code == 0 else sys.stderr)
+        return usage.code
+    try:
+        data = load_result(path)
+        results = validate(data, notebook or _notebook_beside(path), in_process=in_process)
     except UnusableInput as exc:
         print(f"No se puede validar: {exc}", file=sys.stderr)
         return 2
@@ -571,6 +665,38 @@ def main(argv=None) -> int:
     passed = sum(r.passed for r in results)
     print(f"{passed} de {len(results)} criterios se cumplen.")
     return 0 if passed == len(results) else 1
+
+
+class _Usage(Exception):
+    """The command line asks for help (code 0) or is wrong (code 2); ``text`` says so."""
+
+    def __init__(self, text: str, code: int):
+        super().__init__(text)
+        self.text, self.code = text, code
+
+
+def _parse_args(argv):
+    """A hand-written parser: argparse would answer in English («usage:», «options:»)."""
+    def wrong(why):
+        return _Usage(f"{USAGE}\nvalidador: argumentos no válidos ({why}).", 2)
+
+    files, notebook, pending = [], None, list(argv)
+    while pending:
+        argument = pending.pop(0)
+        if argument in ("-h", "--help"):
+            raise _Usage(HELP, 0)
+        if argument == "--notebook" or argument.startswith("--notebook="):
+            notebook = argument.partition("=")[2] or (pending.pop(0) if pending else None)
+            if not notebook:
+                raise wrong("falta la ruta del cuaderno tras --notebook")
+        elif argument.startswith("-") and len(argument) > 1:
+            raise wrong(f"no conozco «{argument}»")
+        else:
+            files.append(argument)
+    if len(files) != 1:
+        raise wrong("indica un archivo JSON, por ejemplo resultado.json" if not files
+                    else f"indica un solo archivo JSON, no {len(files)}")
+    return files[0], notebook
 
 
 def _notebook_beside(json_path) -> Optional[Path]:

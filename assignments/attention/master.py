@@ -13,9 +13,11 @@
 # name: 055-atencion-transformer
 # requirements: requirements.txt
 # python_version: "3.11"
-# export_cell:
-#   pdf: false
-#   instructions: "Guarda el cuaderno y sube a Gradescope el archivo .zip que se genera."
+# # Otter's own first and last cells are English, name the file (a renamed download breaks
+# # them) and re-run the notebook in a second kernel on export; the master has its own,
+# # through notebook_grader.Grader.
+# init_cell: false
+# export_cell: false
 # tests:
 #   ok_format: false
 #   files: false
@@ -48,12 +50,57 @@
 # 6. La atención multicabeza.
 # 7. La codificación posicional con senos y cosenos.
 # 8. Un bloque Transformer completo.
-#
+
+# %% [markdown] tags=["solution-note"]
+# > **Solución de referencia explicada.** Este cuaderno es el de los estudiantes con la solución de cada ejercicio y, después de cada una, una explicación de por qué es así y de los errores que el corrector reconoce. Es para el profesorado: publícalo **después** de la fecha de entrega. Las respuestas de las preguntas escritas son un modelo, no la única respuesta válida: se corrigen con la rúbrica por niveles.
+
+# %% [markdown] tags=["tour-only"]
+# **Recorrido guiado.** Este cuaderno resume la materia de la clase: el texto de los ocho pasos, las fórmulas, el diagrama del bloque y las demostraciones que no necesitan las cuatro funciones que implementas tú. Los ejercicios, las pruebas, las preguntas y el reto están en `notebook_student.ipynb`, en esta misma carpeta, y las celdas que usan tus funciones solo están allí. Para ejecutar este recorrido basta con `python -m pip install -r requirements.txt` (numpy y matplotlib).
+
+# %% [markdown] tags=["graded-only"]
 # **Qué tienes que hacer.** Implementa cuatro funciones: `attention` (paso 3), `multihead` (paso 6), `positional_encoding` (paso 7) y `transformer_block` (paso 8). Cada una vive sola en su celda y empieza lanzando `NotImplementedError`: sustituye esa línea por tu código, **sin cambiar el nombre, los parámetros ni lo que devuelve**. `softmax`, `layer_norm` e `init_multihead` ya vienen hechas.
 #
 # **Cómo se evalúa.** Después de cada función hay una celda `grader.check(...)` con pruebas públicas: comprueban propiedades (formas, filas que suman 1, la máscara causal, el ejemplo trabajado del apunte), no la respuesta. Al entregar, unas pruebas ocultas comparan cada función con una solución de referencia sobre entradas que no ves, y cada función se evalúa por separado: un error en `attention` no te quita puntos en `multihead`. Que pasen las pruebas públicas **no** garantiza que pasen las ocultas.
 #
-# > Las citas con este formato son **notas del kit**: correcciones o ampliaciones del material original de la clase.
+# > Las citas con este formato son **notas del kit**: correcciones o ampliaciones del material de la clase.
+
+# %% [markdown] tags=["graded-only"]
+# ## Antes de empezar
+#
+# 1. **Trabaja dentro de la carpeta de la clase, sin separar sus archivos.** Este cuaderno usa los que vienen con él: `notebook_grader.py` y `notebook_code.py` (las comprobaciones y la entrega), `lab.py`, `extension.py` y `extension_schema.json` (el reto), `requirements.txt` y `assessment.md` (la guía de la evaluación). `notebook.ipynb` es el recorrido guiado de la clase, sin ejercicios, y `explorer.html` el explorador interactivo, que se abre con el navegador.
+# 2. **Instala los paquetes** con Python 3.11 o más reciente. En una terminal abierta en la carpeta:
+#
+#    ```
+#    python -m pip install -r requirements.txt
+#    ```
+#
+#    Si usas un entorno virtual (`python -m venv .venv`), actívalo antes. Abre el cuaderno con Jupyter o con VS Code usando **ese mismo Python**: si falta algún paquete, la primera celda te dice cuál.
+# 3. **Da igual cómo se llame el archivo.** Si el navegador lo guardó como `notebook_student (1).ipynb`, la primera celda lo encuentra igual. Solo necesita que en la carpeta no haya **dos copias** de este cuaderno: si las hay, deja la tuya y mueve la otra.
+# 4. Ejecuta la celda siguiente antes que ninguna otra.
+
+# %% deletable=false editable=false tags=["graded-only"]
+# Prepara grader.check(...) y la entrega. Encuentra este cuaderno aunque el navegador le haya cambiado el nombre.
+try:
+    from notebook_grader import Grader
+except ModuleNotFoundError as falta:
+    raise ModuleNotFoundError(f"Falta «{falta.name}». Abre el cuaderno dentro de la carpeta de la clase, junto a "
+                              "notebook_grader.py, e instala requirements.txt (mira «Antes de empezar»).") from None
+grader = Grader(assignment="055-atencion-transformer")
+
+# %% [markdown]
+# ## Resultados de aprendizaje
+#
+# Al terminar podrás:
+#
+# 1. **Explicar** la atención y la arquitectura Transformer con los conceptos de autoatención (*self-attention*), atención multicabeza (*multi-head*), codificación posicional (*positional*) y bloque Transformer: pasos 3 a 8 y preguntas 1 y 2.
+# 2. **Ejecutar el laboratorio** con una semilla explícita y revisar su contrato JSON: «Reto verificable» y pregunta 3.
+# 3. **Identificar** al menos un supuesto, una limitación y un riesgo de aplicación: el reto verificable.
+# 4. **Comparar** el enfoque con la etapa anterior de la ruta, las redes recurrentes de la clase 054: paso 2.
+# 5. **Producir** una evidencia reproducible y una conclusión que no exceda los datos: el reto y la pregunta 4.
+#
+# ## Ubicación en el mapa de la IA
+#
+# *Attention Is All You Need* (Vaswani et al., 2017) eliminó la recurrencia de la clase 054: en lugar de comprimir toda la historia en un estado, cada token consulta directamente a todos los demás. El Transformer resolvió a la vez las dependencias largas y la paralelización del entrenamiento, y es la arquitectura de BERT, de GPT y de los grandes modelos de lenguaje actuales, de la visión por computador (ViT) y de la predicción de estructuras de proteínas (AlphaFold). El paso 2 mide el muro que dejó atrás; los pasos 3 a 8 construyen la pieza que lo sustituyó.
 
 # %% [markdown]
 # ## Paso 1: Importar las bibliotecas
@@ -101,6 +148,8 @@ for T in [1, 5, 10, 20, 40, 60]:
 # $$\text{Attention}(Q, K, V) = \text{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right)V$$
 #
 # Sigamos la intuición de Marta con vectores pequeños diseñados a mano. Cada token tiene 4 características: cardiaco, localización corporal, persona y palabra funcional. De momento, las consultas, las claves y los valores son los propios vectores.
+#
+# > **Para verlo en marcha:** la sección 1 del [explorador interactivo](explorer.html#qkv) (`explorer.html`, en tu carpeta; ábrelo con el navegador) calcula $Q$, $K$, $V$, las puntuaciones, la softmax y la salida con matrices que puedes editar, con y sin máscara causal.
 
 # %%
 tokens = ['el', 'paciente', 'tiene', 'pecho', 'dolor', 'brazo']
@@ -141,6 +190,17 @@ def attention(Q, K, V, mask=None):
     Devuelve (salida, pesos): salida de forma (n, d_v) y pesos de forma (n, m).
     """
     raise NotImplementedError("Implementa attention: sustituye esta línea por tu código (paso 3).")
+
+
+# %% [markdown] tags=["solution-note"]
+# > **Por qué así.** Cuatro líneas, una por punto del enunciado:
+# >
+# > 1. `d_k = K.shape[-1]`: la dimensión que se divide es la de las **claves** (y las consultas). Tomarla de `V` falla en cuanto $d_v \ne d_k$, uno de los casos ocultos.
+# > 2. `Q @ K.T / np.sqrt(d_k)` da una fila por consulta y una columna por clave, $(n, m)$: no hace falta que $n = m$.
+# > 3. La máscara pone $-\infty$ **antes** de la softmax (`np.where(mask, scores, -np.inf)`). Poner 0 en las puntuaciones no anula el peso ($e^0 = 1$), y poner 0 en los pesos **después** deja filas que ya no suman 1.
+# > 4. La softmax va **por filas** (`axis=-1`): cada consulta reparte su atención entre las claves. Con `axis=0` las columnas suman 1 y la prueba pública de las filas falla. La `softmax` dada resta el máximo de cada fila, y por eso el caso oculto de puntuaciones de magnitud 1000 no produce `NaN`; una softmax escrita sin esa resta sí.
+# >
+# > La salida, `weights @ V`, es la media ponderada de los valores. Devolver solo la salida, o `(pesos, salida)` en otro orden, rompe la tupla que esperan `multihead` y las pruebas.
 
 
 # %% [raw]
@@ -228,6 +288,8 @@ for d_k in [4, 64, 512]:
 
 # %% [markdown]
 # Con $d_k = 4$ las puntuaciones son pequeñas y los pesos siguen repartidos con o sin escalado. Pero la dispersión de las puntuaciones crece con la dimensión (6,13 con 64 dimensiones, 32,88 con 512) y, sin escalar, la softmax se satura: con $d_k = 512$ una sola clave se lleva todo el peso (1,000) y las demás reciben prácticamente cero, así que sus gradientes se desvanecen. Dividir por $\sqrt{d_k}$ devuelve las puntuaciones a una dispersión comparable en cualquier dimensión: si las componentes de $q$ y $k$ son independientes con varianza 1, $q \cdot k$ tiene varianza $d_k$, y $q \cdot k / \sqrt{d_k}$ tiene varianza 1.
+#
+# Ojo con leer demasiado en una sola consulta: con otro sorteo, el mayor peso sin escalar con $d_k = 64$ puede salir mayor que con $d_k = 512$. Lo que crece con $d_k$ es el mayor peso **en promedio**; el laboratorio del reto lo mide así, sobre 200 consultas. La sección 2 del [explorador interactivo](explorer.html#escala) te deja repetir el sorteo y comparar la entropía de los pesos con y sin escalado.
 
 # %% [markdown]
 # ## Paso 5: La autoatención sobre una frase, y la máscara causal
@@ -265,6 +327,8 @@ plt.show()
 # Con pesos aleatorios el patrón todavía no significa nada: el entrenamiento es lo que ajusta $W^Q$, $W^K$ y $W^V$ para que los tokens relacionados produzcan puntuaciones altas. Lo que importa aquí es la estructura. Cada token está conectado con todos los demás en un solo paso, sea cual sea la distancia entre ellos, que es justo lo que le faltaba a la RNN. Y la máscara causal deja solo el triángulo inferior.
 #
 # La máscara causal es también lo que permite **entrenar en paralelo**: con ella, la predicción del siguiente token en cada posición se calcula a la vez para toda la secuencia, sin que ninguna posición vea la respuesta. Un Transformer solo produce los tokens de uno en uno al *generar* texto, no al entrenar.
+#
+# **El precio de conectarlo todo.** La matriz de puntuaciones tiene $n \times n$ entradas, y cada una es un producto escalar de $d$ números: la atención cuesta $O(n^2 \cdot d)$ operaciones y $O(n^2)$ memoria por cabeza. Con estos 9 tokens son 81 puntuaciones; con un documento de 100 000 tokens serían $10^{10}$. Ese crecimiento cuadrático con la longitud $n$ es la razón de toda la investigación en contextos largos.
 
 # %% [markdown]
 # ## Paso 6: La atención multicabeza
@@ -273,7 +337,7 @@ plt.show()
 #
 # $$\text{head}_i = \text{Attention}(XW_i^Q, XW_i^K, XW_i^V) \qquad \text{MultiHead}(X) = \text{Concat}(\text{head}_1, \dots, \text{head}_h)\,W^O$$
 #
-# Con la elección habitual $d_k = d_v = d_{\text{model}} / h$, la concatenación vuelve a tener $d_{\text{model}}$ columnas. `init_multihead` crea esas proyecciones al azar y ya viene hecha:
+# Con la elección habitual $d_k = d_v = d_{\text{model}} / h$, la concatenación vuelve a tener $d_{\text{model}}$ columnas. La sección 3 del [explorador interactivo](explorer.html#cabezas) dibuja los pesos de varias cabezas sobre una misma frase. `init_multihead` crea esas proyecciones al azar y ya viene hecha:
 
 # %%
 # <reference: init_multihead>
@@ -296,6 +360,10 @@ def multihead(X, heads, W_O, mask=None):
     Devuelve la salida de forma (n, d_model).
     """
     raise NotImplementedError("Implementa multihead: sustituye esta línea por tu código (paso 6).")
+
+
+# %% [markdown] tags=["solution-note"]
+# > **Por qué así.** Cada cabeza proyecta la **misma** `X` con sus tres matrices y llama a `attention` pasándole la máscara; de la tupla solo se usa la salida (`[0]`). Las salidas se concatenan por **columnas** (`axis=1`): la cabeza $i$ ocupa su propio bloque de columnas, que `W_O` mezcla después. Sumar las cabezas, o concatenarlas por filas, da otra forma o mezcla columnas que no corresponden. Cada cabeza escala por su propia $d_k$ (la de sus proyecciones) sin hacer nada especial, porque `attention` la lee de `K`. Olvidar pasar la máscara es el error más frecuente: la prueba pública del último token lo detecta.
 
 
 # %% [raw]
@@ -384,6 +452,10 @@ def positional_encoding(n_positions, d_model):
     raise NotImplementedError("Implementa positional_encoding: sustituye esta línea por tu código (paso 7).")
 
 
+# %% [markdown] tags=["solution-note"]
+# > **Por qué así.** `omega` tiene una frecuencia por cada **pareja** de columnas: `np.arange(0, d_model, 2)` da $2i = 0, 2, 4, \dots$, y con $d_{\text{model}}$ impar produce $\lceil d_{\text{model}}/2 \rceil$ valores. Los senos van a las columnas pares (`pe[:, 0::2]`) y los cosenos a las impares (`pe[:, 1::2]`), **intercalados**, que es la convención del cuaderno y la que hace que la rotación $R_k$ del paso 7 sea diagonal por bloques de $2 \times 2$. El detalle de $d_{\text{model}}$ impar: hay una columna impar menos que pares, así que los cosenos usan `omega[: d_model // 2]`; sin ese recorte NumPy no puede asignar la matriz y la función falla en el caso oculto impar. Poner todos los senos en la primera mitad y los cosenos en la segunda es una permutación de las mismas columnas, pero rompe la convención que comprueban las pruebas.
+
+
 # %% [raw]
 # # BEGIN TESTS
 
@@ -444,12 +516,22 @@ out_pe_shuffled = multihead(X[perm] + PE8, heads, W_O)
 print(f"Con codificación posicional, barajar solo baraja las salidas: {np.allclose(out_pe[perm], out_pe_shuffled)}")
 
 # %% [markdown]
-# La propiedad de la rotación se cumple con una diferencia de $2{,}4 \times 10^{-15}$, es decir, exactamente salvo errores de redondeo: avanzar 3 posiciones es la misma rotación en cualquier punto de la secuencia. Y una vez sumada la codificación posicional, barajar los tokens sí cambia las salidas, así que el modelo ya puede distinguir "el paciente atendió al doctor" de "el doctor atendió al paciente".
+# La propiedad de la rotación se cumple con una diferencia de $2{,}4 \times 10^{-15}$, es decir, exactamente salvo errores de redondeo: avanzar 3 posiciones es la misma rotación en cualquier punto de la secuencia. Y una vez sumada la codificación posicional, barajar los tokens sí cambia las salidas, así que el modelo ya puede distinguir "el paciente atendió al doctor" de "el doctor atendió al paciente". La sección 4 del [explorador interactivo](explorer.html#posiciones) muestra la matriz completa y cómo la similitud entre dos posiciones depende solo de su distancia.
+#
+# **Variantes modernas.** Los senos y cosenos del artículo original no son la única forma de dar posición:
+#
+# - **embeddings de posición aprendidos**: un vector entrenado por cada posición, sumado al del token, como en BERT y GPT-2; no sirven para posiciones más allá de las vistas al entrenar;
+# - **posiciones relativas**: en lugar de sumar una posición absoluta a cada token, la atención recibe información sobre la **distancia** entre consulta y clave;
+# - **posiciones rotatorias** (*RoPE*): se rota cada pareja de coordenadas de $q$ y de $k$ con un ángulo proporcional a su posición, exactamente la rotación $R_k$ que acabas de comprobar. Como las rotaciones conservan los productos escalares, $q \cdot k$ pasa a depender solo de la distancia entre las dos posiciones.
 
 # %% [markdown]
 # ## Paso 8: Un bloque Transformer completo
 #
-# Un bloque Transformer lo combina todo, como en las notas de Marta: la atención multicabeza, que mezcla información entre tokens; una red feed-forward aplicada a cada token por separado, $\text{FFN}(x) = \text{ReLU}(xW_1 + b_1)W_2 + b_2$; y, alrededor de cada una, una conexión residual más una normalización de capa, $\text{LayerNorm}(x + \text{Subcapa}(x))$. La conexión residual es una "autopista" para los gradientes, y la normalización da a cada vector de token media 0 y varianza 1. Los grandes modelos de lenguaje apilan decenas de estos bloques. `layer_norm` ya viene hecha, sin parámetros aprendidos:
+# Un bloque Transformer lo combina todo, como en las notas de Marta: la atención multicabeza, que mezcla información entre tokens; una red feed-forward aplicada a cada token por separado, $\text{FFN}(x) = \text{ReLU}(xW_1 + b_1)W_2 + b_2$; y, alrededor de cada una, una conexión residual más una normalización de capa, $\text{LayerNorm}(x + \text{Subcapa}(x))$. La conexión residual es una "autopista" para los gradientes, y la normalización da a cada vector de token media 0 y varianza 1. Los grandes modelos de lenguaje apilan decenas de estos bloques. El recorrido completo, desde los tokens hasta el bloque siguiente:
+#
+# ![Diagrama de flujo de un bloque Transformer: tokens más codificación posicional, proyecciones, puntuaciones, máscara causal opcional, softmax por fila, salida, concatenación de cabezas, residual y normalización, FFN por token, residual y normalización, y el siguiente bloque](attachment:transformer_flow.svg)
+#
+# `layer_norm` ya viene hecha, sin parámetros aprendidos:
 
 # %%
 # <reference: layer_norm>
@@ -466,7 +548,7 @@ print(f"Con codificación posicional, barajar solo baraja las salidas: {np.allcl
 #
 # Usa tus funciones `multihead` y `layer_norm`. La normalización es por token, es decir, por filas.
 #
-# > **Nota del kit (errata).** La evaluación de la clase escribe el bloque como $x \leftarrow x + \text{MultiHead}(\text{LayerNorm}(x))$ y $x \leftarrow x + \text{FFN}(\text{LayerNorm}(x))$. Esa es la variante **pre-LN**, la habitual en los modelos modernos (GPT-2 en adelante): normaliza la *entrada* de cada subcapa y deja la autopista residual limpia, lo que estabiliza el entrenamiento de pilas muy profundas. Aquí se evalúa la variante **post-LN** del artículo original y de las notas de Marta, la de la fórmula de arriba. Las dos son correctas; simplemente no dan el mismo resultado.
+# > **Nota del kit (errata).** La página de la clase, en su sección «El bloque Transformer», escribe el bloque como $x \leftarrow x + \text{MultiHead}(\text{LayerNorm}(x))$ y $x \leftarrow x + \text{FFN}(\text{LayerNorm}(x))$. Esa es la variante **pre-LN**, la habitual en los modelos modernos (GPT-2 en adelante): normaliza la *entrada* de cada subcapa y deja la autopista residual limpia, lo que estabiliza el entrenamiento de pilas muy profundas. Aquí se evalúa la variante **post-LN** del artículo original y de las notas de Marta, la de la fórmula de arriba. Las dos son correctas; simplemente no dan el mismo resultado.
 
 # %%
 def transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None):
@@ -477,6 +559,10 @@ def transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None):
     Devuelve un array de la misma forma que x.
     """
     raise NotImplementedError("Implementa transformer_block: sustituye esta línea por tu código (paso 8).")
+
+
+# %% [markdown] tags=["solution-note"]
+# > **Por qué así.** Es el bloque **post-LN**: se suma primero la subcapa a su entrada (la conexión residual) y **después** se normaliza, dos veces. La FFN recibe la `x` ya normalizada de la primera subcapa, y sus dos sesgos `b1` y `b2` cuentan. La variante pre-LN de la página de la clase ($x + \text{MultiHead}(\text{LayerNorm}(x))$) es un error típico reconocido aquí: no normaliza la salida, así que ni la media 0 ni la varianza 1 de cada token se cumplen. La máscara se pasa a `multihead`, la única subcapa que mezcla tokens.
 
 
 # %% [raw]
@@ -541,7 +627,7 @@ print(f"Filas de la FFN que cambian al tocar el token 4: {rows_changed}")
 # | «El Transformer procesa los tokens de uno en uno al entrenar.» | Entrena en paralelo gracias a la máscara causal; solo genera de uno en uno. | Paso 5 |
 # | «La FFN del bloque mezcla información entre tokens.» | La FFN se aplica a cada token por separado. | Paso 8 |
 
-# %% [markdown]
+# %% [markdown] tags=["graded-only"]
 # ## Preguntas
 #
 # Responde en la celda de texto que sigue a cada pregunta. Estas respuestas las corrige una persona con la rúbrica de la clase.
@@ -699,46 +785,49 @@ print(f"Filas de la FFN que cambian al tocar el token 4: {rows_changed}")
 # - La máscara causal impide que un token mire al futuro, que es lo que permite a un modelo generar texto de izquierda a derecha y entrenar en paralelo. La atención multicabeza calcula varias nociones de relevancia en paralelo.
 # - La atención es ciega al orden, así que el Transformer añade una codificación posicional, cuyos senos y cosenos convierten un desplazamiento de $k$ posiciones en una rotación.
 # - Un bloque Transformer añade una red feed-forward, conexiones residuales y normalización de capa. Aquí todo tiene pesos aleatorios: el entrenamiento con cantidades enormes de texto es lo que convierte esta maquinaria en un modelo de lenguaje.
+#
+# La sección 5 del [explorador interactivo](explorer.html#capital) recorre los ocho pasos de una predicción completa («La capital de ___ es …») con números que puedes cambiar.
+#
+# ## Referencias
+#
+# - Vaswani, A. et al. (2017). *Attention Is All You Need*. arXiv:1706.03762. La fuente primaria del Transformer, de la atención escalada y de la codificación sinusoidal.
+# - Bahdanau, D., Cho, K. y Bengio, Y. (2014). *Neural Machine Translation by Jointly Learning to Align and Translate*. arXiv:1409.0473. La atención nace aquí, como complemento de una red recurrente.
+# - Devlin, J. et al. (2018). *BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding*. arXiv:1810.04805. Un Transformer sin máscara causal, preentrenado a gran escala.
+# - Rush, A. et al. *The Annotated Transformer*. nlp.seas.harvard.edu/annotated-transformer. El artículo de Vaswani et al. implementado y comentado línea a línea.
+# - Jurafsky, D. y Martin, J. H. *Speech and Language Processing* (3.ª ed., borrador), capítulo sobre Transformers. web.stanford.edu/~jurafsky/slp3. El tema desarrollado con más espacio.
 
-# %% [markdown]
+# %% [markdown] tags=["graded-only"]
 # ## Reto verificable
 #
 # Hasta aquí, las pruebas comprobaban tus funciones. Ahora vas a usarlas como evidencia: `lab.py` carga **tus** cuatro funciones desde este cuaderno (el archivo guardado), mide con ellas varias propiedades y lo imprime todo como un JSON con `kind`, `seed`, `inputs`, `result`, `evidence` y `limitations`. Tu trabajo es ampliar ese resultado con una clave `student_extension` que interprete los datos sin ir más allá de ellos. Las reglas completas, con los cinco criterios de aceptación, están en `assessment.md`.
 #
-# **1. Guarda el cuaderno (Ctrl+S)** y ejecuta el laboratorio con una semilla explícita. La celda siguiente hace lo mismo que `python lab.py --seed 55` en una terminal abierta en esta carpeta. Si alguna de tus funciones todavía lanza `NotImplementedError` o falla, `lab.py` te dice cuál y en qué celda, y termina con un código distinto de 0.
+# **Un solo camino.** Todo el reto se hace en este cuaderno: aquí escribes `student_extension`, y la celda del paso 3 escribe `resultado.json` por ti (y lo **sobrescribe** cada vez que la ejecutas, así que no lo edites a mano). Lo que se califica al entregar es la `student_extension` de este cuaderno. En una terminal puedes ejecutar lo mismo para verlo con tus ojos, `python lab.py --seed 55` y `python extension.py resultado.json`, pero no hace falta.
+#
+# **1. Guarda el cuaderno (Ctrl+S)** y ejecuta el laboratorio con una semilla explícita. La celda siguiente hace lo mismo que `python lab.py --seed 55` en una terminal abierta en esta carpeta, sin abrir otro Python. Si alguna de tus funciones todavía lanza `NotImplementedError` o falla, `lab.py` te dice cuál y en qué celda, y termina con un código distinto de 0.
 
-# %%
-import json
-import os
-import subprocess
-import sys
+# %% tags=["graded-only"]
+import lab
 
 SEED = 55
-ejecucion = subprocess.run([sys.executable, "lab.py", "--seed", str(SEED)], capture_output=True, encoding="utf-8")
-print(f"lab.py terminó con código {ejecucion.returncode}. {ejecucion.stderr.strip()}")
-resultado_lab = json.loads(ejecucion.stdout) if ejecucion.returncode == 0 else {}
-for hecho in resultado_lab.get("evidence", []):
-    print(f"[{'se cumple' if hecho['holds'] else 'NO se cumple'}] {hecho['fact']}\n    {hecho['values']}")
-print("Ejemplo trabajado:", resultado_lab.get("result", {}).get("worked_example"))
+resultado_lab = lab.run_in_notebook(SEED)
 
-# %% [markdown]
+# %% [markdown] tags=["graded-only"]
 # **2. Lee la evidencia.** Cada hecho dice qué se comprobó, si se cumple con tu código y con qué números. Ejecuta la celda dos veces: con la misma semilla, los números no cambian (pregunta 3). Si algo no se cumple, esa es la primera pista para revisar tu función.
 
 # %% [raw]
 # # BEGIN QUESTION
 # name: student_extension
-# check_cell: false
 
 # %% [markdown]
 # **Reto: `student_extension`.** Completa los cinco textos. Puedes usar los nombres en español (`supuesto`, `medicion`, `conclusion`, `limitacion`, `riesgo`) en lugar de los ingleses, pero no los dos a la vez.
 #
 # - `assumption`: el supuesto que pones a prueba.
-# - `measurement`: la medición o comprobación, **citando al menos un número** de `evidence` o `result` tal como lo imprimió `lab.py`. Puedes redondearlo, escribirlo con coma decimal («0,44») o como porcentaje («44 %»).
+# - `measurement`: la medición o comprobación, **citando al menos un número** de `evidence` o `result` tal como lo imprimió `lab.py`. Puedes redondearlo (0,123456 → «0,12»), escribirlo con coma decimal o como porcentaje («12 %»).
 # - `conclusion`: lo que concluyes, sin ir más allá de los datos.
 # - `limitation`: un límite de tu medición.
 # - `risk`: un riesgo o una condición en la que **no** usarías este resultado. «Ninguno» no vale.
 #
-# No cambies nada de `resultado_lab`: la extensión añade, nunca edita. Al entregar, cada criterio se comprueba por separado y suma sus propios puntos. Esta pregunta no tiene pruebas públicas: tu comprobación es el validador del paso 4.
+# No cambies nada de `resultado_lab`: la extensión añade, nunca edita. Al entregar, cada criterio se comprueba por separado y suma sus propios puntos. La prueba pública de `grader.check("student_extension")` solo mira la forma (cinco textos rellenos), nunca si cumplen los criterios: eso lo dice el validador del paso 3.
 
 # %% [raw]
 # # BEGIN SOLUTION
@@ -765,11 +854,29 @@ student_extension = {
 """ # END PROMPT
 resultado = {**resultado_lab, "student_extension": student_extension}
 
+
+# %% [markdown] tags=["solution-note"]
+# > **Por qué cumple los cinco criterios.** No edita nada de lo que imprimió `lab.py`: solo añade `student_extension` (criterios 1 a 3). Cita números de `result.worked_example`, que son los mismos con cualquier semilla y se pueden comprobar a mano con el ejemplo trabajado (criterio 4). Declara un riesgo concreto, no «ninguno» (criterio 5). Y la conclusión no va más allá de los datos: habla de dos tokens y de pesos sin entrenar, no de modelos reales. Una respuesta de estudiante puede citar cualquier otro número del laboratorio, por ejemplo el mayor peso medio sin escalar con $d_k = 512$.
+
 # %% [raw]
 # # END SOLUTION
 
 # %% [raw]
 # # BEGIN TESTS
+
+# %%
+""" # BEGIN TEST CONFIG
+points: 0
+""" # END TEST CONFIG
+def test_student_extension_has_five_filled_texts(student_extension):
+    fields = [("assumption", "supuesto"), ("measurement", "medicion", "medición"), ("conclusion", "conclusión"),
+              ("limitation", "limitacion", "limitación"), ("risk", "riesgo")]
+    assert isinstance(student_extension, dict), "student_extension debe ser un diccionario {...} con tus cinco textos"
+    for names in fields:
+        present = [name for name in names if name in student_extension]
+        assert len(present) == 1, f"student_extension necesita una sola clave «{names[0]}» (o «{names[1]}»), y tiene {len(present)}"
+        text = student_extension[present[0]]
+        assert isinstance(text, str) and text.strip(), f"«{present[0]}» está sin rellenar: escribe tu texto entre comillas"
 
 # %% [raw]
 # # END TESTS
@@ -777,19 +884,24 @@ resultado = {**resultado_lab, "student_extension": student_extension}
 # %% [raw]
 # # END QUESTION
 
-# %% [markdown]
-# **3. Guarda el resultado ampliado** en `resultado.json`, junto a este cuaderno. **4. Valida** con `extension.py`, lo mismo que `python extension.py resultado.json` en una terminal. El validador vuelve a ejecutar `lab.py`, comprueba los cinco criterios y escribe una línea por cada uno que falle, con qué corregir. Repite hasta leer «5 de 5 criterios se cumplen».
+# %% [markdown] tags=["graded-only"]
+# **3. Guarda el resultado ampliado y valídalo.** La celda siguiente escribe `resultado.json` junto a este cuaderno y ejecuta el validador, lo mismo que `python extension.py resultado.json` en una terminal. El validador vuelve a ejecutar `lab.py`, comprueba los cinco criterios y escribe una línea por cada uno que falle, con qué corregir. Repite hasta leer «5 de 5 criterios se cumplen».
 
-# %%
+# %% tags=["graded-only"]
+import json
+
+import extension
+
 with open("resultado.json", "w", encoding="utf-8") as f:
     json.dump(resultado, f, ensure_ascii=False, indent=2, sort_keys=True)
-if os.path.exists("extension.py"):
-    validacion = subprocess.run([sys.executable, "extension.py", "resultado.json"], capture_output=True, encoding="utf-8")
-    print(validacion.stdout + validacion.stderr)
-else:
-    print("No encuentro extension.py junto a este cuaderno: cópialo de la carpeta de la clase.")
+validacion = extension.run_in_notebook("resultado.json")
 
-# %% [markdown]
+# %% [markdown] tags=["graded-only"]
 # ## Entrega
 #
-# Guarda el cuaderno y ejecuta la celda siguiente: crea un archivo `.zip` con tu cuaderno, que es lo que subes a Gradescope.
+# 1. Guarda el cuaderno (Ctrl+S): el `.zip` lleva el archivo **guardado**, no lo que ves en pantalla.
+# 2. Ejecuta la celda siguiente. Crea un archivo `.zip` con tu cuaderno, comprueba que es el de esta tarea y te da un enlace para descargarlo.
+# 3. Sube ese `.zip` a Gradescope. Si después cambias algo, guarda y vuelve a ejecutar la celda: cada vez se crea un `.zip` nuevo, con la fecha y la hora en el nombre.
+
+# %% deletable=false editable=false tags=["graded-only"]
+grader.export()

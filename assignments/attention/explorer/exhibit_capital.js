@@ -31,9 +31,9 @@
   const views = {
     X: view("capital-X", "X: un embedding por token", toks, DIMS),
     q: view("capital-q", "Consulta de «es»: q = x_es W_Q", ["q_es"], DIMS),
-    K: view("capital-K", "Llaves K = X W_K", toks, DIMS),
+    K: view("capital-K", "Claves K = X W_K", toks, DIMS),
     V: view("capital-V", "Valores V = X W_V", toks, DIMS),
-    scores: view("capital-scores", "Puntajes de «es»", ["es"], toks),
+    scores: view("capital-scores", "Puntuaciones de «es»", ["es"], toks),
     attn: view("capital-attn", "Fila de atención de «es»", ["es"], toks),
     z: view("capital-z", "z = Σ α_j v_j", ["z"], DIMS),
     h: view("capital-h", "h = x_es + z", ["h"], DIMS),

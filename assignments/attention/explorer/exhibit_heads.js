@@ -74,7 +74,7 @@
     });
   }
 
-  const cellLabel = (what) => (i, j, v) => `${what}: consulta «${TOKENS[i]}», llave «${TOKENS[j]}»: ${v}`;
+  const cellLabel = (what) => (i, j, v) => `${what}: consulta «${TOKENS[i]}», clave «${TOKENS[j]}»: ${v}`;
   const matrix = UI.matrixOutput(document.getElementById("cabezas-A"), {
     caption: () => `Pesos α de la ${HEADS[current].name.toLowerCase()}`,
     rowLabels: TOKENS, colLabels: TOKENS, onRow: highlightArcs,

@@ -35,7 +35,7 @@
     Q: output("qkv-Q", "Q = X W_Q", TOKENS, DIMS),
     K: output("qkv-K", "K = X W_K", TOKENS, DIMS),
     V: output("qkv-V", "V = X W_V", TOKENS, DIMS),
-    raw: output("qkv-raw", "Puntajes QKᵀ", TOKENS, TOKENS),
+    raw: output("qkv-raw", "Puntuaciones QKᵀ", TOKENS, TOKENS),
     S: output("qkv-S", () => scoreCaption(), TOKENS, TOKENS),
     A: output("qkv-A", "Pesos A = softmax(·), cada fila suma 1", TOKENS, TOKENS),
     rowsums: output("qkv-rowsums", "Suma de cada fila de A", TOKENS, ["Σ"]),
@@ -45,7 +45,7 @@
   function scoreCaption() {
     const parts = [scale.checked ? "QKᵀ / √d_k" : "QKᵀ (sin escalar)"];
     if (causal.checked) parts.push("con máscara causal");
-    return `Puntajes que entran al softmax: ${parts.join(", ")}`;
+    return `Puntuaciones que entran en la softmax: ${parts.join(", ")}`;
   }
 
   function sameMatrix(A, B) {
@@ -59,10 +59,10 @@
       notes.push("W_K ≠ W_Q: nada obliga a QKᵀ a ser simétrica.");
       return notes;
     }
-    notes.push("W_K = W_Q: cada token usa el mismo vector como consulta y como llave, y QKᵀ es simétrica.");
+    notes.push("W_K = W_Q: cada token usa el mismo vector como consulta y como clave, y QKᵀ es simétrica.");
     const norms = r.raw.map((row, i) => Math.sqrt(row[i]));
     const longest = norms.indexOf(Math.max(...norms));
-    notes.push(`La consulta más larga es la de ${TOKENS[longest]} (‖q‖ = ${UI.fmt(norms[longest])}): ${TOKENS[longest]} da a su propia llave un peso de ${UI.fmt(r.weights[longest][longest])}, al menos tanto como a cualquier otra.`);
+    notes.push(`La consulta más larga es la de ${TOKENS[longest]} (‖q‖ = ${UI.fmt(norms[longest])}): ${TOKENS[longest]} da a su propia clave un peso de ${UI.fmt(r.weights[longest][longest])}, al menos tanto como a cualquier otra.`);
     r.weights.forEach((row, i) => {
       const j = row.indexOf(Math.max(...row));
       if (row[j] > row[i]) {

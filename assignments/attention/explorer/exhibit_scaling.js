@@ -44,12 +44,12 @@
 
     const top = (p) => Math.max(...p);
     out("escala-summary").textContent =
-      `Con d_k = ${dk}, sin escalar, la llave más pesada se lleva ${UI.fmt(top(raw))} del peso ` +
+      `Con d_k = ${dk}, sin escalar, la clave más pesada se lleva ${UI.fmt(top(raw))} del peso ` +
       `y la entropía es ${UI.fmt(hRaw)} bits; con escalado se lleva ${UI.fmt(top(scaled))} ` +
       `y la entropía sube a ${UI.fmt(hScaled)} bits.`;
 
     const host = out("escala-bars");
-    UI.bars(host, scores.map((s, k) => ({ label: `llave ${k + 1} · s = ${UI.fmt(s)}`, values: [raw[k], scaled[k]] })),
+    UI.bars(host, scores.map((s, k) => ({ label: `clave ${k + 1} · s = ${UI.fmt(s)}`, values: [raw[k], scaled[k]] })),
       { series: ["sin escalar: ", "con escalado: "] });
     // The exact scores the page used, so a test can recompute the softmax on its own.
     host.querySelectorAll(".bar-row").forEach((row, k) => { row.dataset.score = String(scores[k]); });

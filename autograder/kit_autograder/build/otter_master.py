@@ -1,15 +1,16 @@
-"""Turn the text master (jupytext) into the notebook that Otter Assign expects.
+"""Turn a lesson's text master (jupytext) into the notebook that Otter Assign expects.
 
 The master holds only what a student reads: the graded functions appear as stubs and the
 given helpers as placeholders. Everything that must exist in one place only is filled in
-here, at build time:
+here, at build time, from the lesson:
 
-* the given helpers (``# <reference: NAME>`` cells) and the solution bodies come from
-  ``reference/``;
+* the given helpers (``# <reference: NAME>`` cells) and the solution bodies come from the
+  lesson's reference;
 * the points of each question come from ``rubrics/``;
-* one hidden test per case in ``attention.cases``, each a one-line call into
-  ``autograder.checks``, and one per criterion of the extension, each a one-line call into
-  ``attention.extension``.
+* one hidden test per hidden case and one per criterion of a data question, each a one-line
+  call into ``kit_autograder.incell``;
+* the kit plugin's settings in ``plugins:``: the lesson, the salt of the hidden inputs and the
+  points graded by hand.
 """
 
 import ast
@@ -21,6 +22,7 @@ import jupytext
 import nbformat
 import yaml
 
+from .notebooks import graded_cells
 from .rubric import manual_points, question_points
 
 PLACEHOLDER = re.compile(r"^# <reference: (\w+)>\s*$")
@@ -105,7 +107,22 @@ def _raw_config(cell, header):
     return yaml.safe_load(cell.source[len(header):]) or {}
 
 
+def _public_test_counts(nb):
+    """Question name -> how many public test cells the master gives it."""
+    counts, question, in_tests = {}, None, False
+    for cell in nb.cells:
+        config = _raw_config(cell, QUESTION_HEADER)
+        if config is not None:
+            question, counts[config["name"]] = config["name"], 0
+        elif cell.cell_type == "raw" and cell.source.strip() in ("# BEGIN TESTS", "# END TESTS"):
+            in_tests = cell.source.strip() == "# BEGIN TESTS"
+        elif in_tests and cell.cell_type == "code":
+            counts[question] += 1
+    return counts
+
+
 def _fill_points(nb, rubric):
+    public = _public_test_counts(nb)
     for cell in nb.cells:
         config = _raw_config(cell, QUESTION_HEADER)
         if config is None:
@@ -113,7 +130,12 @@ def _fill_points(nb, rubric):
         if "points" in config:
             raise ValueError(f"question {config['name']} sets points in the master; "
                              "points belong in rubrics/")
-        config["points"] = question_points(rubric, config["name"])
+        points = question_points(rubric, config["name"])
+        if isinstance(points, list):
+            # A list gives each test case its points in file order, public tests first; those
+            # are worth 0 (they check form, never the answer).
+            points = [0] * public[config["name"]] + points
+        config["points"] = points
         cell.source = QUESTION_HEADER + "\n" + yaml.safe_dump(config, sort_keys=False,
                                                               allow_unicode=True)
 
@@ -189,10 +211,16 @@ def _fill_plugin_settings(nb, lesson, rubric, salt):
     raise ValueError("the master has no ASSIGNMENT CONFIG cell")
 
 
-def build_otter_master(master_path, rubric, lesson, salt):
-    """The Otter Assign notebook for ``master_path``, with every single-source fact filled in."""
+def lesson_notebook(master_path, lesson):
+    """The master with its given helpers filled in, and no solution: the tour starts here."""
     nb = load_master(master_path)
     _fill_reference_helpers(nb, lesson)
+    return nb
+
+
+def build_otter_master(master_path, rubric, lesson, salt):
+    """The Otter Assign notebook for ``master_path``, with every single-source fact filled in."""
+    nb = graded_cells(lesson_notebook(master_path, lesson))
     _fill_solutions(nb, lesson)
     _fill_points(nb, rubric)
     _add_hidden_tests(nb, lesson)

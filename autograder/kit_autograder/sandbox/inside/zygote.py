@@ -189,6 +189,9 @@ class Zygote:
             with open(name, "wb") as f:
                 f.write(data)
         install_otter_stub()
+        # A Jupyter kernel imports from its working folder: lab.py and the other files the
+        # student received sit there.
+        sys.path.insert(0, "")
         output = BoundedOutput()
         sys.stdout = sys.stderr = output
         job_pid = os.getpid()

@@ -1,0 +1,225 @@
+"""The student notebook's ``grader``: Otter's checks and export, in Spanish, under any file name.
+
+The notebook's first cell does::
+
+    from notebook_grader import Grader
+    grader = Grader(assignment="055-atencion-transformer")
+
+``Grader`` finds the notebook it runs in even when a browser or an LMS renamed it
+(``notebook_code.find_notebook``), builds Otter's own ``otter.Notebook`` for that file, and
+puts a Spanish face on what students see: ``check`` and ``check_all`` show Otter's results in
+Spanish, and ``export`` writes Otter's submission zip without Otter's English local re-run.
+
+It relies on nothing of Otter but the calls themselves (``otter.Notebook(path)``,
+``.check(question, global_env)``, ``.export(...)``) and the plain data of their results, so a
+stand-in ``otter`` whose calls return None leaves every cell quiet instead of broken. This file
+ships to students beside the notebook; its messages are in Spanish.
+"""
+
+import datetime
+import html
+import json
+import os
+import sys
+import zipfile
+from pathlib import Path
+from typing import Optional
+
+try:
+    from autograder.notebook_code import NotebookCodeError, cell_source, find_notebook, read_notebook
+except ImportError:  # the student folder: the module sits beside this file
+    from notebook_code import NotebookCodeError, cell_source, find_notebook, read_notebook
+
+__all__ = ["Grader", "CheckReport"]
+
+HIDDEN_TESTS_NOTE = ("Que se cumplan las pruebas públicas no garantiza que se cumplan las ocultas, "
+                     "que se aplican al entregar.")
+
+
+class Grader:
+    """Otter's ``Notebook`` for this assignment's notebook, whatever the file is called."""
+
+    def __init__(self, assignment: str, folder=None):
+        self.assignment = assignment
+        self.folder = Path(folder or os.getcwd())
+        self.notebook: Optional[Path] = None
+        try:
+            self.notebook = find_notebook(self.folder, assignment)
+        except NotebookCodeError as exc:
+            print(f"{exc} Hasta entonces no funcionarán ni grader.check ni la entrega.")
+        # Otter zips the path it is given as it is given: a bare name keeps the zip flat.
+        self._path = os.path.relpath(self.notebook, self.folder) if self.notebook else None
+        try:
+            import otter
+        except ImportError:
+            raise ModuleNotFoundError("Falta el paquete otter-grader: instala requirements.txt con "
+                                      "«python -m pip install -r requirements.txt» (mira «Antes de empezar»).",
+                                      name="otter") from None
+        self._otter = otter.Notebook(self._path)
+
+    # -- checks ----------------------------------------------------------------------------
+
+    def check(self, question: str) -> Optional["CheckReport"]:
+        """Run a question's public tests against the notebook's variables, report in Spanish."""
+        # Otter reads the caller's globals from its own call stack; through this wrapper it
+        # would find this module's, so the notebook's are passed explicitly.
+        return self._check(question, sys._getframe(1).f_globals)
+
+    def check_all(self) -> "AllChecks":
+        """Every question's public tests, in the order of the notebook's check cells."""
+        env = sys._getframe(1).f_globals
+        return AllChecks([report for report in (self._check(q, env) for q in self.questions()) if report])
+
+    def questions(self) -> list:
+        """The questions whose tests the notebook carries, in the order it checks them."""
+        if self.notebook is None:
+            return []
+        nb = read_notebook(self.notebook)
+        tests = list(nb.get("metadata", {}).get("otter", {}).get("tests", {}))
+        code = "\n".join(cell_source(cell) for cell in nb.get("cells", []) if cell.get("cell_type") == "code")
+        position = {q: code.find(f'grader.check("{q}")') for q in tests}
+        return sorted(tests, key=lambda q: (position[q] < 0, position[q]))
+
+    def _check(self, question, env) -> Optional["CheckReport"]:
+        try:
+            result = self._otter.check(question, global_env=env)
+        except Exception as exc:  # Otter's own errors are English and about its internals
+            return CheckReport(question, None, self._why_no_check(exc))
+        return None if result is None else CheckReport(question, result)
+
+    def _why_no_check(self, exc) -> str:
+        if self.notebook is None:
+            return "no encuentro el cuaderno guardado, así que no tengo sus pruebas (mira el mensaje de la primera celda)."
+        return (f"no he podido ejecutar sus pruebas ({type(exc).__name__}). Guarda el cuaderno, "
+                "reinicia el núcleo (Kernel → Restart) y ejecuta las celdas desde el principio.")
+
+    # -- export ----------------------------------------------------------------------------
+
+    def export(self) -> None:
+        """Write the submission zip with Otter, check what it holds, and say so in Spanish."""
+        if self.notebook is None:
+            print("No puedo crear el .zip de entrega: no sé cuál es tu cuaderno (mira el mensaje de la primera celda).")
+            return
+        if not self.notebook.read_text(encoding="utf-8", errors="replace").strip():
+            print("El cuaderno guardado está vacío. Guárdalo (Ctrl+S) y vuelve a ejecutar esta celda.")
+            return
+        stamp = datetime.datetime.now().strftime("%Y_%m_%dT%H_%M_%S")
+        zip_path = self.folder / f"{self.notebook.stem}_{stamp}.zip"
+        try:
+            # pdf=False: without LaTeX a PDF export leaves a broken zip behind. run_tests=False:
+            # Otter's local re-run starts a second kernel and prints English (and a TCP warning).
+            self._otter.export(nb_path=self._path, export_path=zip_path.name, pdf=False,
+                               run_tests=False, display_link=False)
+        except Exception as exc:
+            print(f"No he podido crear el .zip de entrega ({type(exc).__name__}). Guarda el cuaderno "
+                  "y vuelve a ejecutar esta celda; si se repite, avisa a tu profesor.")
+            return
+        if not zip_path.is_file():
+            return  # an Otter that exports nothing (while grading, or a stand-in)
+        problem = _zip_problem(zip_path, self.assignment)
+        if problem:
+            print(f"Se creó «{zip_path.name}», pero {problem} No lo subas así.")
+            return
+        print(f"Listo: «{zip_path.name}» contiene tu cuaderno «{self.notebook.name}» tal como está guardado "
+              "en el disco. Súbelo a Gradescope. Si cambias algo, guarda y vuelve a ejecutar esta celda.")
+        _show_link(zip_path)
+
+
+class CheckReport:
+    """One question's public test results, shown in Spanish (Otter shows English)."""
+
+    def __init__(self, question: str, result, problem: str = ""):
+        self.question, self.result, self.problem = question, result, problem
+        results = getattr(result, "test_case_results", None) or []
+        self.public = [r for r in results if not r.test_case.hidden]
+
+    @property
+    def passed(self) -> bool:
+        return not self.problem and all(r.passed for r in self.public)
+
+    def lines(self) -> list:
+        if self.problem:
+            return [f"{self.question}: {self.problem}"]
+        total = len(self.public)
+        failed = [(n, r) for n, r in enumerate(self.public, start=1) if not r.passed]
+        if not total:
+            return [f"{self.question}: esta pregunta no tiene pruebas públicas."]
+        if not failed:
+            return [f"{self.question}: se cumple{'n' if total > 1 else ''} "
+                    f"{'las ' + str(total) if total > 1 else 'la única'} prueba{'s' if total > 1 else ''} "
+                    f"pública{'s' if total > 1 else ''}."]
+        lines = [f"{self.question}: no se cumple{'n' if len(failed) > 1 else ''} {len(failed)} de {total} "
+                 f"prueba{'s' if total > 1 else ''} pública{'s' if total > 1 else ''}."]
+        for number, result in failed:
+            lines.append(f"  ✗ Prueba {number}: {spanish_failure(result.message or '')}")
+            if result.test_case.failure_message:
+                lines.append(f"    Pista: {result.test_case.failure_message}")
+        return lines
+
+    def __repr__(self) -> str:
+        return "\n".join(self.lines() + ([] if self.problem else [HIDDEN_TESTS_NOTE]))
+
+    def _repr_html_(self) -> str:
+        color = "green" if self.passed else "#b00"
+        return f"<pre style='color: {color}'>{html.escape(repr(self))}</pre>"
+
+
+class AllChecks:
+    """``check_all``: one line per question, then the details of what fails."""
+
+    def __init__(self, reports: list):
+        self.reports = reports
+
+    def __repr__(self) -> str:
+        lines = [line for report in self.reports for line in report.lines()]
+        return "\n".join(lines + [HIDDEN_TESTS_NOTE])
+
+    def _repr_html_(self) -> str:
+        color = "green" if all(r.passed for r in self.reports) else "#b00"
+        return f"<pre style='color: {color}'>{html.escape(repr(self))}</pre>"
+
+
+def spanish_failure(message: str) -> str:
+    """Otter's English failure text («❌ Test case failed / Error at line N in test q: …») in Spanish.
+
+    Otter writes the failing line of the test indented by two spaces, then ``Type: message``.
+    An ``AssertionError`` carries the test's own Spanish sentence; anything else stopped the test.
+    """
+    lines = message.splitlines()
+    try:
+        start = next(i for i, line in enumerate(lines) if line.startswith("Error at line "))
+    except StopIteration:
+        return message.removeprefix("❌ Test case failed").strip()
+    body = lines[start + 1:]
+    code = [line.strip() for line in body if line.startswith("  ")]
+    error = "\n".join(line for line in body if not line.startswith("  ")).strip()
+    kind, _, detail = error.partition(": ")
+    if kind == "AssertionError":
+        return detail.strip() or "una comprobación no se cumple."
+    where = f" en «{code[0]}»" if code else ""
+    return f"la prueba se detuvo{where} con {kind}" + (f": {detail.strip()}" if detail.strip() else ".")
+
+
+def _zip_problem(zip_path: Path, assignment: str) -> str:
+    """Why a submission zip would not grade, in Spanish, or ''."""
+    with zipfile.ZipFile(zip_path) as zf:
+        notebooks = [name for name in zf.namelist() if name.endswith(".ipynb")]
+        if len(notebooks) != 1:
+            return f"lleva {len(notebooks)} cuadernos en lugar de uno."
+        try:
+            metadata = json.loads(zf.read(notebooks[0]).decode("utf-8")).get("metadata", {})
+        except ValueError:
+            return "el cuaderno que lleva no se puede leer."
+    if metadata.get("otter", {}).get("assignment_name") != assignment:
+        return "el cuaderno que lleva no es el de esta tarea."
+    return ""
+
+
+def _show_link(zip_path: Path):
+    try:
+        from IPython.display import HTML, display
+    except ImportError:
+        return
+    name = html.escape(zip_path.name)
+    display(HTML(f'<p>Descarga tu entrega: <a href="{name}" download="{name}" target="_blank">{name}</a></p>'))
+

@@ -1,0 +1,78 @@
+"""The student folder's requirements.txt is enough: a fresh venv runs the lab, the validator
+and the notebook itself (issue 13). The venv is built once per session, from the package
+index pip is configured with on this machine."""
+
+import json
+import shutil
+import subprocess
+import sys
+import venv
+
+import pytest
+
+from autograder.assign import NOTEBOOK_NAME, SOLUTION_NAME
+from test_extension import GOOD_EXTENSION
+
+
+@pytest.fixture(scope="session")
+def fresh_python(built_dist, tmp_path_factory):
+    """A venv holding only what dist/student/requirements.txt names."""
+    home = tmp_path_factory.mktemp("venv_estudiante")
+    venv.create(home, with_pip=True)
+    python = home / "bin" / "python"
+    done = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "-r",
+                           str(built_dist / "student" / "requirements.txt")],
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return python
+
+
+@pytest.fixture
+def finished_folder(built_dist, tmp_path):
+    """The student folder with a finished notebook, renamed as a browser would."""
+    folder = tmp_path / "carpeta"
+    shutil.copytree(built_dist / "student", folder)
+    (folder / NOTEBOOK_NAME).unlink()
+    shutil.copy(built_dist / "solution" / SOLUTION_NAME, folder / "notebook_student (1).ipynb")
+    return folder
+
+
+def test_lab_and_validator_run_in_a_venv_made_from_the_student_requirements(fresh_python, finished_folder):
+    lab = subprocess.run([str(fresh_python), "lab.py", "--seed", "55"], cwd=finished_folder,
+                         capture_output=True, text=True, timeout=300)
+    assert lab.returncode == 0, lab.stderr
+    data = {**json.loads(lab.stdout), "student_extension": GOOD_EXTENSION}
+    (finished_folder / "resultado.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    check = subprocess.run([str(fresh_python), "extension.py", "resultado.json"], cwd=finished_folder,
+                           capture_output=True, text=True, timeout=300)
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "5 de 5 criterios se cumplen." in check.stdout
+
+
+def test_the_renamed_notebook_runs_end_to_end_in_that_venv(fresh_python, finished_folder):
+    # The venv's own kernel (ipykernel from requirements.txt) runs every cell, export included.
+    script = (
+        "import sys, nbformat\n"
+        "from nbclient import NotebookClient\n"
+        "nb = nbformat.read(sys.argv[1], as_version=4)\n"
+        "NotebookClient(nb, timeout=300, kernel_name='python3', resources={'metadata': {'path': '.'}}).execute()\n"
+        "print('\\n'.join(o.get('text', '') for c in nb.cells if c.cell_type == 'code' for o in c.outputs))\n"
+    )
+    done = subprocess.run([str(fresh_python), "-c", script, "notebook_student (1).ipynb"], cwd=finished_folder,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "5 de 5 criterios se cumplen." in done.stdout and "Listo:" in done.stdout
+    assert len(list(finished_folder.glob("notebook_student (1)_*.zip"))) == 1
+
+
+@pytest.mark.parametrize("script, blocked, message", [
+    ("lab.py", "numpy", "lab.py: falta el paquete numpy"),
+    ("extension.py", "jsonschema", "extension.py: falta el paquete jsonschema"),
+])
+def test_without_a_package_the_student_reads_which_one_in_spanish(fresh_python, finished_folder, script, blocked, message):
+    # Uninstalling from the shared venv would break the other tests: block the import instead.
+    code = (f"import sys, runpy; sys.modules[{blocked!r}] = None; sys.argv = [{script!r}, 'resultado.json']; "
+            f"runpy.run_path({script!r}, run_name='__main__')")
+    done = subprocess.run([str(fresh_python), "-c", code], cwd=finished_folder, capture_output=True, text=True)
+    assert done.returncode == 1 and message in done.stderr and "Traceback" not in done.stderr
+    assert "pip install -r requirements.txt" in done.stderr

@@ -1,0 +1,302 @@
+"""From download to submission, as a student: any file name, only Spanish, one path (issue 13).
+
+Each test runs the built student folder the way a student does: the notebook executed by a
+real kernel under the name a browser gave it, the lab and the validator from a terminal.
+"""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from attention import lab as lab_module
+from attention.extension import validate
+from autograder.assign import (EXPLORER_NAME, MASTER, NOTEBOOK_NAME, SOLUTION_NAME, STUDENT_FILES,
+                               TOUR_NAME)
+from kit_autograder.build.otter_master import load_master
+from autograder.notebook_code import assignment_name
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# What Otter 7 and argparse print in English, as their sources spell it.
+ENGLISH = [
+    "Initialize Otter", "Make sure you have run all cells", "Please save before exporting",
+    "Save your notebook first", "All test cases passed", "Test case failed", "Test case passed",
+    "Error at line", "results:", "Running your submission", "Your submission",
+    "Type your answer here", "Kernel is running over TCP", "usage:", "options:",
+    "positional arguments", "show this help message", "python -m autograder", "python -m attention",
+]
+
+
+def student_folder(built_dist, tmp_path, notebook_source, name):
+    """The student folder as downloaded, with ``notebook_source`` saved as ``name``."""
+    folder = tmp_path / "descarga"
+    shutil.copytree(built_dist / "student", folder)
+    (folder / NOTEBOOK_NAME).unlink()
+    shutil.copy(notebook_source, folder / name)
+    return folder
+
+
+def execute(folder, name, prelude=None):
+    """Run every cell as Jupyter would, errors kept in the outputs; returns the notebook."""
+    nb = nbformat.read(folder / name, as_version=4)
+    if prelude:
+        nb.cells.insert(0, nbformat.v4.new_code_cell(prelude))
+    NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(folder)}}).execute()
+    return nb
+
+
+def cells_calling(nb, text):
+    """Code cells whose own code (not a comment) starts a line with ``text``."""
+    return [cell for cell in nb.cells if cell.cell_type == "code"
+            and any(line.lstrip().startswith(text) or f"= {text}" in line for line in cell.source.splitlines())]
+
+
+def errors(cells):
+    return [f"{o.ename}: {o.evalue}" for cell in cells for o in cell.get("outputs", []) if o.output_type == "error"]
+
+
+def shown(cells) -> str:
+    """What the student reads under these cells: printed text and the plain-text displays."""
+    parts = []
+    for cell in cells:
+        for output in cell.get("outputs", []):
+            parts.append(output.get("text", ""))
+            data = output.get("data", {})
+            parts += [data.get("text/plain", ""), data.get("text/html", "")]
+            parts.append(output.get("evalue", ""))
+    return "\n".join(parts)
+
+
+@pytest.fixture(scope="module")
+def renamed_student_run(built_dist, tmp_path_factory):
+    """The untouched student notebook, downloaded as «notebook_student (1).ipynb»."""
+    folder = student_folder(built_dist, tmp_path_factory.mktemp("alumno"),
+                            built_dist / "student" / NOTEBOOK_NAME, "notebook_student (1).ipynb")
+    return folder, execute(folder, "notebook_student (1).ipynb")
+
+
+@pytest.fixture(scope="module")
+def renamed_solution_run(built_dist, tmp_path_factory):
+    """A finished notebook (the solution) saved as «attention (1).ipynb», beside the tour."""
+    folder = student_folder(built_dist, tmp_path_factory.mktemp("terminado"),
+                            built_dist / "solution" / SOLUTION_NAME, "attention (1).ipynb")
+    return folder, execute(folder, "attention (1).ipynb")
+
+
+# -- a renamed notebook ----------------------------------------------------------------------
+
+
+def test_renamed_stub_notebook_runs_every_check_and_the_export(renamed_student_run):
+    folder, nb = renamed_student_run
+    checks = cells_calling(nb, "grader.check(")
+    assert len(checks) == 5 and not errors(checks)
+    assert "no se cumplen 3 de 3 pruebas públicas" in shown(cells_calling(nb, 'grader.check("attention")'))
+    assert "sin rellenar" in shown(cells_calling(nb, 'grader.check("student_extension")'))
+    (export,) = cells_calling(nb, "grader.export()")
+    assert not errors([export]) and "Listo:" in shown([export])
+    (made,) = folder.glob("*.zip")
+    with zipfile.ZipFile(made) as zf:
+        assert "notebook_student (1).ipynb" in zf.namelist()
+
+
+def test_renamed_finished_notebook_passes_its_checks_the_challenge_and_exports(renamed_solution_run):
+    folder, nb = renamed_solution_run
+    assert not errors(nb.cells)
+    for cell in cells_calling(nb, "grader.check("):
+        assert re.search(r"se cumplen? (las \d+|la única) pruebas? públicas?\.", shown([cell])), shown([cell])
+    assert "5 de 5 criterios se cumplen." in shown(nb.cells)
+    (made,) = folder.glob("attention (1)_*.zip")
+    with zipfile.ZipFile(made) as zf:
+        (notebook,) = [n for n in zf.namelist() if n.endswith(".ipynb")]
+        assert json.loads(zf.read(notebook))["metadata"]["otter"]["assignment_name"] == \
+            assignment_name(folder / "attention (1).ipynb")
+
+
+def test_two_copies_of_the_notebook_get_a_spanish_explanation(built_dist, tmp_path):
+    folder = student_folder(built_dist, tmp_path, built_dist / "student" / NOTEBOOK_NAME, NOTEBOOK_NAME)
+    shutil.copy(folder / NOTEBOOK_NAME, folder / "notebook_student (1).ipynb")
+    nb = execute(folder, NOTEBOOK_NAME, prelude="import os; os.environ.pop('JPY_SESSION_NAME', None)")
+    said = shown(cells_calling(nb, "Grader("))
+    assert "Hay varios cuadernos de esta tarea" in said and "Deja solo uno" in said
+    assert "no sé cuál es tu cuaderno" in shown(cells_calling(nb, "grader.export()"))
+
+
+def test_what_the_notebook_shows_is_spanish(renamed_student_run, renamed_solution_run):
+    for _, nb in (renamed_student_run, renamed_solution_run):
+        text = shown(nb.cells)
+        for english in ENGLISH:
+            assert english not in text, english
+
+
+# -- the challenge runs in the notebook's own process -----------------------------------------
+
+# A stand-in for Otter whose Notebook accepts any call and returns None, as the new grading
+# sandbox provides, and a guard that fails any attempt to start a process.
+STAND_IN = '''
+import subprocess, sys, types
+class _Anything:
+    def __init__(self, *args, **kwargs): pass
+    def __getattr__(self, name): return lambda *args, **kwargs: None
+sys.modules["otter"] = types.SimpleNamespace(Notebook=_Anything)
+def _refuse(*args, **kwargs): raise RuntimeError("a cell started a process")
+subprocess.Popen.__init__ = _refuse
+'''
+
+
+def test_under_a_stand_in_otter_every_cell_runs_and_no_process_starts(built_dist, tmp_path):
+    folder = student_folder(built_dist, tmp_path, built_dist / "solution" / SOLUTION_NAME, "entrega.ipynb")
+    nb = execute(folder, "entrega.ipynb", prelude=STAND_IN)
+    assert not errors(nb.cells)
+    assert "5 de 5 criterios se cumplen." in shown(nb.cells)
+    assert not list(folder.glob("*.zip")), "a stand-in Otter exports nothing, and says nothing"
+
+
+# -- the student folder ----------------------------------------------------------------------
+
+
+def test_student_requirements_are_the_kit_s_own_pins(built_dist):
+    pins = {line.split("==")[0]: line for line in (ROOT / "requirements.txt").read_text().splitlines()
+            if "==" in line}
+    lines = [line for line in (built_dist / "student" / "requirements.txt").read_text().splitlines()
+             if line and not line.startswith("#")]
+    assert lines and all(pins[line.split("==")[0]] == line for line in lines)
+    assert {"otter-grader", "numpy", "jsonschema"} <= {line.split("==")[0] for line in lines}
+
+
+def test_the_init_cell_and_the_lab_name_the_master_s_assignment():
+    master = load_master(MASTER)
+    config = master.cells[0].source
+    name = re.search(r"^name: (\S+)$", config, re.M).group(1)
+    (init,) = [c for c in master.cells if c.cell_type == "code" and "Grader(" in c.source]
+    assert f'Grader(assignment="{name}")' in init.source
+    assert lab_module.ASSIGNMENT == name
+
+
+def test_every_explorer_link_of_the_notebooks_points_to_a_section_that_exists(built_dist):
+    page = (built_dist / "student" / EXPLORER_NAME).read_text(encoding="utf-8")
+    assert "<script src" not in page and "<link" not in page  # one self-contained file
+    sections = set(re.findall(r'<section id="([^"]+)"', page))
+    for name in (NOTEBOOK_NAME, TOUR_NAME):
+        text = (built_dist / "student" / name).read_text(encoding="utf-8")
+        links = re.findall(r"explorer\.html#([\w-]+)", text)
+        assert links and set(links) <= sections, (name, set(links) - sections)
+    student = (built_dist / "student" / NOTEBOOK_NAME).read_text(encoding="utf-8")
+    assert {"qkv", "escala", "cabezas", "posiciones", "capital"} <= set(re.findall(r"explorer\.html#([\w-]+)", student))
+
+
+def test_support_files_the_sandbox_lays_out_are_all_in_the_student_folder(built_dist):
+    assert {name for _, name in STUDENT_FILES} <= {p.name for p in (built_dist / "student").iterdir()}
+    assert "notebook_grader.py" in {name for _, name in STUDENT_FILES}
+
+
+def test_no_english_of_otter_or_argparse_in_what_students_receive(built_dist):
+    readable = [built_dist / "student" / name for name in (NOTEBOOK_NAME, TOUR_NAME, "assessment.md",
+                                                            "requirements.txt", EXPLORER_NAME)]
+    helps = [subprocess.run([sys.executable, script, "--help"], capture_output=True, text=True,
+                            cwd=built_dist / "student").stdout for script in ("lab.py", "extension.py")]
+    for text in [p.read_text(encoding="utf-8") for p in readable] + helps:
+        for english in ENGLISH:
+            assert english not in text, english
+    # Python files a student may open: no Otter scaffolding, and no argparse to print English.
+    for _, name in STUDENT_FILES:
+        text = (built_dist / "student" / name).read_text(encoding="utf-8")
+        for english in ("Initialize Otter", "Please save before exporting", "import argparse", "ArgumentParser"):
+            assert english not in text, (name, english)
+
+
+# -- the guided tour and the explained solution -----------------------------------------------
+
+
+def test_guided_tour_has_no_graded_cell_and_runs_top_to_bottom(built_dist, tmp_path):
+    tour = nbformat.read(built_dist / "student" / TOUR_NAME, as_version=4)
+    assert "otter" not in tour.metadata
+    code = "\n".join(cell.source for cell in tour.cells if cell.cell_type == "code")
+    text = "\n".join(cell.source for cell in tour.cells if cell.cell_type == "markdown")
+    for graded in ("grader", "BEGIN", "def attention(", "def multihead(", "def positional_encoding(",
+                   "def transformer_block(", "student_extension", "import lab", "import extension"):
+        assert graded not in code, graded
+    for exercise in ("**Ejercicio", "**Pregunta", "**Reto:", "## Entrega", "_Escribe aquí tu respuesta._"):
+        assert exercise not in text, exercise
+    assert all(cell.cell_type in ("markdown", "code") for cell in tour.cells)
+    assert any("attachment:transformer_flow.svg" in c.source and c.get("attachments") for c in tour.cells)
+    shutil.copy(built_dist / "student" / TOUR_NAME, tmp_path / TOUR_NAME)
+    run = execute(tmp_path, TOUR_NAME)
+    assert not errors(run.cells)
+    assert "Tras 60 tokens" in shown(run.cells)
+
+
+def test_explained_solution_explains_every_graded_answer_and_stays_out_of_the_student_folder(built_dist):
+    solution = nbformat.read(built_dist / "solution" / SOLUTION_NAME, as_version=4)
+    notes = [c.source for c in load_master(MASTER).cells if "solution-note" in c.metadata.get("tags", [])]
+    assert len(notes) == 6
+    sources = [c.source for c in solution.cells]
+    for note in notes:
+        assert note in sources
+    # Each note follows the solution it explains.
+    for name in ("attention", "multihead", "positional_encoding", "transformer_block"):
+        at = next(i for i, s in enumerate(sources) if s.startswith(f"def {name}("))
+        assert sources[at + 1].startswith("> **Por qué así.**"), name
+    student_texts = [p.read_text(encoding="utf-8", errors="replace") for p in (built_dist / "student").iterdir()]
+    for note in notes:
+        first_line = note.splitlines()[0]
+        assert not any(first_line in text for text in student_texts)
+
+
+# -- assessment.md ------------------------------------------------------------------------------
+
+
+def test_assessment_example_earns_nothing_when_pasted(built_dist, tmp_path):
+    text = (built_dist / "student" / "assessment.md").read_text(encoding="utf-8")
+    example = re.search(r'```json\n("student_extension": \{.*?\n\})\n```', text, re.S).group(1)
+    extension = json.loads("{" + example + "}")["student_extension"]
+    folder = student_folder(built_dist, tmp_path, built_dist / "solution" / SOLUTION_NAME, NOTEBOOK_NAME)
+    done = subprocess.run([sys.executable, "lab.py", "--seed", "55"], cwd=folder, capture_output=True,
+                          text=True, check=True)
+    data = {**json.loads(done.stdout), "student_extension": extension}
+    failed = [r.id for r in validate(data, folder / NOTEBOOK_NAME, lab=folder / "lab.py") if not r.passed]
+    assert "cites_lab_numbers" in failed and "declares_risk" in failed
+
+
+# -- one dialect ----------------------------------------------------------------------------------
+
+# The notebook says clave, puntuación, producto escalar and «la softmax»; the kit's notes speak
+# to the student, not about the kit's own sources.
+OTHER_DIALECT = re.compile(r"(?i)\b(llaves?|puntajes?|producto punto|(el|del|al) softmax|one-hot|el preset"
+                           r"|que no tenemos|la página original)\b")
+
+
+def test_everything_students_read_speaks_the_notebook_s_dialect(built_dist):
+    for path in (built_dist / "student").iterdir():
+        found = OTHER_DIALECT.findall(path.read_text(encoding="utf-8"))
+        assert not found, (path.name, found)
+
+
+# -- check_all can no longer pass an empty challenge (issue 10) ---------------------------------
+
+
+def test_check_all_reports_every_question_and_fails_an_empty_challenge(built_dist, tmp_path, monkeypatch):
+    from autograder.notebook_code import load_functions
+    from autograder.notebook_grader import Grader
+
+    folder = student_folder(built_dist, tmp_path, built_dist / "solution" / SOLUTION_NAME, "mi cuaderno.ipynb")
+    monkeypatch.chdir(folder)
+    namespace = load_functions(folder / "mi cuaderno.ipynb",
+                               ["attention", "multihead", "positional_encoding", "transformer_block",
+                                "student_extension"])
+    namespace["grader"] = Grader(assignment=assignment_name(folder / "mi cuaderno.ipynb"))
+    exec("finished = grader.check_all()", namespace)
+    finished = repr(namespace["finished"])
+    for question in ("attention", "multihead", "positional_encoding", "transformer_block", "student_extension"):
+        assert f"{question}: se cumple" in finished, finished
+    namespace["student_extension"] = dict.fromkeys(namespace["student_extension"])  # the template's None
+    exec("empty = grader.check_all()", namespace)
+    assert "student_extension: no se cumple 1 de 1 prueba pública." in repr(namespace["empty"])
