@@ -72,6 +72,16 @@ def with_extra_cell(notebook_bytes, source, at_end=True):
     return nbformat.writes(nb).encode("utf-8")
 
 
+def inject(notebook, function, source):
+    """A copy of ``notebook`` whose cell ``def function(`` holds ``source`` instead."""
+    copy = nbformat.from_dict(notebook)
+    cells = [cell for cell in copy.cells
+             if cell.cell_type == "code" and cell.source.startswith(f"def {function}(")]
+    assert len(cells) == 1, f"expected one cell defining {function}, found {len(cells)}"
+    cells[0].source = source
+    return copy
+
+
 def with_metadata(notebook_bytes, change):
     nb = nbformat.reads(notebook_bytes.decode("utf-8"), as_version=4)
     change(nb.metadata)

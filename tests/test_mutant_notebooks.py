@@ -33,6 +33,7 @@ from autograder.checks import GRADED_FUNCTIONS, reference_parts
 from attention.diagnose import mutant_outcome
 from attention.misconceptions import render_source
 from correct_variants import variant_sets
+from grade_fixtures import inject
 from otter_batch import grade_many
 
 VARIANT_SETS = variant_sets()
@@ -65,16 +66,6 @@ def otter_subset():
 OTTER_ENTRIES = (list(misconceptions.CATALOG) if os.environ.get("OTTER_ALL_MUTANTS") == "1"
                  else otter_subset())
 OTTER_IDS = [entry.id for entry in OTTER_ENTRIES]
-
-
-def inject(notebook, function, source):
-    """A copy of ``notebook`` whose cell ``def function(`` holds ``source`` instead."""
-    copy = nbformat.from_dict(notebook)
-    cells = [cell for cell in copy.cells
-             if cell.cell_type == "code" and cell.source.startswith(f"def {function}(")]
-    assert len(cells) == 1, f"expected one cell defining {function}, found {len(cells)}"
-    cells[0].source = source
-    return copy
 
 
 @pytest.fixture(scope="module")
