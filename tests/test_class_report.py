@@ -163,7 +163,7 @@ def mistakes_shown(page):
     """``[(id, name, count, [files])]`` in the page's order."""
     return page.eval_on_selector_all(
         "li[data-mistake]", """items => items.map(li => [li.dataset.mistake,
-            li.querySelector('h3').textContent, Number(li.querySelector('.count').textContent),
+            li.querySelector('.name').textContent, Number(li.querySelector('.count').textContent),
             [...li.querySelectorAll('ul.students a')].map(a => a.textContent)])""")
 
 

@@ -51,6 +51,7 @@ WRONG_ANSWERS = ("named", "hint", "undiagnosed")
 
 # Longer lists start folded, so that the page opens on its counts.
 OPEN_LIST_ROWS = 20
+OPEN_MISTAKES = 3
 TOP_HINTS = 8
 
 
@@ -358,22 +359,26 @@ def _mistakes_section(counted):
     ranked = sorted(counted.mistakes.items(),
                     key=lambda item: (-len(item[1].students), item[0]))
     items = []
-    for mistake_id, tally in ranked:
+    for rank, (mistake_id, tally) in enumerate(ranked, 1):
         entry = counted.catalog.get(mistake_id)
         name = entry.name if entry else mistake_id
         question = entry.question if entry else mistake_id.split(".")[0]
         step = f" · {_e(entry.step)}" if entry and entry.step else ""
         explanation = f"<p>{_e(entry.explanation)}</p>" if entry else ""
         cases = ", ".join(f"«{_e(c)}»" for c in tally.cases)
+        students = len(tally.students)
+        # The ranking reads as one line per mistake; only the most common start unfolded.
+        opened = " open" if rank <= OPEN_MISTAKES else ""
         items.append(
-            f'<li data-mistake="{_e(mistake_id)}"><h3>{_e(name)}</h3>'
-            f'<p class="meta"><code>{_e(question)}</code>{step} · '
-            f'<strong class="count">{len(tally.students)}</strong> '
-            f"{'estudiante' if len(tally.students) == 1 else 'estudiantes'} "
-            f'(<span class="pct">{percent(len(tally.students), counted.graded)}</span> de las '
-            f"evaluadas)</p>{explanation}"
+            f'<li data-mistake="{_e(mistake_id)}"><details{opened}><summary>'
+            f'<span class="name">{_e(name)}</span> <span class="meta">· '
+            f"<code>{_e(question)}</code>{step} · "
+            f'<strong class="count">{students}</strong> '
+            f"{'estudiante' if students == 1 else 'estudiantes'} "
+            f'(<span class="pct">{percent(students, counted.graded)}</span> de las '
+            f"evaluadas)</span></summary>{explanation}"
             f'<p class="where">Reconocido en: {cases}.</p>'
-            f"{_student_list(tally.students)}</li>")
+            f"{_student_list(tally.students)}</details></li>")
     if items:
         seen = sum(1 for mistake_id in counted.mistakes if mistake_id in counted.catalog)
         listing = (f'<ol class="mistakes">{"".join(items)}</ol>'
@@ -537,8 +542,10 @@ svg.plot { max-width: 100%; height: auto; display: block; }
 table.counts { font-size: .8rem; }
 table.counts td, table.counts th { padding: 1px 6px; text-align: center; }
 ol.mistakes { padding-left: 1.4em; }
-ol.mistakes > li { margin-bottom: 14px; }
-ol.mistakes h3 { margin: 0; }
+ol.mistakes > li { margin-bottom: 8px; }
+ol.mistakes > li > details > summary { color: var(--ink); }
+ol.mistakes .name { font-weight: 600; }
+ol.mistakes > li > details > :not(summary) { margin-left: 1.1em; }
 .meta, .where { color: var(--muted); margin: 2px 0; }
 ul.students { columns: 3 14em; margin: 4px 0; }
 details > summary { cursor: pointer; color: var(--accent); }
