@@ -262,8 +262,9 @@ def _points_figure(points, possible, key, xlabel):
     header = "".join(f"<th>{number(v)}</th>" for v in values)
     cells = "".join(f'<td data-points="{v:g}">{counts[v]}</td>' for v in values)
     return (f'<figure class="points" data-key="{_e(key)}">{svg}'
-            f'<table class="counts"><tr><th scope="row">Puntos</th>{header}</tr>'
-            f'<tr><th scope="row">Estudiantes</th>{cells}</tr></table></figure>')
+            f'<div class="scroll"><table class="counts"><tr><th scope="row">Puntos</th>'
+            f'{header}</tr><tr><th scope="row">Estudiantes</th>{cells}</tr></table></div>'
+            "</figure>")
 
 
 def _case_rows(counted, question):
@@ -520,9 +521,9 @@ nav a, a { color: var(--accent); }
 section { background: #fff; border: 1px solid var(--line); border-radius: 10px;
           padding: 4px 22px 20px; margin: 18px 0; }
 article { border-top: 1px solid var(--line); margin-top: 14px; }
-.stats { display: flex; flex-wrap: wrap; gap: 12px; }
-.stat { background: var(--paper); border: 1px solid var(--line); border-radius: 8px; padding: 10px 14px;
-        min-width: 130px; }
+.stats { display: grid; grid-template-columns: repeat(auto-fit, minmax(135px, 1fr)); gap: 12px; }
+.stat { background: var(--paper); border: 1px solid var(--line); border-radius: 8px;
+        padding: 10px 14px; }
 .stat .value { display: block; font-size: 1.6rem; font-weight: 600; }
 .stat .label { color: var(--muted); font-size: .85rem; }
 .note { color: var(--muted); font-size: .9rem; }
@@ -539,6 +540,7 @@ td.failed { color: var(--bad); }
 figure { margin: 0; flex: 0 1 410px; }
 .question > .detail { flex: 1 1 360px; min-width: 0; }
 svg.plot { max-width: 100%; height: auto; display: block; }
+.scroll { overflow-x: auto; }
 table.counts { font-size: .8rem; }
 table.counts td, table.counts th { padding: 1px 6px; text-align: center; }
 ol.mistakes { padding-left: 1.4em; }
