@@ -13,7 +13,7 @@ TIMEOUT ?= 120
 MEMORY_MB ?= 2048
 N ?= 200
 
-.PHONY: all assign test grade bench validate explorer clean
+.PHONY: all assign test grade report bench validate explorer clean
 
 all: assign
 
@@ -46,6 +46,13 @@ grade: $(STAMP)
 	$(PY) -m kit_autograder.batch --autograder dist/autograder/attention-autograder.zip \
 		--submissions "$(SUBMISSIONS)" --out "$(OUT)" --jobs "$(JOBS)" \
 		--timeout "$(TIMEOUT)" --memory-mb "$(MEMORY_MB)"
+
+# $(OUT)/report.html again from $(OUT)/records/ alone, without regrading: the class report that
+# make grade writes. The zip supplies the lesson's steps and catalog of mistakes.
+report: $(STAMP)
+	@ls dist/autograder/*-autograder.zip >/dev/null 2>&1 || $(MAKE) --no-print-directory assign
+	$(PY) -m kit_autograder.report.class_report --autograder dist/autograder/attention-autograder.zip \
+		--out "$(OUT)"
 
 # $(N) synthetic submissions through make grade's engine, a sample through `otter run`.
 bench: $(STAMP)

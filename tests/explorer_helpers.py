@@ -4,6 +4,7 @@ Numbers are read from the text the page shows (a point, four decimals, "−" for
 from the page's own arithmetic, and compared with the hidden reference to four decimals.
 """
 
+import contextlib
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +22,17 @@ CHROMIUM_ARGS = [
 ]
 # A shown value is the exact one rounded to 4 decimals, so it is off by at most 0.00005.
 SHOWN = 5.0001e-5
+
+
+@contextlib.contextmanager
+def chromium():
+    """Debian's Chromium through Playwright, headless and kept off the network."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
 
 
 def build_page(out_dir):

@@ -70,6 +70,23 @@ class Notebooks:
         return self.to_bytes(nb)
 
 
+def inject(notebook, function, source):
+    """A copy of ``notebook`` (a NotebookNode) whose cell ``def function(`` holds ``source``."""
+    copy = nbformat.from_dict(notebook)
+    cells = [cell for cell in copy.cells
+             if cell.cell_type == "code" and cell.source.startswith(f"def {function}(")]
+    assert len(cells) == 1, f"expected one cell defining {function}, found {len(cells)}"
+    cells[0].source = source
+    return copy
+
+
+def with_extra_cell(notebook_bytes, source):
+    """The notebook with one more code cell at the end."""
+    nb = nbformat.reads(notebook_bytes.decode("utf-8"), as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(source))
+    return nbformat.writes(nb).encode("utf-8")
+
+
 def write_folder(folder, files):
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from explorer_helpers import (
-    ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, as_typed, assert_shown, build_page, entropy_bits,
+    ARTIFACTS, CHROMIUM, as_typed, assert_shown, build_page, chromium, entropy_bits,
     read_exact_row, read_matrix, shown_number,
 )
 
@@ -21,8 +21,6 @@ if not CHROMIUM.exists():
         "Chromium no encontrado: instala el paquete Debian chromium; .ci/run lo instala",
         allow_module_level=True,
     )
-
-from playwright.sync_api import sync_playwright  # noqa: E402
 
 from reference import attention, positional_encoding, softmax  # noqa: E402
 
@@ -36,10 +34,8 @@ def page_url(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    with chromium() as browser:
         yield browser
-        browser.close()
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """Lesson 055 as the grading engine sees it: see kit_autograder.lesson for the contract."""
 
 import reference
-from kit_autograder.lesson import DataQuestion
+from kit_autograder.lesson import DataQuestion, NamedMistake
 
 from .cases import cases_for
 from .challenge import CRITERIA, grade_student_extension
@@ -21,4 +21,17 @@ DATA_QUESTIONS = {
                                           values.get(EXTENSION_RESULT), functions)),
 }
 
-__all__ = ["NAME", "FUNCTIONS", "cases_for", "REFERENCE", "judge", "DATA_QUESTIONS"]
+
+
+def misconception_catalog():
+    """Every mistake the diagnosis can name, by id, with the step of the function it breaks."""
+    # Imported here: the catalog brings the mutants, which grading only needs once a case fails.
+    from . import misconceptions
+
+    return {entry.id: NamedMistake(entry.name, entry.explanation, FUNCTIONS[entry.function].step,
+                                   entry.function)
+            for entry in misconceptions.CATALOG}
+
+
+__all__ = ["NAME", "FUNCTIONS", "cases_for", "REFERENCE", "judge", "DATA_QUESTIONS",
+           "misconception_catalog"]

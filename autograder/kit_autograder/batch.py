@@ -31,7 +31,7 @@ from pathlib import Path
 
 from .bundle import BundleError, OpenedZip
 from .grading import Grader
-from .report import feedback, otter_results
+from .report import class_report, feedback, otter_results
 from .sandbox.client import Limits, Sandbox, SandboxError
 from .submission import find_submissions
 from .verdicts.record import Flag, Record
@@ -115,6 +115,7 @@ def grade_folder(submissions, out, *, autograder_zip, jobs=None, limits=Limits()
                 description = dict(sandbox.description)
             description["cpu"] = dict(sandbox.cpu)
             outputs.write_csv([path.name for path in paths])
+            class_report.write(out, lesson=grader.lesson, title=bundle.assignment_name)
     except (BundleError, SandboxError) as exc:
         raise BatchError(str(exc)) from exc
     seconds = time.monotonic() - started

@@ -13,6 +13,11 @@ in the zip) whose ``lesson`` module provides:
 * ``DATA_QUESTIONS``: ``{question: DataQuestion}`` for questions graded on a variable the
   notebook leaves behind rather than on a function.
 
+and may provide:
+
+* ``misconception_catalog()``: ``{id: NamedMistake}`` for every mistake its diagnosis can
+  name (the ids of ``Verdict.misconceptions``), which the class report explains.
+
 The engine itself never names a function, a case or a criterion.
 """
 
@@ -47,6 +52,16 @@ class DataQuestion:
     variables: tuple
     criteria: tuple  # ((id, Spanish title), ...) in rubric order
     grade: Callable
+
+
+@dataclass(frozen=True)
+class NamedMistake:
+    """A catalogued mistake as the class report explains it to the instructor."""
+
+    name: str  # Spanish, short: what the student did
+    explanation: str  # Spanish, one sentence: why it is wrong
+    step: str  # where the notebook teaches it, in Spanish ("paso 3")
+    question: str  # the graded function it belongs to
 
 
 def load(folders, name):

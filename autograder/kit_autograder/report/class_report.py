@@ -1,0 +1,613 @@
+"""The instructor's class report: ``OUT/records/*.json`` -> ``OUT/report.html``.
+
+    python -m kit_autograder.report.class_report --out OUT --autograder ZIP     (make report)
+
+One Spanish page about the class as a whole, to read before the next lecture: a summary, each
+question (a histogram of its points and the pass rate of every hidden case), the mistakes the
+diagnosis named (ranked by students, with the catalog's explanation and the catalog's blind
+spot), what needs a person, and the acceptance criteria of the data questions (the challenge).
+
+It is built from the records alone, the same source ``final_grades.csv`` and the feedback come
+from, never from the CSV: ``ClassTally`` reads each record once and counts, ``render`` only
+formats what it counted, so no number on the page is counted twice. The lesson supplies the
+order of the questions, their notebook steps and, through its optional
+``misconception_catalog()``, the Spanish name and explanation of each mistake.
+
+The page needs nothing but itself: inline CSS and SVG (matplotlib), no script, no network, so
+it opens from ``file://``. Student lists are folded in ``<details>``, which keeps a class of
+500 under 1 MB.
+"""
+
+import argparse
+import html
+import math
+import statistics
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+from ..verdicts.record import Record
+from . import plots
+from .feedback import number
+
+REPORT_NAME = "report.html"
+
+# The sandbox's endings that mean "over a limit", in the instructor's words.
+LIMITS = {"time": "tiempo", "memory": "memoria", "disk": "disco"}
+
+# How a failed hidden case of a graded function was explained to the student, most specific
+# first: each failure is counted under exactly one of these.
+DIAGNOSES = {
+    "named": "Error del catálogo",
+    "hint": "Solo una pista genérica",
+    "undiagnosed": "Respuesta incorrecta, sin pista",
+    "error": "Error al ejecutar o sin implementar",
+    "unanswered": "Sin respuesta (límite o proceso terminado)",
+}
+
+# The failures where the function answered, rightly typed or not: what a catalog can name.
+WRONG_ANSWERS = ("named", "hint", "undiagnosed")
+
+# Longer lists start folded, so that the page opens on its counts.
+OPEN_LIST_ROWS = 20
+OPEN_MISTAKES = 3
+TOP_HINTS = 8
+
+
+class ReportError(Exception):
+    """The report cannot be built (no records to read)."""
+
+
+@dataclass
+class CaseTally:
+    """One hidden case or criterion: how many graded submissions passed it."""
+
+    description: str
+    passed: int = 0
+    total: int = 0
+
+
+@dataclass
+class MistakeTally:
+    """One named mistake: who made it (a student counts once) and where it was recognised."""
+
+    students: dict = field(default_factory=dict)  # stem -> file
+    cases: dict = field(default_factory=dict)  # description -> None, in order of appearance
+
+
+class ClassTally:
+    """Everything the page shows, counted in one pass over the records."""
+
+    def __init__(self, lesson):
+        self.functions = list(lesson.FUNCTIONS)
+        self.data_questions = list(lesson.DATA_QUESTIONS)
+        self.steps = {name: spec.step for name, spec in lesson.FUNCTIONS.items()}
+        catalog = getattr(lesson, "misconception_catalog", None)
+        self.catalog = catalog() if catalog else {}
+        self.submissions = 0
+        self.graded = 0
+        self.totals = []  # earned points of each graded submission
+        self.points = {}  # question -> earned points of each graded submission
+        self.possible_of = {}  # question -> points possible
+        self.cases = {}  # (question, case) -> CaseTally, in the records' order
+        self.mistakes = {}  # misconception id -> MistakeTally
+        self.diagnoses = {name: dict.fromkeys(DIAGNOSES, 0) for name in self.functions}
+        self.hints = {}  # generic hint -> {stem: file}
+        self.flagged = []  # (file, stem, [flag texts])
+        self.ungradable = []  # (file, stem, reason)
+        self.over_limits = []  # (file, stem, limit, peak MB, seconds)
+
+    def add(self, record: Record):
+        self.submissions += 1
+        student = (record.file, record.stem)
+        if record.flags:
+            self.flagged.append((*student, [flag.text() for flag in record.flags]))
+        limit = limit_reached(record)
+        if limit:
+            self.over_limits.append((*student, LIMITS[limit], record.sandbox.get("peak_mb"),
+                                     record.sandbox.get("seconds")))
+        for question, (_, possible) in record.scores.items():
+            self.possible_of.setdefault(question, possible)
+        if not record.graded:
+            self.ungradable.append((*student, record.reason or ""))
+            return
+        self.graded += 1
+        self.totals.append(record.earned)
+        for question, (earned, _) in record.scores.items():
+            self.points.setdefault(question, []).append(earned)
+        for verdict in record.verdicts:
+            if not verdict.public:
+                self._add_verdict(verdict, student)
+
+    def _add_verdict(self, verdict, student):
+        tally = self.cases.setdefault((verdict.question, verdict.case),
+                                      CaseTally(verdict.description))
+        tally.total += 1
+        tally.passed += verdict.passed
+        if verdict.passed or verdict.question not in self.diagnoses:
+            return
+        diagnosis = diagnosis_of(verdict)
+        self.diagnoses[verdict.question][diagnosis] += 1
+        file, stem = student
+        for mistake_id in verdict.misconceptions:
+            mistake = self.mistakes.setdefault(mistake_id, MistakeTally())
+            mistake.students[stem] = file
+            mistake.cases[verdict.description] = None
+        if diagnosis == "hint":
+            for message, kind in zip(verdict.messages, verdict.kinds):
+                if kind == "hint":
+                    self.hints.setdefault(message, {})[stem] = file
+
+    @property
+    def possible(self):
+        return sum(self.possible_of.values())
+
+    def questions(self):
+        """Every question, in the lesson's order, then any the lesson does not list."""
+        known = self.functions + self.data_questions
+        return known + sorted(q for q in self.possible_of if q not in known)
+
+
+def limit_reached(record):
+    """The limit a submission went over ("time", "memory", "disk"), or None.
+
+    The sandbox's ending says how the job ended; an unanswered case says why the job stopped
+    answering; a cell stopped for time means the notebook ran out of it while the job went on.
+    """
+    reasons = [record.sandbox.get("ending")] + [v.unverified for v in record.verdicts]
+    if any(error.get("kind") == "time" for error in record.cell_errors):
+        reasons.append("time")
+    return next((reason for reason in reasons if reason in LIMITS), None)
+
+
+def diagnosis_of(verdict):
+    """Which of ``DIAGNOSES`` a failed verdict of a graded function received."""
+    if "misconception" in verdict.kinds:
+        return "named"
+    if verdict.unverified:
+        return "unanswered"
+    if "hint" in verdict.kinds:
+        return "hint"
+    if "error" in verdict.kinds:
+        return "error"
+    return "undiagnosed"
+
+
+def read_records(out_dir):
+    """The records of ``out_dir``, one at a time, in file-name order."""
+    folder = Path(out_dir) / "records"
+    paths = sorted(folder.glob("*.json"))
+    if not paths:
+        raise ReportError(f"no records in {folder}: run `make grade` first")
+    for path in paths:
+        yield Record.from_json(path.read_text("utf-8"))
+
+
+def tally(out_dir, lesson) -> ClassTally:
+    counted = ClassTally(lesson)
+    for record in read_records(out_dir):
+        counted.add(record)
+    return counted
+
+
+def write(out_dir, *, lesson, title=None) -> Path:
+    """Build ``out_dir/report.html`` from ``out_dir/records/``; returns its path."""
+    page = render(tally(out_dir, lesson), title=title)
+    path = Path(out_dir) / REPORT_NAME
+    partial = path.with_name(f".{REPORT_NAME}.partial")
+    partial.write_text(page, "utf-8")
+    partial.replace(path)  # a reader never sees half a page
+    return path
+
+
+# --- rendering: formatting only; every number comes from the tally ----------------------------
+
+
+def _e(text):
+    return html.escape(str(text), quote=True)
+
+
+def percent(part, whole):
+    """A share as a whole percentage, halves rounded up ("40 %"), or "—" of nothing."""
+    if not whole:
+        return "—"
+    return f"{math.floor(100 * part / whole + 0.5)}\u00a0%"
+
+
+def _student_link(file, stem):
+    return f'<a href="feedback/{quote(stem)}.md">{_e(file)}</a>'
+
+
+def _student_list(students):
+    """A folded list of ``{stem: file}``, open when short."""
+    ordered = sorted(students.items(), key=lambda item: item[1].casefold())
+    items = "".join(f"<li>{_student_link(file, stem)}</li>" for stem, file in ordered)
+    opened = " open" if len(ordered) <= 3 else ""
+    count = "el estudiante" if len(ordered) == 1 else f"los {len(ordered)} estudiantes"
+    return (f"<details{opened}><summary>Ver {count}</summary>"
+            f'<ul class="students">{items}</ul></details>')
+
+
+def _stat(key, value, label):
+    return (f'<div class="stat"><span class="value" data-stat="{key}">{value}</span>'
+            f'<span class="label">{label}</span></div>')
+
+
+def _bar(part, whole):
+    width = 0 if not whole else round(100 * part / whole, 1)
+    return f'<span class="bar"><span style="width:{width}%"></span></span>'
+
+
+def _question_title(question, steps):
+    step = steps.get(question)
+    return f"<code>{_e(question)}</code>" + (f" <small>({_e(step)})</small>" if step else "")
+
+
+def _points_counts(points):
+    """``{points: students}``, with sums of fractional points rounded as the CSV shows them."""
+    counts = {}
+    for value in points:
+        value = round(value, 2)
+        counts[value] = counts.get(value, 0) + 1
+    return counts
+
+
+def _points_figure(points, possible, key, xlabel):
+    counts = _points_counts(points)
+    if not counts:
+        return ""
+    svg = plots.points_chart(counts, possible=possible, xlabel=xlabel, key=key)
+    values = sorted(counts)
+    header = "".join(f"<th>{number(v)}</th>" for v in values)
+    cells = "".join(f'<td data-points="{v:g}">{counts[v]}</td>' for v in values)
+    return (f'<figure class="points" data-key="{_e(key)}">{svg}'
+            f'<div class="scroll"><table class="counts"><tr><th scope="row">Puntos</th>'
+            f'{header}</tr><tr><th scope="row">Estudiantes</th>{cells}</tr></table></div>'
+            "</figure>")
+
+
+def _case_rows(counted, question):
+    rows = []
+    for (q, case), tally in counted.cases.items():
+        if q != question:
+            continue
+        failed = tally.total - tally.passed
+        rows.append(f'<tr data-question="{_e(q)}" data-case="{_e(case)}">'
+                    f"<td>«{_e(tally.description)}»</td>"
+                    f'<td class="num passed">{tally.passed}</td>'
+                    f'<td class="num failed">{failed}</td>'
+                    f'<td class="rate">{_bar(tally.passed, tally.total)}'
+                    f'<span class="pct">{percent(tally.passed, tally.total)}</span></td></tr>')
+    return rows
+
+
+def _case_table(counted, question, first_column):
+    rows = _case_rows(counted, question)
+    if not rows:
+        return "<p>Ninguna entrega evaluada llegó a esta pregunta.</p>"
+    return (f'<table class="cases"><thead><tr><th>{first_column}</th><th>Superan</th>'
+            f"<th>Fallan</th><th>Tasa de acierto</th></tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+def _summary(counted):
+    possible = number(counted.possible)
+    mean = number(statistics.fmean(counted.totals)) if counted.totals else "—"
+    median = number(statistics.median(counted.totals)) if counted.totals else "—"
+    figure = _points_figure(counted.totals, counted.possible, "total",
+                            f"puntuación automática (de {possible})")
+    return f"""
+<section id="resumen">
+  <h2>Resumen</h2>
+  <div class="stats">
+    {_stat("submissions", counted.submissions, "entregas")}
+    {_stat("graded", counted.graded, "evaluadas")}
+    {_stat("ungradable", len(counted.ungradable),
+           '<a href="#no-evaluadas">no se pudieron evaluar</a>')}
+    {_stat("flagged", len(counted.flagged), '<a href="#marcadas">marcadas para revisión</a>')}
+    {_stat("mean", mean, f"puntuación media (de {possible})")}
+    {_stat("median", median, f"mediana (de {possible})")}
+  </div>
+  <p class="note">La media, la mediana y todos los porcentajes de este informe son de las
+  entregas evaluadas. Las que no se pudieron evaluar tienen 0 puntos en
+  <code>final_grades.csv</code> y se listan en «Para revisar a mano». Las respuestas escritas,
+  que corrige una persona, no están en estas cifras.</p>
+  {figure}
+</section>"""
+
+
+def _questions_section(counted):
+    overview, details = [], []
+    for question in counted.questions():
+        points = counted.points.get(question, [])
+        possible = counted.possible_of.get(question, 0)
+        full = sum(1 for p in points if math.isclose(p, possible))
+        zero = sum(1 for p in points if p == 0)
+        mean = number(statistics.fmean(points)) if points else "—"
+        overview.append(
+            f'<tr data-question="{_e(question)}"><td><a href="#pregunta-{_e(question)}">'
+            f"{_question_title(question, counted.steps)}</a></td>"
+            f'<td class="num mean">{mean} / {number(possible)}</td>'
+            f'<td class="num full">{full}</td><td class="num zero">{zero}</td>'
+            f'<td class="rate">{_bar(full, len(points))}'
+            f'<span class="pct">{percent(full, len(points))}</span></td></tr>')
+        figure = _points_figure(points, possible, f"q-{question}",
+                                f"puntos en {question} (de {number(possible)})")
+        if question in counted.data_questions:
+            body = ('<p>Sus criterios de aceptación, uno a uno, están en '
+                    '<a href="#reto">El reto</a>.</p>')
+        else:
+            body = _case_table(counted, question, "Caso oculto")
+        details.append(f'<article id="pregunta-{_e(question)}">'
+                       f"<h3>{_question_title(question, counted.steps)}</h3>"
+                       f'<div class="question">{figure}<div class="detail">{body}</div></div>'
+                       "</article>")
+    return f"""
+<section id="preguntas">
+  <h2>Pregunta a pregunta</h2>
+  <p>Qué funciones costaron más a la clase. Cada caso oculto vale lo mismo dentro de su
+  pregunta; una función se evalúa aislada de las demás, así que un error cuesta puntos una sola
+  vez.</p>
+  <table class="overview"><thead><tr><th>Pregunta</th><th>Media</th>
+  <th>Con todos los puntos</th><th>Con 0 puntos</th><th>Tasa de puntuación completa</th>
+  </tr></thead><tbody>{''.join(overview)}</tbody></table>
+  {''.join(details)}
+</section>"""
+
+
+def _mistakes_section(counted):
+    ranked = sorted(counted.mistakes.items(),
+                    key=lambda item: (-len(item[1].students), item[0]))
+    items = []
+    for rank, (mistake_id, tally) in enumerate(ranked, 1):
+        entry = counted.catalog.get(mistake_id)
+        name = entry.name if entry else mistake_id
+        question = entry.question if entry else mistake_id.split(".")[0]
+        step = f" · {_e(entry.step)}" if entry and entry.step else ""
+        explanation = f"<p>{_e(entry.explanation)}</p>" if entry else ""
+        cases = ", ".join(f"«{_e(c)}»" for c in tally.cases)
+        students = len(tally.students)
+        # The ranking reads as one line per mistake; only the most common start unfolded.
+        opened = " open" if rank <= OPEN_MISTAKES else ""
+        items.append(
+            f'<li data-mistake="{_e(mistake_id)}"><details{opened}><summary>'
+            f'<span class="name">{_e(name)}</span> <span class="meta">· '
+            f"<code>{_e(question)}</code>{step} · "
+            f'<strong class="count">{students}</strong> '
+            f"{'estudiante' if students == 1 else 'estudiantes'} "
+            f'(<span class="pct">{percent(students, counted.graded)}</span> de las '
+            f"evaluadas)</span></summary>{explanation}"
+            f'<p class="where">Reconocido en: {cases}.</p>'
+            f"{_student_list(tally.students)}</details></li>")
+    if items:
+        seen = sum(1 for mistake_id in counted.mistakes if mistake_id in counted.catalog)
+        listing = (f'<ol class="mistakes">{"".join(items)}</ol>'
+                   + (f'<p class="note"><span data-stat="catalog-seen">{seen}</span> de los '
+                      f"{len(counted.catalog)} errores del catálogo aparecen en esta clase.</p>"
+                      if counted.catalog else ""))
+    else:
+        listing = "<p>El diagnóstico no reconoció ningún error del catálogo en esta clase.</p>"
+    return f"""
+<section id="errores">
+  <h2>Errores frecuentes</h2>
+  <p>Los errores típicos que el diagnóstico reconoció en los casos ocultos, de más a menos
+  estudiantes. Un estudiante cuenta una vez por error, aunque lo cometa en varios casos. Cada
+  estudiante enlaza con su informe, donde está lo que se le explicó.</p>
+  {listing}
+  {_blind_spot(counted)}
+</section>"""
+
+
+def _blind_spot(counted):
+    totals = dict.fromkeys(DIAGNOSES, 0)
+    rows = []
+    for function, counts in counted.diagnoses.items():
+        for key, value in counts.items():
+            totals[key] += value
+        cells = "".join(f'<td class="num" data-diagnosis="{key}">{value}</td>'
+                        for key, value in counts.items())
+        rows.append(f'<tr data-function="{_e(function)}"><td>'
+                    f"{_question_title(function, counted.steps)}</td>{cells}"
+                    f'<td class="num total">{sum(counts.values())}</td></tr>')
+    failures = sum(totals.values())
+    cells = "".join(f'<td class="num" data-diagnosis="{key}">{value}</td>'
+                    for key, value in totals.items())
+    rows.append(f'<tr class="sum" data-function=""><th scope="row">Total</th>{cells}'
+                f'<td class="num total">{failures}</td></tr>')
+    header = "".join(f"<th>{_e(label)}</th>" for label in DIAGNOSES.values())
+    hints = sorted(counted.hints.items(), key=lambda item: (-len(item[1]), item[0]))
+    hint_items = "".join(
+        f'<li><span class="count">{len(students)}</span> '
+        f"{'estudiante' if len(students) == 1 else 'estudiantes'}: «{_e(hint)}»</li>"
+        for hint, students in hints[:TOP_HINTS])
+    hint_list = (f"<details><summary>Las pistas genéricas más repetidas</summary>"
+                 f'<ul class="hints">{hint_items}</ul></details>' if hints else "")
+    # The share is of the wrong answers, the failures a catalog could name: an unnamed error is
+    # nearly always a function still unimplemented, and an unanswered case has nothing to name.
+    wrong = sum(totals[key] for key in WRONG_ANSWERS)
+    neither = (f", y <strong data-stat=\"undiagnosed\">{totals['undiagnosed']}</strong> ni "
+               "siquiera eso" if totals["undiagnosed"] else "")
+    return f"""
+  <h3 id="punto-ciego">El punto ciego del catálogo</h3>
+  <p>De los <strong data-stat="wrong-answers">{wrong}</strong> fallos en casos ocultos en los que
+  la función respondió algo equivocado,
+  <strong data-stat="hint-only">{totals["hint"]}</strong>
+  (<span data-stat="hint-share">{percent(totals["hint"], wrong)}</span>) solo recibieron una
+  pista genérica{neither}: errores que el catálogo no sabe nombrar. Si se repiten, merece la
+  pena añadirlos al catálogo. Los errores al ejecutar sin nombre (casi siempre una función sin
+  implementar) y los casos sin respuesta quedan fuera de esa cuenta, pero no de la tabla.</p>
+  <table class="diagnoses"><thead><tr><th>Función</th>{header}<th>Fallos</th></tr></thead>
+  <tbody>{''.join(rows)}</tbody></table>
+  {hint_list}"""
+
+
+def _folded_table(rows, head):
+    opened = " open" if len(rows) <= OPEN_LIST_ROWS else ""
+    return (f"<details{opened}><summary>Ver la lista</summary><table><thead><tr>{head}</tr>"
+            f"</thead><tbody>{''.join(rows)}</tbody></table></details>")
+
+
+def _needs_human(counted):
+    parts = []
+    flagged = [f'<tr data-file="{_e(file)}"><td>{_student_link(file, stem)}</td><td><ul>'
+               + "".join(f"<li>{_e(text)}</li>" for text in texts) + "</ul></td></tr>"
+               for file, stem, texts in sorted(counted.flagged, key=_by_file)]
+    parts.append(f'<h3 id="marcadas">Marcadas para revisión ({len(flagged)})</h3>'
+                 "<p>Un aviso nunca cambia una nota: dice dónde mirar.</p>"
+                 + (_folded_table(flagged, "<th>Entrega</th><th>Avisos</th>") if flagged
+                    else "<p>Ninguna.</p>"))
+    ungradable = [f'<tr data-file="{_e(file)}"><td>{_student_link(file, stem)}</td>'
+                  f'<td class="reason">{_e(reason)}</td></tr>'
+                  for file, stem, reason in sorted(counted.ungradable, key=_by_file)]
+    parts.append(f'<h3 id="no-evaluadas">No se pudieron evaluar ({len(ungradable)})</h3>'
+                 "<p>Tienen 0 puntos en <code>final_grades.csv</code>; el motivo es el de su "
+                 "columna <code>grading_status</code>.</p>"
+                 + (_folded_table(ungradable, "<th>Entrega</th><th>Motivo</th>") if ungradable
+                    else "<p>Ninguna.</p>"))
+    limits = [f'<tr data-file="{_e(file)}"><td>{_student_link(file, stem)}</td>'
+              f'<td class="limit">{_e(limit)}</td>'
+              f'<td class="num">{_maybe(peak)}</td><td class="num">{_maybe(seconds)}</td></tr>'
+              for file, stem, limit, peak, seconds in sorted(counted.over_limits, key=_by_file)]
+    parts.append(f'<h3 id="limites">Por encima de los límites ({len(limits)})</h3>'
+                 "<p>Se les acabó el tiempo o la memoria; las comprobaciones que no llegaron a "
+                 "responder cuentan como no superadas.</p>"
+                 + (_folded_table(limits, "<th>Entrega</th><th>Límite</th>"
+                                          "<th>Memoria máxima (MB)</th><th>Duración (s)</th>")
+                    if limits else "<p>Ninguna.</p>"))
+    return f"""
+<section id="revision">
+  <h2>Para revisar a mano</h2>
+  {''.join(parts)}
+</section>"""
+
+
+def _by_file(row):
+    return row[0].casefold()
+
+
+def _maybe(value):
+    return "—" if value is None else number(value)
+
+
+def _challenge(counted):
+    if not counted.data_questions:
+        return ""
+    blocks = "".join(f"<h3>{_question_title(q, counted.steps)}</h3>"
+                     f"{_case_table(counted, q, 'Criterio de aceptación')}"
+                     for q in counted.data_questions)
+    return f"""
+<section id="reto">
+  <h2>El reto: criterios de aceptación</h2>
+  <p>Cuántas entregas evaluadas cumplen cada criterio. Los criterios se comprueban con código
+  del corrector, a partir del resultado que deja el cuaderno del estudiante.</p>
+  {blocks}
+</section>"""
+
+
+STYLE = """
+:root { --ink: #1d2430; --muted: #5b6472; --line: #d9dee6; --accent: #3b6ea8;
+        --good: #2e7d4f; --bad: #b3412f; --paper: #fbfcfd; }
+* { box-sizing: border-box; }
+body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;
+       color: var(--ink); background: var(--paper); margin: 0; }
+header, main { max-width: 1040px; margin: 0 auto; padding: 0 24px; }
+header { padding-top: 24px; }
+h1 { font-size: 1.6rem; margin: 0 0 4px; }
+h2 { font-size: 1.3rem; border-bottom: 2px solid var(--accent); padding-bottom: 4px; }
+h3 { font-size: 1.05rem; margin: 1.4em 0 .4em; }
+nav { display: flex; flex-wrap: wrap; gap: 14px; margin: 10px 0 0; }
+nav a, a { color: var(--accent); }
+section { background: #fff; border: 1px solid var(--line); border-radius: 10px;
+          padding: 4px 22px 20px; margin: 18px 0; }
+article { border-top: 1px solid var(--line); margin-top: 14px; }
+.stats { display: grid; grid-template-columns: repeat(auto-fit, minmax(135px, 1fr)); gap: 12px; }
+.stat { background: var(--paper); border: 1px solid var(--line); border-radius: 8px;
+        padding: 10px 14px; }
+.stat .value { display: block; font-size: 1.6rem; font-weight: 600; }
+.stat .label { color: var(--muted); font-size: .85rem; }
+.note { color: var(--muted); font-size: .9rem; }
+table { border-collapse: collapse; margin: 8px 0; background: #fff; }
+th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
+thead th { background: #eef2f7; font-weight: 600; font-size: .9rem; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.failed { color: var(--bad); }
+.rate { white-space: nowrap; }
+.bar { display: inline-block; width: 110px; height: 10px; background: #f1d4cf;
+       border-radius: 5px; overflow: hidden; margin-right: 6px; vertical-align: middle; }
+.bar > span { display: block; height: 100%; background: var(--good); }
+.question { display: flex; flex-wrap: wrap; gap: 18px; align-items: flex-start; }
+figure { margin: 0; flex: 0 1 410px; }
+.question > .detail { flex: 1 1 360px; min-width: 0; }
+svg.plot { max-width: 100%; height: auto; display: block; }
+.scroll { overflow-x: auto; }
+table.counts { font-size: .8rem; }
+table.counts td, table.counts th { padding: 1px 6px; text-align: center; }
+ol.mistakes { padding-left: 1.4em; }
+ol.mistakes > li { margin-bottom: 8px; }
+ol.mistakes > li > details > summary { color: var(--ink); }
+ol.mistakes .name { font-weight: 600; }
+ol.mistakes > li > details > :not(summary) { margin-left: 1.1em; }
+.meta, .where { color: var(--muted); margin: 2px 0; }
+ul.students { columns: 3 14em; margin: 4px 0; }
+details > summary { cursor: pointer; color: var(--accent); }
+td ul { margin: 0; padding-left: 1.1em; }
+td.reason { max-width: 640px; }
+tr.sum th, tr.sum td { font-weight: 600; background: #eef2f7; }
+"""
+
+
+def render(counted: ClassTally, *, title=None) -> str:
+    """The page, as one string of HTML."""
+    heading = f"Informe de la clase: {title}" if title else "Informe de la clase"
+    return f"""<!DOCTYPE html>
+<html lang="es">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{_e(heading)}</title>
+<style>{STYLE}</style>
+</head>
+<body>
+<header>
+  <h1>{_e(heading)}</h1>
+  <p class="note">Calculado a partir de <code>records/</code>, la misma fuente de
+  <code>final_grades.csv</code> y de los informes de <code>feedback/</code>. Se rehace sin
+  volver a corregir con <code>make report OUT=…</code>.</p>
+  <nav><a href="#resumen">Resumen</a><a href="#preguntas">Pregunta a pregunta</a>
+  <a href="#errores">Errores frecuentes</a><a href="#revision">Para revisar a mano</a>
+  {'<a href="#reto">El reto</a>' if counted.data_questions else ''}</nav>
+</header>
+<main>
+{_summary(counted)}
+{_questions_section(counted)}
+{_mistakes_section(counted)}
+{_needs_human(counted)}
+{_challenge(counted)}
+</main>
+</body>
+</html>
+"""
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="Rebuild OUT/report.html from OUT/records/, "
+                                                 "without regrading.")
+    parser.add_argument("--out", type=Path, required=True, help="a folder `make grade` wrote")
+    parser.add_argument("--autograder", type=Path, required=True,
+                        help="the autograder zip, for its lesson (steps and catalog)")
+    args = parser.parse_args(argv)
+    from ..bundle import BundleError, OpenedZip
+
+    try:
+        with OpenedZip(args.autograder) as bundle:
+            path = write(args.out, lesson=bundle.lesson, title=bundle.assignment_name)
+    except (BundleError, ReportError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
