@@ -16,7 +16,7 @@ import nbformat
 
 from attention.misconceptions import get as misconception
 from grading_harness import inject, with_extra_cell
-from test_batch import MEMORY_BOMB
+from test_batch import memory_in_subprocesses
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "examples" / "submissions"
@@ -48,7 +48,7 @@ MUTANTS = {
     "cabezas_sin_mascara.ipynb": (["multihead.mask_not_passed"], {}, None),
     "pre_ln.ipynb": (["transformer_block.pre_ln"], {}, None),
     "escala_rara.ipynb": ([], {"attention": UNCATALOGUED_ATTENTION}, None),
-    "memoria.ipynb": ([], {}, MEMORY_BOMB),
+    "memoria.ipynb": ([], {}, memory_in_subprocesses(400)),
     "bucle_infinito.ipynb": ([], {}, INFINITE_LOOP),
     "os_exit.ipynb": ([], {}, "import os\nos._exit(0)\n"),
 }

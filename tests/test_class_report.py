@@ -81,23 +81,24 @@ class FeedbackFailures:
 
 def failures_in_feedback(text):
     found = FeedbackFailures()
-    question = case = None
+    question, cases = None, []
     for line in text.splitlines():
         if line.startswith("## "):
             question = None
         heading = re.match(r"### `(\w+)`:", line)
         if heading:
             question = heading.group(1)
-        failed = re.match(r"- «(.*)»:$", line)
+        # One case ("- «x»:"), or several that failed the same way ("- 3 casos … («x», «y»):").
+        failed = re.match(r"- (?:\d+ casos con el mismo fallo \()?(«.*»)\)?:$", line)
         if question and failed:
-            case = failed.group(1)
-            found.failed.append((question, case))
+            cases = re.findall(r"«([^»]*)»", failed.group(1))
+            found.failed += [(question, case) for case in cases]
         elif question and line.startswith("  - error típico reconocido: "):
             name = next(entry.name for entry in CATALOG.values()
                         if line.startswith(f"  - error típico reconocido: {entry.name}."))
-            found.named.append((question, case, name))
+            found.named += [(question, case, name) for case in cases]
         elif question and line.startswith("  - no se pudo comprobar"):
-            found.unanswered.append((question, case))
+            found.unanswered += [(question, case) for case in cases]
     return found
 
 

@@ -13,7 +13,6 @@ sent something unreadable) fails with a Spanish reason and a flag for a person. 
 job says is trusted as code, as a path or as a score.
 """
 
-import copy
 import inspect
 import json
 import threading
@@ -24,7 +23,7 @@ import numpy as np
 from . import policy, submission as submission_module
 from .hidden_inputs import generator
 from .sandbox.client import JobFailed, checked_error
-from .verdicts.messages import error_message, unverified_message
+from .verdicts.messages import cell_error_text, error_message, unverified_message
 from .verdicts.outcome import Outcome
 from .verdicts.record import Flag, Record, Verdict
 
@@ -100,8 +99,10 @@ class Grader:
             values = {}
         identity = loaded.identity
         for function in self.lesson.FUNCTIONS:
-            record.verdicts += self._grade_function(conversation, function, identity)
-        proxies = {name: conversation.proxy(name, len(spec.parts))
+            record.verdicts += self._grade_function(conversation, function, identity,
+                                                    record.cell_errors)
+        proxies = {name: conversation.proxy(name, len(spec.parts),
+                                            _defining_cell_error(name, record.cell_errors))
                    for name, spec in self.lesson.FUNCTIONS.items()}
         for question, data_question in self.lesson.DATA_QUESTIONS.items():
             record.verdicts += self._grade_data(conversation, question, data_question, values,
@@ -126,8 +127,9 @@ class Grader:
 
     # --- graded functions -------------------------------------------------------------------
 
-    def _grade_function(self, conversation, function, identity):
+    def _grade_function(self, conversation, function, identity, cell_errors):
         spec = self.lesson.FUNCTIONS[function]
+        defining = _defining_cell_error(function, cell_errors)
         verdicts = []
         for case in self.lesson.cases_for(function):
             inputs = case.inputs(generator(self.salt, identity, function, case.name))
@@ -138,6 +140,9 @@ class Grader:
                                         unverified=outcome.unverified))
                 continue
             failures = self.lesson.judge(function, inputs, outcome)
+            if defining is not None and (outcome.error or {}).get("kind") == "missing":
+                # Not "missing" as the student sees it: its cell ran and failed. Say that.
+                failures[0].message = defining
             verdicts.append(Verdict(
                 function, case.name, case.description, not failures,
                 [failure.message for failure in failures],
@@ -165,27 +170,31 @@ class Grader:
 
     def _public_tests(self, conversation, values, proxies):
         """The zip's public tests, run here with the student's functions answered by the job:
-        what the student saw in ``grader.check``, worth no points."""
+        what the student saw in ``grader.check``, worth no points. Each test function is
+        called directly, so what reaches the student is the test's own Spanish message (or
+        the grader's), never Otter's English report."""
         verdicts = []
+        environment = {**values, **proxies}
         for question, test_file in self.tests.items():
-            if test_file is None:
-                continue
-            for case in test_file.test_cases:
+            for case in (test_file.test_cases if test_file else []):
                 if case.hidden or conversation.failed:
                     continue
-                environment = {**values, **proxies}
-                single = copy.copy(test_file)
-                single.test_cases = [case]
                 try:
-                    single.run(environment)
-                    result = single.test_case_results[0]
+                    case.body.call_func(environment)
+                    message = None
                 except JobFailed as failed:
                     conversation.failed = failed.reason
                     continue
+                except (AssertionError, StudentFunctionFailed, NotImplementedError) as exc:
+                    message = str(exc) or case.failure_message or "la prueba no se cumple"
+                except Exception as exc:  # the test's own code met something unexpected
+                    message = (f"la prueba lanzó {type(exc).__name__} al usar tu función: "
+                               "revisa qué devuelve")
+                if message and case.failure_message and case.failure_message not in message:
+                    message = f"{message}\n{case.failure_message}"
                 verdicts.append(Verdict(question, case.body.test_func.__name__, case.name,
-                                        bool(result.passed),
-                                        [] if result.passed else [_otter_message(result.message)],
-                                        [] if result.passed else ["public"], public=True))
+                                        message is None, [message] if message else [],
+                                        ["public"] if message else [], public=True))
         return verdicts
 
     # --- scores and flags -------------------------------------------------------------------
@@ -240,9 +249,10 @@ class _Conversation:
             return Outcome(error=reply["error"])
         return Outcome(parts=reply["parts"])
 
-    def proxy(self, name, parts):
+    def proxy(self, name, parts, when_missing=None):
         """The student's ``name`` as a plain callable for trusted code (the lab, the public
-        tests): it runs in the job and returns arrays, or raises with a Spanish message."""
+        tests): it runs in the job and returns arrays, or raises with a Spanish message
+        (``when_missing``: what to say if the function does not exist)."""
         conversation = self
 
         def call(*args, **kwargs):
@@ -259,10 +269,22 @@ class _Conversation:
             error = reply["error"]
             if error["kind"] == "not_implemented":
                 raise NotImplementedError(f"todavía no has implementado `{name}`")
+            if error["kind"] == "missing" and when_missing:
+                raise StudentFunctionFailed(when_missing)
             raise StudentFunctionFailed(error_message(name, error))
 
         call.__name__ = name
         return call
+
+
+def _defining_cell_error(function, cell_errors):
+    """A sentence about the failed cell that was meant to define ``function``, if any."""
+    for error in cell_errors:
+        if error.get("first_line", "").startswith(f"def {function}(") and error["kind"] != "time":
+            said = cell_error_text(error["exception"], error.get("message"))
+            return (f"la celda [{error['cell']}] que define `{function}` falló al ejecutarse "
+                    f"({said}), así que la función no existe: corrige esa celda")
+    return None
 
 
 def _parse_json(exported):
@@ -274,5 +296,3 @@ def _parse_json(exported):
         return None
 
 
-def _otter_message(message):
-    return str(message or "")[:2000]

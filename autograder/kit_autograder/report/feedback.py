@@ -8,6 +8,8 @@ input existed. Cells are numbered [n] as Jupyter numbers them after "Restart & R
 
 import re
 
+from ..verdicts.messages import cell_error_text
+
 MAX_SHOWN_OUTPUT_CHARS = 5_000
 MAX_CELL_ERRORS = 10
 
@@ -91,12 +93,16 @@ def _questions(record, depends):
         if public and all(v.passed for v in public):
             lines += ["Las pruebas públicas pasan, pero las comprobaciones ocultas no: las "
                       "públicas solo comprueban propiedades, no la respuesta.", ""]
+        # Cases that fail for the same reason are said once, with the cases named together.
+        by_message = {}
         for verdict in hidden:
-            if verdict.passed:
-                continue
-            title = f"«{verdict.description}»"
-            lines.append(f"- {title}:")
-            lines += [_indent(f"- {message}", "  ") for message in verdict.messages]
+            if not verdict.passed:
+                by_message.setdefault(tuple(verdict.messages), []).append(verdict.description)
+        for messages, descriptions in by_message.items():
+            cases = ", ".join(f"«{d}»" for d in descriptions)
+            lines.append(f"- {cases}:" if len(descriptions) == 1
+                         else f"- {len(descriptions)} casos con el mismo fallo ({cases}):")
+            lines += [_indent(f"- {message}", "  ") for message in messages]
         blamed = [d for d in depends.get(question, ()) if d in failing]
         for verdict in public:
             if verdict.passed:
@@ -140,7 +146,7 @@ def _error_line(error):
     if error.get("kind") == "time":
         return (f"- Celda [{error['cell']}] ({_code(error['first_line'])}): se detuvo porque "
                 "el cuaderno agotó su tiempo")
-    text = error["exception"] + (f": {error['message']}" if error.get("message") else "")
+    text = cell_error_text(error["exception"], error.get("message"))
     return f"- Celda [{error['cell']}] ({_code(error['first_line'])}){where}: {_code(text)}"
 
 

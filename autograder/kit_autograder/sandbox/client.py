@@ -146,7 +146,8 @@ class Sandbox:
             "plan": {"scratch_mb": self.limits.scratch_mb,
                      "scratch_inodes": self.limits.scratch_inodes,
                      "read_paths": read_paths + [inner_code],
-                     "limits": {"address_space": (self.limits.memory_mb + 1024) * 2**20,
+                     # Beyond what the warm interpreter already maps (confine.py adds that).
+                     "limits": {"address_space": self.limits.memory_mb * 2**20,
                                 "cpu_seconds": int(self.limits.wall_seconds) + 5,
                                 "processes": self.limits.processes,
                                 "file_bytes": self.limits.file_mb * 2**20,

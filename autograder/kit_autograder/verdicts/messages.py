@@ -104,3 +104,51 @@ UNVERIFIED = {
 
 def unverified_message(reason):
     return UNVERIFIED.get(reason, UNVERIFIED["internal"])
+
+
+# --- the student's own cells: Python's English, in Spanish where it is a common message ---------
+
+import re  # noqa: E402
+
+_CELL_FILE = re.compile(r"\s*\(<ipython-input-\d+-[0-9a-f]+>, line (\d+)\)")
+_PYTHON = [  # (exception, pattern, Spanish with \1 for the groups)
+    ("NameError", r"name '(\w+)' is not defined", r"el nombre `\1` no está definido"),
+    (None, r"incomplete input", "la celda está incompleta: ¿falta cerrar un paréntesis, un "
+                                "corchete o una comilla?"),
+    (None, r"invalid syntax\. Perhaps you forgot a comma\?", "sintaxis no válida: ¿falta una coma?"),
+    (None, r"invalid syntax", "sintaxis no válida"),
+    (None, r"unexpected indent", "sangría inesperada"),
+    (None, r"unindent does not match any outer indentation level",
+     "la sangría no coincide con ningún nivel anterior"),
+    (None, r"expected an indented block after (.+) on line (\d+)",
+     r"falta el bloque sangrado que sigue a la línea \2"),
+    (None, r"unterminated string literal.*", "hay una cadena de texto sin cerrar"),
+    (None, r"'(.)' was never closed", r"el «\1» nunca se cierra"),
+    (None, r"unmatched '(.)'", r"«\1» sin su pareja"),
+    ("ZeroDivisionError", r".*division by zero", "división por cero"),
+    ("ModuleNotFoundError", r"No module named '([\w.]+)'", r"no existe el módulo `\1`"),
+    ("TypeError", r"(\w+)\(\) missing (\d+) required positional arguments?: (.+)",
+     r"a `\1()` le faltan argumentos obligatorios: \3"),
+    ("TypeError", r"(\w+)\(\) takes (\d+) positional arguments? but (\d+) (?:was|were) given",
+     r"`\1()` acepta \2 argumentos y recibió \3"),
+    ("TypeError", r"'(\w+)' object is not subscriptable", r"un valor de tipo `\1` no admite índices"),
+    ("TypeError", r"'(\w+)' object is not callable", r"un valor de tipo `\1` no se puede llamar"),
+    ("AttributeError", r"module '([\w.]+)' has no attribute '(\w+)'",
+     r"el módulo `\1` no tiene `\2`"),
+    ("AttributeError", r"'(\w+)' object has no attribute '(\w+)'",
+     r"un objeto `\1` no tiene el atributo `\2`"),
+    ("IndexError", r"list index out of range", "índice de lista fuera de rango"),
+]
+
+
+def cell_error_text(exception, message):
+    """An error of the student's own cell, as one line: Python's common messages in
+    Spanish, IPython's internal file names out; anything else as the student's code said it."""
+    message = _CELL_FILE.sub(r" (línea \1)", str(message or ""))
+    for name, pattern, spanish in _PYTHON:
+        if name not in (None, exception):
+            continue
+        match = re.match(pattern, message)
+        if match:
+            return f"{exception}: {match.expand(spanish)}{message[match.end():]}"
+    return f"{exception}: {message}" if message else exception

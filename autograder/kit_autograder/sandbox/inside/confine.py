@@ -216,7 +216,26 @@ def _drop_capabilities():
     _check(_libc.capset(ctypes.byref(header), data), "capset")
 
 
+def _mapped_bytes():
+    """This process's address space now: the warm interpreter's libraries and heap."""
+    try:
+        with open("/proc/self/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
 def _set_limits(limits):
+    # The memory limit counts from what the zygote had already mapped (numpy, matplotlib and
+    # IPython reserve far more address space than they use): a process that asks for more
+    # than MEMORY_MB on top gets a MemoryError in its cell, before the zygote's poll of the
+    # whole job's resident memory would have to kill it.
+    limits = dict(limits)
+    if limits.get("address_space"):
+        limits["address_space"] += _mapped_bytes()
     names = {"address_space": resource.RLIMIT_AS, "cpu_seconds": resource.RLIMIT_CPU,
              "processes": resource.RLIMIT_NPROC, "file_bytes": resource.RLIMIT_FSIZE,
              "open_files": resource.RLIMIT_NOFILE}

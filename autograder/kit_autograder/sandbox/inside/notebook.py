@@ -19,6 +19,7 @@ import ast
 import contextlib
 import io
 import json
+import re
 import signal
 import sys
 import time
@@ -180,12 +181,16 @@ def _cell_line(error):
     return line
 
 
+_DEFINES = re.compile(r"^(?:(?:async\s+)?def|class)\s+(\w+)|^(\w+)\s*=[^=]", re.M)
+
+
 def _bound_names(source):
-    """Top-level names a cell binds; a failed cell's names explain later NameErrors."""
+    """Top-level names a cell binds; a failed cell's names explain later NameErrors. A cell
+    that does not even parse still says, line by line, what it meant to define."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return []
+        return [a or b for a, b in _DEFINES.findall(source)]
     names = []
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
