@@ -4,10 +4,10 @@
 here works on plain data (the case's inputs, the student's ``Outcome`` and the ``Failure``
 list) and never calls student code.
 
-1. If the student's output equals, within the grading tolerances, the output of exactly one
-   catalogued mutant that fails this case, the feedback names that misconception, explains it
-   and points to the notebook step. The mutants run here, inside the grader, and their outputs
-   are never shown.
+1. If the student's output equals, within the grading tolerances, the output of one form of
+   exactly one catalogued mutant that fails this case, the feedback names that misconception,
+   explains it and points to the notebook step. The mutants run here, inside the grader, and
+   their outputs are never shown.
 2. Otherwise a generic hint says what kind of wrong the output is (NaN with large scores, rows
    not normalized, weights right but output wrong...), adding to what ``checks`` already said.
 
@@ -54,14 +54,16 @@ def matching_misconception(function, inputs, outcome: Outcome, expected):
     """
     matches = []
     for entry in misconceptions.for_function(function):
-        mutant = mutant_outcome(entry, inputs)
-        if violations(function, inputs, mutant, expected) and same_outcome(outcome, mutant):
-            matches.append(entry)
+        for form in entry.forms:
+            mutant = run_in_process(form, inputs, len(FUNCTIONS[function].parts))
+            if violations(function, inputs, mutant, expected) and same_outcome(outcome, mutant):
+                matches.append(entry)
+                break
     return matches[0] if len(matches) == 1 else None
 
 
 def mutant_outcome(entry, inputs) -> Outcome:
-    """What the entry's mutant returns on ``inputs``, reduced exactly as a student's result is."""
+    """What the entry's (first) mutant returns on ``inputs``, reduced as a student's result."""
     return run_in_process(entry.mutant, inputs, len(FUNCTIONS[entry.function].parts))
 
 

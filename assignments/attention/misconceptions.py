@@ -2,8 +2,8 @@
 
 When a student's output on a hidden case matches a mutant's output on that case, the feedback
 names the mistake, explains it in one sentence and points to the notebook step and formula,
-without code (``attention.diagnose``). The mutants live in ``attention.mutants``, one per
-entry, named after the entry's id (``attention.no_sqrt_dk`` -> ``attention_no_sqrt_dk``).
+without code (``attention.diagnose``). The mutants live in ``attention.mutants``, as the
+switches of a graded function's implementation (``mutants.MISTAKES``, keyed by the entry's id).
 
 Seed 003's five "errores conceptuales frecuentes", and where the kit deals with each:
 
@@ -29,7 +29,7 @@ from . import mutants
 
 @dataclass(frozen=True)
 class Misconception:
-    """One typical mistake: what students read about it, and the mutant that reproduces it."""
+    """One typical mistake: what students read about it, and the mutants that reproduce it."""
 
     id: str  # "<graded function>.<mistake>"
     name: str  # Spanish, short: what the student did
@@ -42,8 +42,13 @@ class Misconception:
         return self.id.split(".")[0]
 
     @property
+    def forms(self):
+        """The mutants that reproduce this mistake, one per form of it (``mutants.MISTAKES``)."""
+        return mutants.forms(self.id)
+
+    @property
     def mutant(self):
-        return getattr(mutants, self.id.replace(".", "_"))
+        return self.forms[0]
 
     def source(self):
         """The mutant as the student's cell of ``self.function``."""
@@ -51,10 +56,15 @@ class Misconception:
 
 
 def render_source(fn, name):
-    """``fn`` as a standalone cell ``def name(...)``, followed by the private helpers it calls."""
-    sources = [re.sub(r"^def \w+\(", f"def {name}(", textwrap.dedent(inspect.getsource(fn)),
-                      count=1)]
-    for helper in _private_helpers(fn):
+    """``fn`` as a standalone cell ``def name(...)``, followed by the functions it calls that a
+    notebook does not define: a mutant's implementation, and private ``_name`` helpers."""
+    if isinstance(fn, mutants.Mutant):
+        sources, called = [fn.call_source(name)], [fn.implementation]
+    else:
+        sources = [re.sub(r"^def \w+\(", f"def {name}(", textwrap.dedent(inspect.getsource(fn)),
+                          count=1)]
+        called = []
+    for helper in called + _private_helpers(called[0] if called else fn):
         sources.append(textwrap.dedent(inspect.getsource(helper)))
     return "\n\n".join(source.rstrip() for source in sources) + "\n"
 
