@@ -168,9 +168,9 @@ CATALOG = (
         "las d_model columnas de la salida.",
         "Repasa el paso 6: MultiHead(X) = Concat(head_1, …, head_h)·W_O."),
     Misconception("multihead.sums_heads",
-        "Sumas o apilas las cabezas en lugar de concatenarlas por columnas",
-        "Al sumar las cabezas, o apilarlas por filas, te quedan solo d_v columnas, y W_O espera "
-        "las h·d_v columnas de todas las cabezas puestas una al lado de la otra.",
+        "Sumas, promedias o apilas las cabezas en lugar de concatenarlas por columnas",
+        "Al sumar las cabezas, promediarlas o apilarlas por filas te quedan solo d_v columnas, y "
+        "W_O espera las h·d_v columnas de todas las cabezas puestas una al lado de la otra.",
         "Repasa el paso 6: Concat(head_1, …, head_h) pone cada cabeza en su propio bloque de "
         "columnas y tiene forma (n, h·d_v)."),
     Misconception("multihead.concat_along_rows",
@@ -273,6 +273,11 @@ CATALOG = (
         "La ReLU va entre las dos capas, sobre xW_1 + b_1; aplicada al final anula todos los "
         "valores negativos que la FFN suma a cada token.",
         "Repasa el paso 8: FFN(x) = ReLU(xW_1 + b_1)W_2 + b_2, con la ReLU entre las dos capas."),
+    Misconception("transformer_block.gelu_instead_of_relu",
+        "Usas GELU en lugar de ReLU en la FFN",
+        "GELU es la activación de BERT y de GPT, pero la FFN de este bloque, la del artículo "
+        "original, usa ReLU, que anula los valores negativos en lugar de suavizarlos.",
+        "Repasa el paso 8: FFN(x) = ReLU(xW_1 + b_1)W_2 + b_2, con ReLU(z) = máx(0, z)."),
     Misconception("transformer_block.ffn_without_biases",
         "La FFN no usa los sesgos b_1 y b_2",
         "Los sesgos forman parte de cada capa de la FFN: sin ellos cambia dónde se activa la ReLU "
@@ -284,6 +289,14 @@ CATALOG = (
         "normalizar cada columna mezcla información entre tokens.",
         "Repasa el paso 8: la normalización de capa que ya viene hecha trabaja sobre el último "
         "eje, el de las dimensiones de cada token."),
+    Misconception("transformer_block.layer_norm_unbiased_variance",
+        "Normalizas con la varianza corregida, dividiendo por d_model − 1",
+        "La normalización de capa divide cada fila centrada por la raíz de su varianza, la media "
+        "de los cuadrados sobre las d_model columnas; con d_model − 1, la corrección de Bessel "
+        "que PyTorch aplica por defecto en su std, las filas quedan con varianza "
+        "(d_model − 1)/d_model en lugar de 1.",
+        "Repasa el paso 8: usa la normalización de capa que ya viene hecha, con la varianza de "
+        "cada token dividida por d_model."),
     Misconception("transformer_block.mask_not_passed",
         "No pasas la máscara a multihead",
         "Sin la máscara el bloque deja que cada token vea los tokens futuros, y es la máscara la "

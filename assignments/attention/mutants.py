@@ -27,10 +27,15 @@ from reference import attention, multihead, softmax
 
 
 def attention_with(Q, K, V, mask=None, *, product="Q @ K.T", scale="sqrt(d_k)",
-                   masking="-inf before", softmax_axis=-1, shift=True,
+                   masking="-inf before", hidden=-np.inf, softmax_axis=-1, shift=True,
                    returns="output, weights"):
-    """Attention with switches: which product, which scale, how the mask acts, which axis the
-    softmax runs over, whether it subtracts the maximum, and what is returned."""
+    """Attention with switches: which product, which scale, how the mask acts and what score a
+    hidden key gets, which axis the softmax runs over, whether it subtracts the maximum, and
+    what is returned.
+
+    A finite ``hidden`` score (-1e9, d2l's -1e6) gives the same weights as -inf except in a row
+    where every key is hidden: uniform weights there, not NaN.
+    """
     if product == "Q @ K.T":
         scores = Q @ K.T
     elif product == "Q @ K":
@@ -44,9 +49,9 @@ def attention_with(Q, K, V, mask=None, *, product="Q @ K.T", scale="sqrt(d_k)",
     elif scale == "sqrt(m)":
         scores = scores / np.sqrt(K.shape[0])
     if mask is not None and masking == "-inf before":
-        scores = np.where(mask, scores, -np.inf)
+        scores = np.where(mask, scores, hidden)
     elif mask is not None and masking == "inverted":
-        scores = np.where(~mask, scores, -np.inf)
+        scores = np.where(~mask, scores, hidden)
     elif mask is not None and masking == "multiplied":
         scores = scores * mask
     if shift:
@@ -88,6 +93,8 @@ def multihead_with(X, heads, W_O, mask=None, *, pass_mask=True, scale="sqrt(d_k)
         combined = np.concatenate(outputs, axis=1)
     elif combine == "sum":
         combined = sum(outputs)
+    elif combine == "mean":
+        combined = sum(outputs) / len(outputs)
     else:  # "rows, reshaped": each row now mixes tokens and heads
         combined = np.concatenate(outputs, axis=0).reshape(len(X), -1)
     if w_o == "W_O":
@@ -133,19 +140,36 @@ def positional_encoding_with(n_positions, d_model, *, exponent="2i/d", inverted=
 # --- transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None) -------------------------------
 
 
-def _normalize(x, axis=-1, eps=1e-5):
-    return (x - x.mean(axis=axis, keepdims=True)) / np.sqrt(x.var(axis=axis, keepdims=True) + eps)
+def _normalize(x, axis=-1, eps=1e-5, ddof=0):
+    # The variance written out, as np.var computes it, so that ddof = 1 over a single row
+    # divides by zero under the caller's errstate instead of warning.
+    centred = x - x.mean(axis=axis, keepdims=True)
+    variance = (centred * centred).sum(axis=axis, keepdims=True) / (x.shape[axis] - ddof)
+    return centred / np.sqrt(variance + eps)
+
+
+def _gelu(z):
+    # GPT-2's tanh approximation, the one usually written with numpy alone.
+    return 0.5 * z * (1 + np.tanh(np.sqrt(2 / np.pi) * (z + 0.044715 * z ** 3)))
+
+
+def _gelu_erf(z):
+    # The exact GELU, z·Φ(z), as BERT defines it.
+    from math import erf
+
+    return 0.5 * z * (1 + np.vectorize(erf)(z / np.sqrt(2)))
 
 
 def transformer_block_with(x, heads, W_O, W1, b1, W2, b2, mask=None, *, pre_ln=False,
                            attention_residual=True, ffn_residual=True, activation="relu",
-                           biases=True, norm_axis=-1, eps=1e-5, pass_mask=True,
+                           biases=True, norm_axis=-1, eps=1e-5, ddof=0, pass_mask=True,
                            final_norm=True, ffn_on_block_input=False):
     """A block with switches: pre-LN or post-LN, each residual, the FFN's activation and
-    biases, the LayerNorm's axis and epsilon, the mask, the final norm and the FFN's input."""
+    biases, the LayerNorm's axis, epsilon and variance (``ddof=1`` divides by d_model − 1),
+    the mask, the final norm and the FFN's input."""
 
     def norm(z):
-        return _normalize(z, norm_axis, eps)
+        return _normalize(z, norm_axis, eps, ddof)
 
     def mixed(z):
         return multihead(z, heads, W_O, mask if pass_mask else None)
@@ -154,6 +178,10 @@ def transformer_block_with(x, heads, W_O, W1, b1, W2, b2, mask=None, *, pre_ln=F
         hidden = z @ W1 + b1 if biases else z @ W1
         if activation == "relu":
             hidden = np.maximum(0, hidden)
+        elif activation == "gelu":
+            hidden = _gelu(hidden)
+        elif activation == "gelu_erf":
+            hidden = _gelu_erf(hidden)
         out = hidden @ W2 + b2 if biases else hidden @ W2
         return np.maximum(0, out) if activation == "relu after W2" else out
 
@@ -176,7 +204,7 @@ IMPLEMENTATIONS = {
 # --- the catalog's mistakes, as switches ---------------------------------------------------------
 
 # Each entry of ``misconceptions.CATALOG`` has its switches here. An entry may list several
-# forms of one mistake, written differently with the same meaning; any of them names it.
+# forms of one mistake (the sum or the mean of the heads); any of them names it.
 MISTAKES = {
     "attention.no_sqrt_dk": [dict(scale="none")],
     "attention.divides_by_dk": [dict(scale="d_k")],
@@ -185,13 +213,13 @@ MISTAKES = {
     "attention.q_transposed": [dict(product="Q.T @ K")],
     "attention.softmax_over_queries": [dict(softmax_axis=0)],
     "attention.mask_after_softmax": [dict(masking="zeroed after")],
-    "attention.mask_inverted": [dict(masking="inverted")],
+    "attention.mask_inverted": [dict(masking="inverted"), dict(masking="inverted", hidden=-1e9)],
     "attention.mask_multiplied": [dict(masking="multiplied")],
     "attention.unshifted_softmax": [dict(shift=False)],
     "attention.returns_only_output": [dict(returns="output")],
     "attention.returns_weights_first": [dict(returns="weights, output")],
     "multihead.no_w_o": [dict(w_o="none")],
-    "multihead.sums_heads": [dict(combine="sum")],
+    "multihead.sums_heads": [dict(combine="sum"), dict(combine="mean")],
     "multihead.concat_along_rows": [dict(combine="rows, reshaped")],
     "multihead.mask_not_passed": [dict(pass_mask=False)],
     "multihead.scales_by_d_model": [dict(scale="sqrt(d_model)")],
@@ -209,8 +237,11 @@ MISTAKES = {
     "transformer_block.no_ffn_residual": [dict(ffn_residual=False)],
     "transformer_block.no_relu": [dict(activation="none")],
     "transformer_block.relu_after_second_layer": [dict(activation="relu after W2")],
+    "transformer_block.gelu_instead_of_relu": [dict(activation="gelu"),
+                                               dict(activation="gelu_erf")],
     "transformer_block.ffn_without_biases": [dict(biases=False)],
     "transformer_block.layer_norm_over_tokens": [dict(norm_axis=0)],
+    "transformer_block.layer_norm_unbiased_variance": [dict(ddof=1)],
     "transformer_block.mask_not_passed": [dict(pass_mask=False)],
     "transformer_block.no_final_norm": [dict(final_norm=False)],
     "transformer_block.ffn_on_block_input": [dict(ffn_on_block_input=True)],
