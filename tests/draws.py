@@ -49,3 +49,28 @@ def diagnoses(failures):
     return [f for f in failures
             if f.details.get("kind") in ("misconception", "explanation", "finding", "hint")]
 
+
+def caught_on_every_draw(function, fn, seeds=SEEDS):
+    """``{(case, seed): failures}`` of the failing cases, asserting every draw has one."""
+    graded = grade(function, fn, seeds)
+    missed = [seed for seed in seeds
+              if not any(failures for (_, s), failures in graded.items() if s == seed)]
+    assert not missed, f"draws {missed} let the mistake through"
+    return {key: failures for key, failures in graded.items() if failures}
+
+
+def assert_named(function, fn, *ids, cases=None, seeds=SEEDS):
+    """``fn`` fails on every draw (on each of ``cases`` when given); every failing case names
+    some of ``ids`` and nothing else (where one of two mistakes does not show, only the other
+    is named), and every draw names all of them. Returns the failing cases."""
+    failing = caught_on_every_draw(function, fn, seeds)
+    if cases:
+        missed = {(case, seed) for case in cases for seed in seeds} - set(failing)
+        assert not missed, f"these draws let it through: {sorted(missed)}"
+    wrong = {key: named(failures) for key, failures in failing.items()
+             if not named(failures) or not set(named(failures)) <= set(ids)}
+    assert not wrong, wrong
+    for seed in seeds:
+        said = {i for (_, s), failures in failing.items() if s == seed for i in named(failures)}
+        assert said == set(ids), f"draw {seed} names only {sorted(said)}"
+    return failing

@@ -219,11 +219,13 @@ def test_two_mistakes_are_named_only_where_one_of_them_explains_the_output():
         assert named(grades["puntuaciones_grandes", seed]) == ["attention.unshifted_softmax"]
 
 
-def test_single_head_output_is_reported_by_its_columns():
+def test_single_head_output_is_named_as_that_head_alone():
     def multihead(X, heads, W_O, mask=None):
         W_Q, W_K, W_V = heads[0]
         return reference.attention(X @ W_Q, X @ W_K, X @ W_V, mask)[0]
-    assert any("d_v columnas de una sola cabeza" in h for h in _only_hints("multihead", multihead))
+    for key, failures in grade("multihead", multihead, range(5)).items():
+        assert named(failures) == ["multihead.one_head_only"], key
+        assert any("head_1" in f.message for f in failures), key
 
 
 def test_sines_everywhere_are_reported_by_row_zero_and_pairs():
@@ -237,15 +239,15 @@ def test_sines_everywhere_are_reported_by_row_zero_and_pairs():
 
 
 def test_unnormalized_block_output_is_reported_and_normalized_one_points_earlier():
-    def without_final_norm_nor_relu(x, heads, W_O, W1, b1, W2, b2, mask=None):
+    def without_final_norm_ffn_doubled(x, heads, W_O, W1, b1, W2, b2, mask=None):
         x = reference.layer_norm(x + reference.multihead(x, heads, W_O, mask))
-        return x + (x @ W1 + b1) @ W2 + b2
+        return x + 2 * (np.maximum(0, x @ W1 + b1) @ W2 + b2)
 
     def first_sublayer_only(x, heads, W_O, W1, b1, W2, b2, mask=None):
         return reference.layer_norm(x + reference.multihead(x, heads, W_O, mask))
 
     assert any("no tienen media 0 y varianza 1" in h
-               for h in _only_hints("transformer_block", without_final_norm_nor_relu))
+               for h in _only_hints("transformer_block", without_final_norm_ffn_doubled))
     assert any("normalizada por filas" in h
                for h in _only_hints("transformer_block", first_sublayer_only))
 

@@ -211,8 +211,9 @@ CATALOG = (
         "Repasa el paso 7: PE(pos, 2i) = sin(pos·ω_i) y PE(pos, 2i + 1) = cos(pos·ω_i)."),
     Misconception("positional_encoding.exponent_i_over_d",
         "Usas el exponente i/d_model en lugar de 2i/d_model",
-        "La frecuencia de la pareja i es ω_i = 1/10000^(2i/d_model); con i/d_model las "
-        "frecuencias decrecen la mitad de deprisa y las últimas columnas no llegan a ser lentas.",
+        "La frecuencia de la pareja i es ω_i = 1/10000^(2i/d_model); con i/d_model, o con la base "
+        "100, que da lo mismo, las frecuencias decrecen la mitad de deprisa y las últimas "
+        "columnas no llegan a ser lentas.",
         "Repasa el paso 7: el exponente usa el índice de la columna par, 2i = 0, 2, 4, …, "
         "dividido por d_model."),
     Misconception("positional_encoding.halves_concatenated",
