@@ -269,3 +269,17 @@ def test_check_level_summary(mutant_grades):
           f"themselves and only themselves {right}/{total}")
     assert caught == right == total
 
+
+# --- wording the issues corrected --------------------------------------------------------------
+
+
+def test_halves_are_called_another_layout_not_a_broken_rotation():
+    """Halves hold the same numbers in another column order: a convention, not the rotation."""
+    text = misconceptions.get("positional_encoding.halves_concatenated").explanation
+    assert "rotación" not in text and "convención del cuaderno" in text
+
+
+def test_dividing_by_d_k_is_not_said_to_make_weights_almost_uniform():
+    """With the hidden d_k = 3 the weights are only more spread out, not nearly uniform."""
+    text = misconceptions.get("attention.divides_by_dk").explanation
+    assert "uniforme" not in text and "más repartidos" in text

@@ -100,8 +100,8 @@ CATALOG = (
         seed_error=2),
     Misconception("attention.divides_by_dk",
         "Divides por d_k en lugar de por √d_k",
-        "Dividir por d_k encoge de más las puntuaciones y deja los pesos casi uniformes; el factor "
-        "que las devuelve a varianza 1 es √d_k.",
+        "Dividir por d_k encoge de más las puntuaciones, así que los pesos quedan más repartidos "
+        "de lo que deberían; el factor que las devuelve a varianza 1 es √d_k.",
         "Repasa el paso 4: si q y k tienen componentes de varianza 1, q·k tiene varianza d_k, así "
         "que se divide por su desviación típica, √d_k."),
     Misconception("attention.sqrt_of_num_keys",
@@ -218,9 +218,9 @@ CATALOG = (
         "dividido por d_model."),
     Misconception("positional_encoding.halves_concatenated",
         "Pones todos los senos y después todos los cosenos",
-        "El seno y el coseno de una misma frecuencia van intercalados, en las columnas vecinas 2i "
-        "y 2i + 1, no en dos mitades; esa pareja es la que convierte cada desplazamiento en una "
-        "rotación.",
+        "Poner todos los senos y después todos los cosenos es una disposición habitual, con los "
+        "mismos números en otro orden de columnas, pero rompe la convención del cuaderno, en la "
+        "que el seno y el coseno de cada frecuencia ocupan las columnas vecinas 2i y 2i + 1.",
         "Repasa el paso 7: seno, coseno, seno, coseno…, con PE(pos, 2i) y PE(pos, 2i + 1) "
         "compartiendo ω_i."),
     Misconception("positional_encoding.transposed",
