@@ -1,5 +1,9 @@
 """Correct implementations written differently from the reference: they must keep full marks.
 
+Besides rewriting the formulas (einsum, loops, stacked tensors), they change what the
+tolerances must absorb: float32 arithmetic, -1e9 or -1e30 for -inf, and a LayerNorm of the
+student's own with a smaller epsilon or in the (x - mean) / (std + eps) form of public code.
+
 Each is a student cell once renamed (``misconceptions.render_source``): numpy, the notebook's
 given helpers and, imported inside the function as a student would, the standard library.
 ``VARIANTS`` maps each graded function to its variants; ``variant_sets`` groups them one per
@@ -8,7 +12,7 @@ function, so one notebook can carry a set.
 
 import numpy as np
 
-from reference import attention, layer_norm, multihead
+from reference import attention, layer_norm, multihead, softmax
 
 # --- attention -------------------------------------------------------------------------------
 
@@ -45,6 +49,23 @@ def attention_minus_1e9(Q, K, V, mask=None):
         scores = np.where(mask, scores, -1e9)
     weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
     weights /= weights.sum(axis=-1, keepdims=True)
+    return weights @ V, weights
+
+
+def attention_minus_1e30(Q, K, V, mask=None):
+    scores = Q @ K.T / np.sqrt(K.shape[-1])
+    if mask is not None:
+        scores = scores + np.where(mask, 0.0, -1e30)
+    return softmax(scores) @ V, softmax(scores)
+
+
+def attention_float32(Q, K, V, mask=None):
+    Q, K, V = (np.asarray(a, dtype=np.float32) for a in (Q, K, V))
+    scores = Q @ K.T / np.float32(np.sqrt(K.shape[-1]))
+    if mask is not None:
+        scores = np.where(mask, scores, np.float32(-1e9))
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights = e / e.sum(axis=-1, keepdims=True)
     return weights @ V, weights
 
 
@@ -86,6 +107,19 @@ def multihead_hstack(X, heads, W_O, mask=None):
     return np.hstack([attention(X @ q, X @ k, X @ v, mask)[0] for q, k, v in heads]) @ W_O
 
 
+def multihead_float32(X, heads, W_O, mask=None):
+    X, W_O = X.astype(np.float32), W_O.astype(np.float32)
+    outputs = []
+    for W_Q, W_K, W_V in heads:
+        Q, K, V = (X @ W.astype(np.float32) for W in (W_Q, W_K, W_V))
+        scores = Q @ K.T / np.float32(np.sqrt(K.shape[1]))
+        if mask is not None:
+            scores = np.where(mask, scores, np.float32(-1e9))
+        e = np.exp(scores - scores.max(axis=1, keepdims=True))
+        outputs.append(e / e.sum(axis=1, keepdims=True) @ V)
+    return np.concatenate(outputs, axis=1) @ W_O
+
+
 # --- positional_encoding ---------------------------------------------------------------------
 
 
@@ -117,6 +151,16 @@ def positional_encoding_power(n_positions, d_model):
     return pe, omega
 
 
+def positional_encoding_float32(n_positions, d_model):
+    position = np.arange(n_positions, dtype=np.float32)[:, None]
+    omega = np.float32(1) / np.float32(10000) ** (np.arange(0, d_model, 2, dtype=np.float32)
+                                                  / np.float32(d_model))
+    pe = np.zeros((n_positions, d_model), dtype=np.float32)
+    pe[:, 0::2] = np.sin(position * omega)
+    pe[:, 1::2] = np.cos(position * omega[: d_model // 2])
+    return pe, omega
+
+
 # --- transformer_block -----------------------------------------------------------------------
 
 
@@ -132,6 +176,34 @@ def transformer_block_own_layer_norm(x, heads, W_O, W1, b1, W2, b2, mask=None):
     return _own_layer_norm(h + np.where(hidden > 0, hidden, 0) @ W2 + b2)
 
 
+def _layer_norm_eps_1e6(x, eps=1e-6):
+    return (x - x.mean(axis=-1, keepdims=True)) / np.sqrt(x.var(axis=-1, keepdims=True) + eps)
+
+
+def transformer_block_layer_norm_eps_1e6(x, heads, W_O, W1, b1, W2, b2, mask=None):
+    x = _layer_norm_eps_1e6(x + multihead(x, heads, W_O, mask))
+    return _layer_norm_eps_1e6(x + np.maximum(0, x @ W1 + b1) @ W2 + b2)
+
+
+def _layer_norm_std_plus_eps(x, eps=1e-6):
+    return (x - x.mean(-1, keepdims=True)) / (x.std(-1, keepdims=True) + eps)
+
+
+def transformer_block_std_plus_eps(x, heads, W_O, W1, b1, W2, b2, mask=None):
+    x = _layer_norm_std_plus_eps(x + multihead(x, heads, W_O, mask))
+    return _layer_norm_std_plus_eps(x + np.maximum(0, x @ W1 + b1) @ W2 + b2)
+
+
+def transformer_block_float32(x, heads, W_O, W1, b1, W2, b2, mask=None):
+    def norm(z):
+        return (z - z.mean(-1, keepdims=True)) / np.sqrt(z.var(-1, keepdims=True)
+                                                         + np.float32(1e-5))
+
+    x = norm(x.astype(np.float32) + multihead(x, heads, W_O, mask).astype(np.float32))
+    W1, b1, W2, b2 = (a.astype(np.float32) for a in (W1, b1, W2, b2))
+    return norm(x + np.maximum(0, x @ W1 + b1) @ W2 + b2)
+
+
 def transformer_block_token_by_token_ffn(x, heads, W_O, W1, b1, W2, b2, mask=None):
     x = layer_norm(x + multihead(x, heads, W_O, mask))
     ffn = np.array([np.maximum(0, token @ W1 + b1) @ W2 + b2 for token in x])
@@ -145,13 +217,15 @@ def transformer_block_einsum(x, heads, W_O, W1, b1, W2, b2, mask=None):
 
 
 VARIANTS = {
-    "attention": [attention_einsum, attention_loops, attention_minus_1e9,
-                  attention_masked_assignment],
-    "multihead": [multihead_stacked_weights, multihead_blocks_of_w_o, multihead_hstack],
+    "attention": [attention_einsum, attention_loops, attention_minus_1e9, attention_minus_1e30,
+                  attention_float32, attention_masked_assignment],
+    "multihead": [multihead_stacked_weights, multihead_blocks_of_w_o, multihead_hstack,
+                  multihead_float32],
     "positional_encoding": [positional_encoding_loops, positional_encoding_stack_and_reshape,
-                            positional_encoding_power],
+                            positional_encoding_power, positional_encoding_float32],
     "transformer_block": [transformer_block_own_layer_norm, transformer_block_token_by_token_ffn,
-                          transformer_block_einsum],
+                          transformer_block_einsum, transformer_block_layer_norm_eps_1e6,
+                          transformer_block_std_plus_eps, transformer_block_float32],
 }
 
 

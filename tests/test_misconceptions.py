@@ -1,7 +1,8 @@
 """The catalog of typical mistakes: every mutant is caught, named as itself and nothing else.
 
-Each mutant goes through the same path as a student's function (run_case -> compare, whose
-diagnosis names the mistake). Run with ``-s`` to see the summary counts.
+Each mutant goes through the same path as a student's function (run_in_process, then the
+lesson's judge, whose diagnosis names the mistake), on many draws of every hidden case,
+because each submission gets its own draw. Run with ``-s`` to see the summary counts.
 """
 
 import itertools
@@ -14,11 +15,14 @@ import pytest
 import reference
 from attention import misconceptions
 from attention.cases import cases_for
-from autograder.checks import GRADED_FUNCTIONS, compare, describe, run_case
-from attention.diagnose import mutant_outcome, same_outcome
+from attention.diagnose import same_outcome
+from attention.judge import reference_parts, violations
+from draws import GRADED_FUNCTIONS, SEEDS, diagnoses, draw, grade, named, outcome
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG_IDS = [entry.id for entry in misconceptions.CATALOG]
+FORMS = [(entry.id, index) for entry in misconceptions.CATALOG
+         for index in range(len(entry.forms))]
 
 # The mistakes issue 4 lists by name; the catalog may hold more, never fewer.
 ISSUE_4_MISTAKES = [
@@ -35,23 +39,17 @@ ISSUE_4_MISTAKES = [
 ]
 
 
-def _diagnoses(failures):
-    return [f for f in failures if f.details.get("kind") in ("misconception", "hint")]
-
-
-def _named(failures):
-    return [f.details["id"] for f in failures if f.details.get("kind") == "misconception"]
-
-
-def grade(function, fn):
-    """{case name: failures} over the hidden cases of ``function``, as the grader sees them."""
-    return {case.name: compare(function, case, run_case(function, fn, case))
-            for case in cases_for(function)}
+def _form(form_id):
+    entry_id, index = form_id
+    entry = misconceptions.get(entry_id)
+    return entry, entry.forms[index]
 
 
 @pytest.fixture(scope="module")
 def mutant_grades():
-    return {entry.id: grade(entry.function, entry.mutant) for entry in misconceptions.CATALOG}
+    """{(entry id, form): {(case, seed): failures}} for every form of every entry."""
+    return {form_id: grade(_form(form_id)[0].function, _form(form_id)[1])
+            for form_id in FORMS}
 
 
 # --- the catalog itself ------------------------------------------------------------------------
@@ -66,6 +64,7 @@ def test_catalog_holds_every_mistake_issue_4_lists():
 def test_entry_speaks_spanish_in_one_sentence_and_hints_without_code(misconception_id):
     entry = misconceptions.get(misconception_id)
     assert entry.function in GRADED_FUNCTIONS
+    assert entry.forms, "every entry needs a mutant"
     assert entry.name and not entry.name.endswith(".")
     # One sentence: a single full stop, at the end ("…" and decimal points are not stops).
     assert entry.explanation.endswith(".") and not re.search(r"\.\s", entry.explanation)
@@ -96,40 +95,52 @@ def test_mutant_cell_runs_standalone_with_only_the_notebooks_names(misconception
         namespace[earlier] = getattr(reference, earlier)
     exec(compile(source, f"<{misconception_id}>", "exec"), namespace)
     for case in cases_for(entry.function):
-        assert same_outcome(run_case(entry.function, namespace[entry.function], case),
-                            mutant_outcome(entry, case)), case.name
+        for seed in range(3):
+            inputs = draw(case, seed)
+            assert same_outcome(outcome(entry.function, namespace[entry.function], inputs),
+                                outcome(entry.function, entry.mutant, inputs)), case.name
 
 
-# --- caught and named --------------------------------------------------------------------------
+# --- caught and named, on every draw ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("misconception_id", CATALOG_IDS)
-def test_mutant_is_caught_by_some_hidden_case(mutant_grades, misconception_id):
-    assert any(mutant_grades[misconception_id].values()), "the hidden cases miss this mistake"
+@pytest.mark.parametrize("form_id", FORMS, ids=[f"{i}[{k}]" for i, k in FORMS])
+def test_mutant_is_caught_by_some_hidden_case_on_every_draw(mutant_grades, form_id):
+    graded = mutant_grades[form_id]
+    missed = [seed for seed in SEEDS if not any(graded[case.name, seed]
+                                                for case in cases_for(form_id[0].split(".")[0]))]
+    assert not missed, f"the hidden cases miss this mistake on draws {missed}"
 
 
-@pytest.mark.parametrize("misconception_id", CATALOG_IDS)
-def test_mutant_is_named_as_itself_on_every_case_it_fails(mutant_grades, misconception_id):
-    for case_name, failures in mutant_grades[misconception_id].items():
-        if failures:
-            assert _named(failures) == [misconception_id], case_name
+@pytest.mark.parametrize("form_id", FORMS, ids=[f"{i}[{k}]" for i, k in FORMS])
+def test_mutant_is_named_as_itself_on_every_case_it_fails(mutant_grades, form_id):
+    wrong = {key: named(failures) for key, failures in mutant_grades[form_id].items()
+             if failures and named(failures) != [form_id[0]]}
+    assert not wrong
 
 
 @pytest.mark.parametrize("function", GRADED_FUNCTIONS)
 def test_no_two_mutants_coincide_on_a_case_where_both_fail(function):
     """Otherwise one output would fit two names, and diagnose would have to stay silent."""
-    entries = misconceptions.for_function(function)
+    forms = [(entry.id, form) for entry in misconceptions.for_function(function)
+             for form in entry.forms]
     for case in cases_for(function):
-        failing = [e for e in entries if compare(function, case, mutant_outcome(e, case))]
-        for a, b in itertools.combinations(failing, 2):
-            assert not same_outcome(mutant_outcome(a, case), mutant_outcome(b, case)), \
-                f"{a.id} and {b.id} coincide on {case.name}"
+        for seed in SEEDS:
+            inputs = draw(case, seed)
+            expected = reference_parts(function, inputs)
+            outcomes = {(entry_id, form): outcome(function, form, inputs)
+                        for entry_id, form in forms}
+            failing = [key for key, result in outcomes.items()
+                       if violations(function, inputs, result, expected)]
+            for a, b in itertools.combinations(failing, 2):
+                assert a[0] == b[0] or not same_outcome(outcomes[a], outcomes[b]), \
+                    f"{a[0]} and {b[0]} coincide on {case.name}, draw {seed}"
 
 
 def test_named_feedback_shows_name_explanation_and_hint(mutant_grades):
     entry = misconceptions.get("attention.no_sqrt_dk")
-    case = cases_for("attention")[0]
-    text = describe("attention", case, mutant_grades[entry.id][case.name])
+    failures = mutant_grades[entry.id, 0]["rectangular", 0]
+    text = "\n".join(f.message for f in failures)
     assert f"error típico reconocido: {entry.name}. {entry.explanation}" in text
     assert f"Pista: {entry.hint}" in text
 
@@ -140,7 +151,7 @@ def test_diagnosis_quotes_no_hidden_number(mutant_grades):
                      for e in misconceptions.CATALOG]
     for grades in mutant_grades.values():
         for failures in grades.values():
-            for diagnosis in _diagnoses(failures):
+            for diagnosis in diagnoses(failures):
                 assert diagnosis.message in catalog_texts or not re.search(r"\d[.,]\d",
                                                                             diagnosis.message)
 
@@ -157,11 +168,11 @@ def _attention_scaled(factor):
 
 
 def _only_hints(function, fn):
-    """Every failing case's diagnosis, asserting that none of them names a catalog entry."""
+    """Every failing case's diagnosis, asserting that none of them names a mistake."""
     hints = []
-    for case_name, failures in grade(function, fn).items():
-        assert not _named(failures), f"false name on {case_name}: {_named(failures)}"
-        hints += [f.message for f in _diagnoses(failures)]
+    for key, failures in grade(function, fn).items():
+        assert not named(failures), f"false name on {key}: {named(failures)}"
+        hints += [f.message for f in diagnoses(failures)]
     assert hints, "a failing function should get at least one hint"
     return hints
 
@@ -201,17 +212,20 @@ def test_two_mistakes_are_named_only_where_one_of_them_explains_the_output():
         weights = e / e.sum(axis=-1, keepdims=True)
         return weights @ V, weights
     grades = grade("attention", attention)
-    # Small scores: the shift changes nothing, and the output is exactly no_sqrt_dk's.
-    assert _named(grades["causal"]) == ["attention.no_sqrt_dk"]
-    # Scores of ~1e3 saturate whatever the scale, so only the overflow shows, and is named.
-    assert _named(grades["puntuaciones_grandes"]) == ["attention.unshifted_softmax"]
+    for seed in SEEDS:
+        # Small scores: the shift changes nothing, and the output is exactly no_sqrt_dk's.
+        assert named(grades["causal", seed]) == ["attention.no_sqrt_dk"]
+        # Scores of ~1e3 overflow whatever the scale, so only the overflow shows, and is named.
+        assert named(grades["puntuaciones_grandes", seed]) == ["attention.unshifted_softmax"]
 
 
-def test_single_head_output_is_reported_by_its_columns():
+def test_single_head_output_is_named_as_that_head_alone():
     def multihead(X, heads, W_O, mask=None):
         W_Q, W_K, W_V = heads[0]
         return reference.attention(X @ W_Q, X @ W_K, X @ W_V, mask)[0]
-    assert any("d_v columnas de una sola cabeza" in h for h in _only_hints("multihead", multihead))
+    for key, failures in grade("multihead", multihead, range(5)).items():
+        assert named(failures) == ["multihead.one_head_only"], key
+        assert any("head_1" in f.message for f in failures), key
 
 
 def test_sines_everywhere_are_reported_by_row_zero_and_pairs():
@@ -225,15 +239,15 @@ def test_sines_everywhere_are_reported_by_row_zero_and_pairs():
 
 
 def test_unnormalized_block_output_is_reported_and_normalized_one_points_earlier():
-    def without_final_norm_nor_relu(x, heads, W_O, W1, b1, W2, b2, mask=None):
+    def without_final_norm_ffn_doubled(x, heads, W_O, W1, b1, W2, b2, mask=None):
         x = reference.layer_norm(x + reference.multihead(x, heads, W_O, mask))
-        return x + (x @ W1 + b1) @ W2 + b2
+        return x + 2 * (np.maximum(0, x @ W1 + b1) @ W2 + b2)
 
     def first_sublayer_only(x, heads, W_O, W1, b1, W2, b2, mask=None):
         return reference.layer_norm(x + reference.multihead(x, heads, W_O, mask))
 
     assert any("no tienen media 0 y varianza 1" in h
-               for h in _only_hints("transformer_block", without_final_norm_nor_relu))
+               for h in _only_hints("transformer_block", without_final_norm_ffn_doubled))
     assert any("normalizada por filas" in h
                for h in _only_hints("transformer_block", first_sublayer_only))
 
@@ -242,13 +256,30 @@ def test_unnormalized_block_output_is_reported_and_normalized_one_points_earlier
 
 
 def test_check_level_summary(mutant_grades):
-    """Caught and named, out of how many, through run_case + compare (printed with -s)."""
-    caught = sum(any(grades.values()) for grades in mutant_grades.values())
-    named = sum(
-        any(grades.values()) and all(_named(f) == [mid] for f in grades.values() if f)
-        for mid, grades in mutant_grades.items())
-    total = len(misconceptions.CATALOG)
+    """Caught on every draw and named, out of how many forms (printed with -s)."""
+    caught = sum(all(any(failures for (case, seed), failures in grades.items() if seed == s)
+                     for s in SEEDS)
+                 for grades in mutant_grades.values())
+    right = sum(all(named(f) == [form_id[0]] for f in grades.values() if f)
+                for form_id, grades in mutant_grades.items())
+    total = len(FORMS)
     per_function = {f: len(misconceptions.for_function(f)) for f in GRADED_FUNCTIONS}
-    print(f"\n[checks] mutants caught {caught}/{total}, named as themselves and only themselves "
-          f"{named}/{total} {per_function}")
-    assert caught == named == total
+    print(f"\n[judge] {len(CATALOG_IDS)} mistakes in {total} forms {per_function}, over "
+          f"{len(SEEDS)} draws of every case: caught on every draw {caught}/{total}, named as "
+          f"themselves and only themselves {right}/{total}")
+    assert caught == right == total
+
+
+# --- wording the issues corrected --------------------------------------------------------------
+
+
+def test_halves_are_called_another_layout_not_a_broken_rotation():
+    """Halves hold the same numbers in another column order: a convention, not the rotation."""
+    text = misconceptions.get("positional_encoding.halves_concatenated").explanation
+    assert "rotación" not in text and "convención del cuaderno" in text
+
+
+def test_dividing_by_d_k_is_not_said_to_make_weights_almost_uniform():
+    """With the hidden d_k = 3 the weights are only more spread out, not nearly uniform."""
+    text = misconceptions.get("attention.divides_by_dk").explanation
+    assert "uniforme" not in text and "más repartidos" in text

@@ -70,8 +70,9 @@ def _attention_rectangular(rng):
 
 
 def _attention_single_query(rng):
-    return dict(Q=1.5 * rng.normal(size=(1, 4)), K=1.5 * rng.normal(size=(5, 4)),
-                V=rng.normal(size=(5, 2)))
+    # Scale 1, not 1.5: with one query the whole output is one row, which a too-large scale
+    # saturates to one-hot, and two wrong scales (say ×2 and ×3) then coincide.
+    return dict(Q=rng.normal(size=(1, 4)), K=rng.normal(size=(5, 4)), V=rng.normal(size=(5, 2)))
 
 
 def _attention_causal(rng):
@@ -85,9 +86,17 @@ def _attention_random_mask(rng):
 
 
 def _attention_large_scores(rng):
-    # Entries of 25 give dot products of order 1e3: exp() overflows unless the maximum is subtracted.
-    return dict(Q=25 * rng.normal(size=(3, 4)), K=25 * rng.normal(size=(4, 4)),
-                V=rng.normal(size=(4, 2)), mask=_causal(4)[:3])
+    # Each score is a common part of order 1e3 plus a part of order 1 that sets the weights:
+    # exp() overflows unless the row maximum is subtracted, while the weights stay far from
+    # one-hot, so a wrong scale still shows. (Entries of 25 in every direction gave visible
+    # scores all below exp's limit, ~709.8, in half the draws, and one-hot weights in the rest.)
+    # With m = 5 keys, K is not square, so Q·K without the transpose raises instead of
+    # coinciding with other mistakes once the weights saturate.
+    direction = rng.normal(size=4)
+    direction /= np.linalg.norm(direction)
+    K = 50 * direction + 0.025 * rng.normal(size=(5, 4))
+    Q = rng.uniform(45, 80, (3, 1)) * direction + 0.5 * rng.normal(size=(3, 4))
+    return dict(Q=Q, K=K, V=rng.normal(size=(5, 2)), mask=_causal(5)[:3])
 
 
 # --- multihead(X, heads, W_O, mask=None) ---------------------------------------------------
@@ -104,9 +113,12 @@ def _multihead_causal_three_heads(rng):
 
 
 def _multihead_dk_differs_from_dv(rng):
-    heads, W_O = _heads(rng, d_model=6, n_heads=2, d_k=2, d_v=3)
-    return dict(X=2 * rng.normal(size=(4, 6)), heads=heads, W_O=W_O,
-                mask=_random_mask(rng, 4, 4))
+    # Every size differs from every other (n = 7, d_model = 8, h = 2, d_k = 3, d_v = 5,
+    # d_model/h = 4, h·d_k = 6, h·d_v = 10), so a shape error says which size the code
+    # confused: with d_k = h and d_v = d_model/h, "16 numbers into (4, 2, 3)" could not.
+    heads, W_O = _heads(rng, d_model=8, n_heads=2, d_k=3, d_v=5)
+    return dict(X=2 * rng.normal(size=(7, 8)), heads=heads, W_O=W_O,
+                mask=_random_mask(rng, 7, 7))
 
 
 # --- positional_encoding(n_positions, d_model) ----------------------------------------------
@@ -128,7 +140,7 @@ def _pe_long(rng):
 # --- transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None) -----------------------------
 
 
-def _block(rng, n, d_model, n_heads, d_ff, causal):
+def _block(rng, n, d_model, n_heads, d_ff, causal, signed_b2=False):
     d_k = d_model // n_heads
     heads, W_O = _heads(rng, d_model, n_heads, d_k, d_k)
     # Non-zero biases and an offset input, so that a dropped bias or a LayerNorm over the
@@ -142,6 +154,11 @@ def _block(rng, n, d_model, n_heads, d_ff, causal):
         W2=rng.normal(0, 1 / np.sqrt(d_ff), (d_ff, d_model)),
         b2=rng.normal(0, 0.5, d_model),
     )
+    if signed_b2:
+        # Half of b2 at about +2 and half at about -2, so that the FFN's last layer has both
+        # signs on every token (see the "un_token" case).
+        signs = rng.permutation(np.resize([1.0, -1.0], d_model))
+        inputs["b2"] = 2 * signs + rng.normal(0, 0.3, d_model)
     if causal:
         inputs["mask"] = _causal(n)
     return inputs
@@ -167,8 +184,14 @@ CASES = [
          lambda rng: _block(rng, n=5, d_model=8, n_heads=2, d_ff=16, causal=False), 5531),
     Case("transformer_block", "causal", "3 cabezas con máscara causal",
          lambda rng: _block(rng, n=6, d_model=6, n_heads=3, d_ff=12, causal=True), 5532),
+    # One token has few output entries, so mistakes coincide on it more easily than on a
+    # sequence: were the FFN's last layer of one sign on all of them, a ReLU put after that
+    # layer would give the same output as no ReLU at all (all positive) or as no FFN at all
+    # (all negative). A b2 with both signs, and d_model = 8, keep both signs there.
     Case("transformer_block", "un_token", "un solo token",
-         lambda rng: _block(rng, n=1, d_model=4, n_heads=1, d_ff=8, causal=False), 5533),
+         lambda rng: _block(rng, n=1, d_model=8, n_heads=2, d_ff=16, causal=False,
+                            signed_b2=True),
+         5533),
 ]
 
 

@@ -1,18 +1,28 @@
-"""Explain a failed hidden case: name the catalogued mistake it reproduces, or say what is off.
+"""Explain a failed hidden case: name the mistake it reproduces, or say what is off.
 
 ``judge.judge`` calls ``diagnose`` after it has listed the violated properties. Everything
 here works on plain data (the case's inputs, the student's ``Outcome`` and the ``Failure``
-list) and never calls student code.
+list) and never calls student code; the mutants and the reference it runs are the grader's.
+The first step that explains the failure gives the diagnosis:
 
-1. If the student's output equals, within the grading tolerances, the output of exactly one
-   catalogued mutant that fails this case, the feedback names that misconception, explains it
-   and points to the notebook step. The mutants run here, inside the grader, and their outputs
-   are never shown.
-2. Otherwise a generic hint says what kind of wrong the output is (NaN with large scores, rows
-   not normalized, weights right but output wrong...), adding to what ``checks`` already said.
+1. One catalogued mistake: the student's output equals, within the grading tolerances, the
+   output of exactly one catalog entry's mutant that fails this case. The feedback names it,
+   explains it and points to the notebook step.
+2. An error the catalog does not reproduce: its sizes, named as the notebook names them, and
+   the shapes the notebook asked for (shapes.py).
+3. Two catalogued mistakes at once: the output equals the mutant with both mistakes, and
+   neither mistake alone gives it, so each explains part of the difference.
+4. A finding: a property of the output that names a mistake outside the catalog, such as a
+   sum of the heads or a wrong base in the frequencies (findings.py).
+5. A generic hint about what kind of wrong the output is (NaN with large scores, rows not
+   normalized, weights right but output wrong...).
 
-No message quotes a hidden input, a reference output or a mutant output.
+When two entries fit equally well, the output cannot tell them apart and a wrong name teaches
+worse than none, so nothing is named; tests/test_misconceptions.py keeps the hidden cases free
+of such ties. No message quotes a hidden input, a reference output or a mutant output.
 """
+
+from itertools import combinations
 
 import numpy as np
 
@@ -21,8 +31,10 @@ from kit_autograder.verdicts.in_process import run_in_process
 from kit_autograder.verdicts.outcome import Failure, Outcome
 
 from . import misconceptions, tolerances
+from .findings import FINDINGS
 from .functions import FUNCTIONS
 from .judge import violations
+from .shapes import explain_error
 
 # exp() overflows float64 above ~709.78, so scores beyond this break a softmax that does not
 # subtract the row maximum.
@@ -34,47 +46,108 @@ NORMALIZED_VAR_ATOL = 1e-3
 
 
 def diagnose(function, inputs, outcome: Outcome, failures, expected) -> list:
-    """Failures of kind "misconception" or "hint" that explain ``failures``; may be empty."""
-    entry = matching_misconception(function, inputs, outcome, expected)
+    """Failures of kind "misconception", "explanation", "finding" or "hint" that explain
+    ``failures``; may be empty."""
+    tried = _Mutants(function, inputs, expected)
+    entry = matching_misconception(function, inputs, outcome, expected, tried)
     if entry is not None:
-        message = (f"error típico reconocido: {entry.name}. {entry.explanation}\n"
-                   f"    Pista: {entry.hint}")
-        return [Failure(message, None, {"kind": "misconception", "id": entry.id})]
-    if outcome.parts is None:  # the error message already says what went wrong
-        return []
+        return [_named(entry, "error típico reconocido")]
+    if outcome.parts is None:
+        return [Failure(text, None, {"kind": "explanation", **({"id": note} if note else {})})
+                for note, text in explain_error(function, inputs, outcome.error)]
+    pair = matching_pair(function, outcome, tried)
+    if pair:
+        return [_named(entry, "error típico reconocido, uno de los dos que hay a la vez")
+                for entry in pair]
+    found = FINDINGS[function](inputs, outcome.parts, expected)
+    if found:
+        return found
     hints = GENERIC_HINTS[function](inputs, outcome.parts, failures, expected)
     return [Failure(hint, None, {"kind": "hint"}) for hint in hints]
 
 
-def matching_misconception(function, inputs, outcome: Outcome, expected):
-    """The one catalog entry whose mutant fails this case the way ``outcome`` does, else None.
+def _named(entry, lead):
+    message = f"{lead}: {entry.name}. {entry.explanation}\n    Pista: {entry.hint}"
+    return Failure(message, None, {"kind": "misconception", "id": entry.id})
 
-    With two matches the output cannot tell the mistakes apart, and a wrong name teaches worse
-    than none; tests/test_misconceptions.py keeps the hidden cases free of such ties.
-    """
-    matches = []
-    for entry in misconceptions.for_function(function):
-        mutant = mutant_outcome(entry, inputs)
-        if violations(function, inputs, mutant, expected) and same_outcome(outcome, mutant):
-            matches.append(entry)
+
+class _Mutants:
+    """The outcomes of the catalog's mutants on one case, each computed once."""
+
+    def __init__(self, function, inputs, expected):
+        self.function, self.inputs, self.expected = function, inputs, expected
+        self.entries = misconceptions.for_function(function)
+        self._outcomes, self._failing = {}, {}
+
+    def outcome(self, mutant) -> Outcome:
+        if mutant not in self._outcomes:
+            self._outcomes[mutant] = run_in_process(mutant, self.inputs,
+                                                    len(FUNCTIONS[self.function].parts))
+        return self._outcomes[mutant]
+
+    def fails(self, mutant):
+        if mutant not in self._failing:
+            self._failing[mutant] = bool(violations(self.function, self.inputs,
+                                                    self.outcome(mutant), self.expected))
+        return self._failing[mutant]
+
+
+def matching_misconception(function, inputs, outcome: Outcome, expected, tried=None):
+    """The one catalog entry one of whose forms fails this case the way ``outcome`` does,
+    else None (also when two entries fit)."""
+    tried = tried or _Mutants(function, inputs, expected)
+    matches = [entry for entry in tried.entries
+               if any(tried.fails(form) and same_outcome(outcome, tried.outcome(form))
+                      for form in entry.forms)]
     return matches[0] if len(matches) == 1 else None
 
 
+def matching_pair(function, outcome: Outcome, tried):
+    """The one pair of catalog entries whose mistakes together give ``outcome`` when neither
+    alone does, else None. Only for returned values: an error report fits every pair that
+    contains the mistake raising it."""
+    pairs = set()
+    for first, second in combinations(tried.entries, 2):
+        for a in first.forms:
+            for b in second.forms:
+                both = a.combined(b)
+                if both is None or not same_outcome(outcome, tried.outcome(both)):
+                    continue
+                if not any(same_outcome(tried.outcome(both), tried.outcome(alone))
+                           for alone in (a, b)):
+                    pairs.add((first, second))
+    return sorted(pairs, key=lambda pair: pair[0].id)[0] if len(pairs) == 1 else None
+
+
 def mutant_outcome(entry, inputs) -> Outcome:
-    """What the entry's mutant returns on ``inputs``, reduced exactly as a student's result is."""
+    """What the entry's (first) mutant returns on ``inputs``, reduced as a student's result."""
     return run_in_process(entry.mutant, inputs, len(FUNCTIONS[entry.function].parts))
 
 
 def same_outcome(got: Outcome, mutant: Outcome):
     """Equal within the grading tolerances, with NaN and infinities in the same places.
 
-    Errors match by their report: the kind of error and the sizes NumPy gave.
+    Errors match by their report: the kind of error and the sizes NumPy gave (``_canonical``).
     """
     if got.error is not None or mutant.error is not None:
-        return got.error == mutant.error
+        return (got.error is not None and mutant.error is not None
+                and _canonical(got.error) == _canonical(mutant.error))
     return len(got.parts) == len(mutant.parts) and all(
         same_within(a, b, atol=tolerances.ATOL, rtol=tolerances.RTOL)
         for a, b in zip(got.parts, mutant.parts))
+
+
+def _canonical(error):
+    """What an error report says about the mistake rather than about the call that raised it:
+    a matrix product whose inner sizes differ is one mistake whether it was written with @
+    (a "matmul" report: the right operand's rows, then the left one's columns) or np.dot."""
+    numbers, shapes = error.get("numbers", []), error.get("shapes", [])
+    if error.get("kind") == "matmul" and len(numbers) >= 2:
+        return ("inner sizes", numbers[1], numbers[0])
+    if error.get("kind") == "not_aligned" and len(shapes) >= 2 and shapes[0] and shapes[1]:
+        return ("inner sizes", shapes[0][-1], shapes[1][0])
+    return (error.get("kind"), error.get("exception"), tuple(numbers),
+            tuple(tuple(shape) for shape in shapes), error.get("name"))
 
 
 # --- generic hints: what kind of wrong, when no catalogued mistake matches --------------------

@@ -2,8 +2,8 @@
 
 When a student's output on a hidden case matches a mutant's output on that case, the feedback
 names the mistake, explains it in one sentence and points to the notebook step and formula,
-without code (``attention.diagnose``). The mutants live in ``attention.mutants``, one per
-entry, named after the entry's id (``attention.no_sqrt_dk`` -> ``attention_no_sqrt_dk``).
+without code (``attention.diagnose``). The mutants live in ``attention.mutants``, as the
+switches of a graded function's implementation (``mutants.MISTAKES``, keyed by the entry's id).
 
 Seed 003's five "errores conceptuales frecuentes", and where the kit deals with each:
 
@@ -29,7 +29,7 @@ from . import mutants
 
 @dataclass(frozen=True)
 class Misconception:
-    """One typical mistake: what students read about it, and the mutant that reproduces it."""
+    """One typical mistake: what students read about it, and the mutants that reproduce it."""
 
     id: str  # "<graded function>.<mistake>"
     name: str  # Spanish, short: what the student did
@@ -42,8 +42,13 @@ class Misconception:
         return self.id.split(".")[0]
 
     @property
+    def forms(self):
+        """The mutants that reproduce this mistake, one per form of it (``mutants.MISTAKES``)."""
+        return mutants.forms(self.id)
+
+    @property
     def mutant(self):
-        return getattr(mutants, self.id.replace(".", "_"))
+        return self.forms[0]
 
     def source(self):
         """The mutant as the student's cell of ``self.function``."""
@@ -51,10 +56,15 @@ class Misconception:
 
 
 def render_source(fn, name):
-    """``fn`` as a standalone cell ``def name(...)``, followed by the private helpers it calls."""
-    sources = [re.sub(r"^def \w+\(", f"def {name}(", textwrap.dedent(inspect.getsource(fn)),
-                      count=1)]
-    for helper in _private_helpers(fn):
+    """``fn`` as a standalone cell ``def name(...)``, followed by the functions it calls that a
+    notebook does not define: a mutant's implementation, and private ``_name`` helpers."""
+    if isinstance(fn, mutants.Mutant):
+        sources, called = [fn.call_source(name)], [fn.implementation]
+    else:
+        sources = [re.sub(r"^def \w+\(", f"def {name}(", textwrap.dedent(inspect.getsource(fn)),
+                          count=1)]
+        called = []
+    for helper in called + _private_helpers(called[0] if called else fn):
         sources.append(textwrap.dedent(inspect.getsource(helper)))
     return "\n\n".join(source.rstrip() for source in sources) + "\n"
 
@@ -90,8 +100,8 @@ CATALOG = (
         seed_error=2),
     Misconception("attention.divides_by_dk",
         "Divides por d_k en lugar de por √d_k",
-        "Dividir por d_k encoge de más las puntuaciones y deja los pesos casi uniformes; el factor "
-        "que las devuelve a varianza 1 es √d_k.",
+        "Dividir por d_k encoge de más las puntuaciones, así que los pesos quedan más repartidos "
+        "de lo que deberían; el factor que las devuelve a varianza 1 es √d_k.",
         "Repasa el paso 4: si q y k tienen componentes de varianza 1, q·k tiene varianza d_k, así "
         "que se divide por su desviación típica, √d_k."),
     Misconception("attention.sqrt_of_num_keys",
@@ -158,9 +168,9 @@ CATALOG = (
         "las d_model columnas de la salida.",
         "Repasa el paso 6: MultiHead(X) = Concat(head_1, …, head_h)·W_O."),
     Misconception("multihead.sums_heads",
-        "Sumas o apilas las cabezas en lugar de concatenarlas por columnas",
-        "Al sumar las cabezas, o apilarlas por filas, te quedan solo d_v columnas, y W_O espera "
-        "las h·d_v columnas de todas las cabezas puestas una al lado de la otra.",
+        "Sumas, promedias o apilas las cabezas en lugar de concatenarlas por columnas",
+        "Al sumar las cabezas, promediarlas o apilarlas por filas te quedan solo d_v columnas, y "
+        "W_O espera las h·d_v columnas de todas las cabezas puestas una al lado de la otra.",
         "Repasa el paso 6: Concat(head_1, …, head_h) pone cada cabeza en su propio bloque de "
         "columnas y tiene forma (n, h·d_v)."),
     Misconception("multihead.concat_along_rows",
@@ -201,15 +211,16 @@ CATALOG = (
         "Repasa el paso 7: PE(pos, 2i) = sin(pos·ω_i) y PE(pos, 2i + 1) = cos(pos·ω_i)."),
     Misconception("positional_encoding.exponent_i_over_d",
         "Usas el exponente i/d_model en lugar de 2i/d_model",
-        "La frecuencia de la pareja i es ω_i = 1/10000^(2i/d_model); con i/d_model las "
-        "frecuencias decrecen la mitad de deprisa y las últimas columnas no llegan a ser lentas.",
+        "La frecuencia de la pareja i es ω_i = 1/10000^(2i/d_model); con i/d_model, o con la base "
+        "100, que da lo mismo, las frecuencias decrecen la mitad de deprisa y las últimas "
+        "columnas no llegan a ser lentas.",
         "Repasa el paso 7: el exponente usa el índice de la columna par, 2i = 0, 2, 4, …, "
         "dividido por d_model."),
     Misconception("positional_encoding.halves_concatenated",
         "Pones todos los senos y después todos los cosenos",
-        "El seno y el coseno de una misma frecuencia van intercalados, en las columnas vecinas 2i "
-        "y 2i + 1, no en dos mitades; esa pareja es la que convierte cada desplazamiento en una "
-        "rotación.",
+        "Poner todos los senos y después todos los cosenos es una disposición habitual, con los "
+        "mismos números en otro orden de columnas, pero rompe la convención del cuaderno, en la "
+        "que el seno y el coseno de cada frecuencia ocupan las columnas vecinas 2i y 2i + 1.",
         "Repasa el paso 7: seno, coseno, seno, coseno…, con PE(pos, 2i) y PE(pos, 2i + 1) "
         "compartiendo ω_i."),
     Misconception("positional_encoding.transposed",
@@ -263,6 +274,11 @@ CATALOG = (
         "La ReLU va entre las dos capas, sobre xW_1 + b_1; aplicada al final anula todos los "
         "valores negativos que la FFN suma a cada token.",
         "Repasa el paso 8: FFN(x) = ReLU(xW_1 + b_1)W_2 + b_2, con la ReLU entre las dos capas."),
+    Misconception("transformer_block.gelu_instead_of_relu",
+        "Usas GELU en lugar de ReLU en la FFN",
+        "GELU es la activación de BERT y de GPT, pero la FFN de este bloque, la del artículo "
+        "original, usa ReLU, que anula los valores negativos en lugar de suavizarlos.",
+        "Repasa el paso 8: FFN(x) = ReLU(xW_1 + b_1)W_2 + b_2, con ReLU(z) = máx(0, z)."),
     Misconception("transformer_block.ffn_without_biases",
         "La FFN no usa los sesgos b_1 y b_2",
         "Los sesgos forman parte de cada capa de la FFN: sin ellos cambia dónde se activa la ReLU "
@@ -274,6 +290,14 @@ CATALOG = (
         "normalizar cada columna mezcla información entre tokens.",
         "Repasa el paso 8: la normalización de capa que ya viene hecha trabaja sobre el último "
         "eje, el de las dimensiones de cada token."),
+    Misconception("transformer_block.layer_norm_unbiased_variance",
+        "Normalizas con la varianza corregida, dividiendo por d_model − 1",
+        "La normalización de capa divide cada fila centrada por la raíz de su varianza, la media "
+        "de los cuadrados sobre las d_model columnas; con d_model − 1, la corrección de Bessel "
+        "que PyTorch aplica por defecto en su std, las filas quedan con varianza "
+        "(d_model − 1)/d_model en lugar de 1.",
+        "Repasa el paso 8: usa la normalización de capa que ya viene hecha, con la varianza de "
+        "cada token dividida por d_model."),
     Misconception("transformer_block.mask_not_passed",
         "No pasas la máscara a multihead",
         "Sin la máscara el bloque deja que cada token vea los tokens futuros, y es la máscara la "

@@ -1,17 +1,50 @@
-"""The one place where the kit decides how close is close enough.
+"""The one place where the kit decides how close is close enough, and the measurements behind it.
 
-A correct implementation written another way (einsum, loops, -1e9 instead of -inf, its own
-layer norm with the same epsilon) differs from the reference only by floating-point
-reassociation, around 1e-12 here. Every catalogued mistake moves some entry by 1e-2 or
-more. The tolerances sit far from both, so neither family can land on the wrong side.
+An entry passes when |student - centre| <= allowed, entry by entry (``judge.accepted``), with
+``allowed = ATOL + RTOL·|reference|`` and the reference as centre; for the block, both widen
+to every LayerNorm epsilon in ``LAYER_NORM_EPS`` (below).
+
+Measured with ``python tests/test_tolerances.py 1000``: 1000 draws of every hidden case, each
+side as the largest (legitimate) or smallest (mistake) ratio |student - centre| / allowed.
+A legitimate variant is right code written otherwise: float32 throughout, einsum, loops,
+stacked weights, -1e9 or -1e30 for -inf, a LayerNorm of its own with epsilon 0 to 1e-5 or in
+the (x - mean) / (std + 1e-6) form (tests/correct_variants.py). A mistake is every form of
+every catalog entry whose failure shows only in the values (errors, shapes and NaN fail at any
+tolerance); its ratio is the largest over the cases of one draw, the one that costs points.
+
+    function             largest legitimate ratio          smallest mistake ratio
+    attention            0.081  float32, scores of 1e3     45   d_k from the number of keys
+    multihead            0.0018 float32                    90   scaled by √d_model
+    positional_encoding  0.0022 float32, 80 positions      421  positions counted from 1
+    transformer_block    0.011  float32                    28   variance divided by d_model − 1
+
+So ATOL = RTOL = 2e-3 sits at least 12 times above everything legitimate and at least 28
+times below every catalogued mistake; tests/test_tolerances.py keeps a margin of 3 on both
+sides on every test run. The old 1e-6 / 1e-5 failed float32 on scores of order 1e3 (ratio 2),
+on multihead (2.6) and on 80 positions (4), and a LayerNorm with epsilon 1e-6 (31).
+
+Differences smaller than the catalog's land on either side depending on the draw. In 300
+draws, a LayerNorm epsilon of 1e-4 never failed; 1e-3 (Keras's default) failed in 8, named
+by the diagnosis (findings.py); 1e-2 failed in 297. A leaky ReLU of slope 0.01 failed in all
+300, on 817 of the 900 block cases.
 """
 
-# An entry passes when |student - reference| <= ATOL + RTOL * |reference|, as in np.allclose.
-RTOL = 1e-5
-ATOL = 1e-6
+# Outputs in this lesson are of order 1 (weights, normalized rows, sines), so the absolute
+# part does the work; the relative part covers the few entries of a few units.
+ATOL = 2e-3
+RTOL = 2e-3
 
-# A row of attention weights "sums to 1" within this.
-ROW_SUM_ATOL = 1e-6
+# A LayerNorm of the student's own with any epsilon in this range passes: the given layer_norm
+# uses 1e-5 and much public code 1e-6. The error an epsilon makes grows as 1/variance of the
+# row it normalizes: 1.2e-4 for 1e-6 in 1000 draws, but without bound as that variance tends
+# to 0, so no fixed ATOL can promise it. Instead the judge accepts, entry by entry, the interval
+# between the blocks built with both ends (plus ATOL), which is where every epsilon between
+# them lands; tests/test_tolerances.py checks it on a row whose variance is near epsilon.
+LAYER_NORM_EPS = (0.0, 1e-5)
 
-# A masked (forbidden) key "gets zero weight" when its weight is below this.
+# A row of attention weights "sums to 1" within this: the same closeness as any entry.
+ROW_SUM_ATOL = ATOL
+
+# A masked (forbidden) key "gets zero weight" when its weight is below this: exp(-1e9) and
+# exp(-inf) are both exactly 0, while a mask applied by multiplying leaves e^0 = 1 in place.
 MASKED_WEIGHT_ATOL = 1e-9

@@ -1,0 +1,274 @@
+"""Diagnoses beyond the catalog: properties of the student's output on the failing case.
+
+A catalogued mutant names one exact mistake. These checks ask broader questions of the output
+itself, so they also name mistakes written in ways the catalog never imagined:
+
+* multihead: is the output the sum or the mean of the heads, one head alone, the same head in
+  every block, or the right heads in another order?
+* positional_encoding: which frequencies do omega and pe really use? Their law is fitted
+  (ω_i = ω_0 · r^i) and its start, base and exponent are judged separately; the notebook's
+  ω_i = 1/10000^(2i/d_model) has ω_0 = 1 and d_model·ln(1/r) = 2·ln 10000. With an odd
+  d_model: an extra column, or a frequency missing.
+* transformer_block: does the output match a LayerNorm with a larger epsilon?
+
+Each check rebuilds what it claims from trusted code (the reference, the mutants'
+implementations) and compares it with the student's output within the grading tolerances,
+so a finding is only reported when it reproduces the output. Pure: plain arrays in, Spanish
+out; no hidden value is quoted (sizes and the student's own constants may be).
+"""
+
+import math
+from itertools import permutations
+
+import numpy as np
+
+import reference
+from kit_autograder.verdicts.compare import same_within
+from kit_autograder.verdicts.outcome import Failure
+
+from . import tolerances
+from .mutants import Mutant
+
+
+def _same(a, b):
+    return same_within(np.asarray(a, dtype=float), np.asarray(b, dtype=float),
+                       atol=tolerances.ATOL, rtol=tolerances.RTOL)
+
+
+def _finding(finding_id, message):
+    return Failure(message, None, {"kind": "finding", "id": finding_id})
+
+
+# --- multihead ----------------------------------------------------------------------------------
+
+
+def _head_outputs(inputs):
+    X, mask = inputs["X"], inputs.get("mask")
+    return [reference.attention(X @ W_Q, X @ W_K, X @ W_V, mask)[0]
+            for W_Q, W_K, W_V in inputs["heads"]]
+
+
+def multihead_findings(inputs, parts, expected):
+    output, W_O = parts[0], inputs["W_O"]
+    heads = _head_outputs(inputs)
+    h, (n, d_v) = len(heads), heads[0].shape
+    total = sum(heads)
+    concat = " una al lado de la otra, Concat(head_1, …, head_h), de forma (n, h·d_v)"
+    candidates = []
+    if output.shape == (n, d_v):
+        candidates += [
+            ("multihead.sum_of_heads", total,
+             "tu salida es la suma de las cabezas, sin W_O: las cabezas no se suman, se ponen"
+             + concat + ", y eso se multiplica por W_O (paso 6)"),
+            ("multihead.mean_of_heads", total / h,
+             "tu salida es la media de las cabezas, sin W_O: las cabezas no se promedian, se "
+             "ponen" + concat + ", y eso se multiplica por W_O (paso 6)")]
+        candidates += [
+            ("multihead.one_head_only", head,
+             f"tu salida es solo la cabeza head_{i + 1}, sin las demás y sin W_O: "
+             "MultiHead(X) = Concat(head_1, …, head_h)·W_O (paso 6)")
+            for i, head in enumerate(heads)]
+    elif output.shape == (n, W_O.shape[1]) and W_O.shape[0] == h * d_v:
+        first_block = W_O[:d_v]
+        candidates += [
+            ("multihead.sum_of_heads", total @ first_block,
+             "tu salida es la suma de las cabezas multiplicada solo por las primeras d_v filas "
+             "de W_O: las cabezas no se suman, se ponen" + concat + ", y esa matriz se "
+             "multiplica por W_O entera (paso 6)"),
+            ("multihead.mean_of_heads", total / h @ first_block,
+             "tu salida es la media de las cabezas multiplicada solo por las primeras d_v filas "
+             "de W_O: las cabezas no se promedian, se ponen" + concat + ", y esa matriz se "
+             "multiplica por W_O entera (paso 6)")]
+        candidates += [
+            ("multihead.same_head_everywhere", np.concatenate([head] * h, axis=1) @ W_O,
+             f"en tu salida todas las cabezas valen lo mismo que head_{i + 1}: cada cabeza i "
+             "usa sus propias matrices W_i^Q, W_i^K y W_i^V; revisa que el bucle tome las de la "
+             "cabeza que toca y no siempre las mismas (paso 6)")
+            for i, head in enumerate(heads)]
+        candidates += [
+            ("multihead.heads_out_of_order", np.concatenate([heads[i] for i in order], axis=1)
+             @ W_O,
+             "cada cabeza está bien calculada, pero las concatenas en otro orden: head_1 va en "
+             "las primeras d_v columnas de la concatenación, head_2 en las siguientes, y así, "
+             "porque cada bloque de filas de W_O corresponde a una cabeza (paso 6)")
+            for order in (permutations(range(h)) if h <= 4 else [range(h)[::-1]])
+            if list(order) != list(range(h))]
+    for finding_id, candidate, message in candidates:
+        if _same(output, candidate):
+            return [_finding(finding_id, message)]
+    if output.shape == (n, W_O.shape[1]) and W_O.shape[0] == h * d_v:
+        return _same_blocks(output, W_O, h, d_v)
+    return []
+
+
+def _same_blocks(output, W_O, h, d_v):
+    """Every head's block of the concatenation is one same (n, d_v) array B, whichever head it
+    came from: then output = B·S, with S the sum of W_O's blocks of rows, so each row of the
+    output lies in the d_v rows' span of S. With d_v < d_model that is a real constraint,
+    which any other output misses."""
+    S = sum(np.vsplit(W_O, h))
+    if h < 2 or d_v >= W_O.shape[1]:
+        return []
+    B = np.linalg.lstsq(S.T, output.T, rcond=None)[0].T
+    if not _same(output, B @ S):
+        return []
+    return [_finding("multihead.same_head_everywhere",
+                     "en tu salida todas las cabezas dan el mismo resultado: cada cabeza i usa "
+                     "sus propias matrices W_i^Q, W_i^K y W_i^V, así que sus salidas deberían "
+                     "ser distintas; revisa qué matrices usa cada vuelta del bucle (paso 6)")]
+
+
+# --- positional_encoding ----------------------------------------------------------------------
+
+LN_BASE = math.log(10000)
+# Round bases a student might write; with the exponent i/d_model only up to the notebook's.
+BASES = (10, 100, 1000, 10000, 100000)
+
+
+def frequency_law(omega, d_model):
+    """(ω_0, d_model·ln(1/r)) when ``omega`` is geometric, ω_i = ω_0·r^i; None otherwise."""
+    if omega.ndim != 1 or omega.size < 2 or not np.isfinite(omega).all() or (omega <= 0).any():
+        return None
+    i, logs = np.arange(omega.size), np.log(omega)
+    slope, intercept = np.polyfit(i, logs, 1)
+    if np.abs(intercept + slope * i - logs).max() > 1e-4:
+        return None
+    return math.exp(intercept), -slope * d_model
+
+
+def _close(a, b):
+    return abs(a - b) <= 1e-3 * abs(b)
+
+
+def _reading(step, base):
+    """One way of writing these frequencies, judged part by part against 1/10000^(2i/d_model)."""
+    exponent = "2i/d_model" if step == 2 else "i/d_model"
+    if base == 10000:
+        return f"el exponente es {exponent} en lugar de 2i/d_model; la base 10000 está bien"
+    if step == 2:
+        return f"la base es {base} en lugar de 10000; el exponente 2i/d_model está bien"
+    return f"el exponente es {exponent} en lugar de 2i/d_model y la base es {base} en lugar de 10000"
+
+
+def describe_frequencies(omega, d_model):
+    """What is wrong with these frequencies, in Spanish, with their start, base and exponent
+    judged separately; None when they are right or follow no law this can name.
+
+    Base B with exponent 2i/d_model gives the same frequencies as base B² with i/d_model, so
+    when both readings use round bases both are said.
+    """
+    law = frequency_law(omega, d_model)
+    if law is None:
+        return None
+    start, decay = law
+    problems = []
+    if not _close(start, 1.0):
+        problems.append("la primera no vale ω_0 = 1 (el exponente de la primera pareja es 0)")
+    readings = [(step, base) for step in (2, 1) for base in BASES
+                if _close(decay, step * math.log(base)) and (step == 2 or base <= 10000)]
+    if decay < 0:
+        problems.append("crecen con i, cuando deberían decrecer desde 1 hacia 1/10000, "
+                        "ω_i = 1/10000^(2i/d_model)")
+    elif (2, 10000) in readings:
+        pass
+    elif readings:
+        problems.append("; o bien, porque da las mismas frecuencias, ".join(
+            _reading(step, base) for step, base in readings))
+    else:
+        problems.append("decrecen a otro ritmo: de una pareja a la siguiente deberían "
+                        "dividirse por 10000^(2/d_model), con la base 10000 y el exponente "
+                        "2i/d_model")
+    return "; ".join(problems) if problems else None
+
+
+def frequencies_in_pe(pe, d_model):
+    """The frequency of each pair of columns when ``pe`` is the notebook's layout (sin(pos·ω_i)
+    in column 2i, cos(pos·ω_i) in 2i + 1) with some frequencies; None otherwise."""
+    if pe.ndim != 2 or pe.shape[1] != d_model or pe.shape[0] < 2:
+        return None
+    sines, cosines = pe[1, 0::2], pe[1, 1::2]
+    omega = np.arctan2(sines[: cosines.size], cosines)
+    if sines.size > cosines.size:  # odd d_model: the last column is a sine alone
+        omega = np.append(omega, np.arcsin(np.clip(sines[-1], -1, 1)))
+    rebuilt = np.zeros_like(pe)
+    angles = np.arange(pe.shape[0])[:, None] * omega
+    rebuilt[:, 0::2], rebuilt[:, 1::2] = np.sin(angles), np.cos(angles[:, : cosines.size])
+    return omega if _same(pe, rebuilt) else None
+
+
+def positional_encoding_findings(inputs, parts, expected):
+    pe, omega = parts
+    n_positions, d_model = inputs["n_positions"], inputs["d_model"]
+    expected_pe, expected_omega = expected
+    findings = []
+    if d_model % 2 and pe.shape == (n_positions, d_model + 1):
+        findings.append(_finding(
+            "positional_encoding.odd_extra_column",
+            f"con d_model impar ({d_model}) tu pe tiene una columna de más: al intercalar senos "
+            f"y cosenos salen {d_model + 1}; la última columna es un seno sin su coseno, así que "
+            "pe tiene exactamente d_model columnas (paso 7)"))
+    if d_model % 2 and omega.shape == (d_model // 2,):
+        findings.append(_finding(
+            "positional_encoding.omega_short",
+            f"omega tiene {d_model // 2} frecuencias y con d_model impar ({d_model}) hacen "
+            f"falta {(d_model + 1) // 2}, una por pareja, contando la última columna, un seno "
+            "sin coseno (paso 7)"))
+    omega_right = omega.shape == expected_omega.shape and _same(omega, expected_omega)
+    in_pe = frequencies_in_pe(pe, d_model) if pe.shape == expected_pe.shape else None
+    if not omega_right and omega.shape == expected_omega.shape:
+        wrong = describe_frequencies(omega, d_model)
+        if wrong:
+            same_in_pe = in_pe is not None and _same(in_pe, omega)
+            findings.append(_finding(
+                "positional_encoding.frequencies",
+                f"las frecuencias de tu omega no son las del cuaderno: {wrong}"
+                + ("; pe está bien construida a partir de ellas" if same_in_pe else "")
+                + " (paso 7)"))
+    elif omega_right and in_pe is not None and not _same(in_pe, expected_omega):
+        wrong = describe_frequencies(in_pe, d_model)
+        if wrong:
+            findings.append(_finding(
+                "positional_encoding.frequencies",
+                f"omega es correcta, pero no las frecuencias con las que construyes pe: {wrong} "
+                "(paso 7)"))
+    return findings
+
+
+# --- transformer_block ----------------------------------------------------------------------------
+
+
+def _superscript(exponent):
+    return str(exponent).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+
+
+def transformer_block_findings(inputs, parts, expected):
+    """A LayerNorm whose epsilon is larger than the given layer_norm's: the epsilon is fitted
+    from each row's variance, ε = v·(1/var − 1), and checked by rebuilding the block with it."""
+    output = parts[0]
+    if output.shape != expected[0].shape or np.abs(output.mean(axis=-1)).max() > tolerances.ATOL:
+        return []
+    before_norm = Mutant.of("transformer_block", final_norm=False)(**inputs)
+    variance = output.var(axis=-1)
+    if (variance <= 0).any() or (variance >= 1).all():
+        return []
+    eps = float(np.median(before_norm.var(axis=-1) * (1 / variance - 1)))
+    # Above 0.1 it would be no epsilon anyone writes, but another mistake that shrinks rows.
+    if not tolerances.LAYER_NORM_EPS[1] < eps <= 0.1:
+        return []
+    if not _same(output, Mutant.of("transformer_block", eps=eps)(**inputs)):
+        return []
+    power = round(math.log10(eps))
+    return [_finding(
+        "transformer_block.layer_norm_epsilon",
+        f"tu salida coincide con la de un bloque correcto cuya LayerNorm usa ε ≈ "
+        f"10{_superscript(power)}, más grande que el 10⁻⁵ de la layer_norm que viene hecha: un "
+        "ε tan grande cambia la normalización de las filas con poca varianza; usa la "
+        "layer_norm dada, o tu propia versión con ε = 10⁻⁵ o menor (paso 8)")]
+
+
+FINDINGS = {
+    "attention": lambda inputs, parts, expected: [],
+    "multihead": multihead_findings,
+    "positional_encoding": positional_encoding_findings,
+    "transformer_block": transformer_block_findings,
+}

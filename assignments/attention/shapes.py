@@ -1,0 +1,159 @@
+"""A shape error explained with the sizes the notebook names, and the shapes it asked for.
+
+The sandbox reports an error's kind and the integer sizes NumPy printed, never its text, and
+kit_autograder.verdicts.messages turns them into a sentence about the student's function.
+Here those sizes get their names in the exercise. On the multihead case with n = 4, h = 2,
+d_k = 2 and d_v = 3, "a reshape of 16 numbers into (4, 2, 3)" becomes n·h·d_k numbers put
+into (n, h, d_v): a head's d_v used where its d_k belonged. Every sentence ends with what the
+notebook asks for, so the student can compare.
+
+Sizes and shapes are not hidden values: the case descriptions and the shape checks already
+give them.
+"""
+
+from itertools import combinations_with_replacement
+
+import numpy as np
+
+
+def named_sizes(function, inputs):
+    """The case's sizes in the notebook's notation, primary ones first: {name: size}."""
+    if function == "attention":
+        (n, d_k), (m, _), (_, d_v) = (np.shape(inputs[k]) for k in ("Q", "K", "V"))
+        return {"n": n, "m": m, "d_k": d_k, "d_v": d_v}
+    if function in ("multihead", "transformer_block"):
+        x = inputs["X" if function == "multihead" else "x"]
+        n, d_model = np.shape(x)
+        heads = inputs["heads"]
+        sizes = {"n": n, "d_model": d_model, "h": len(heads), "d_k": np.shape(heads[0][0])[1],
+                 "d_v": np.shape(heads[0][2])[1]}
+        if function == "transformer_block":
+            sizes["d_ff"] = np.shape(inputs["W1"])[1]
+        sizes["h·d_k"] = sizes["h"] * sizes["d_k"]
+        sizes["h·d_v"] = sizes["h"] * sizes["d_v"]
+        if d_model % sizes["h"] == 0:
+            sizes["d_model/h"] = d_model // sizes["h"]
+        return sizes
+    n_positions, d_model = inputs["n_positions"], inputs["d_model"]
+    return {"n_positions": n_positions, "d_model": d_model, "⌈d_model/2⌉": (d_model + 1) // 2,
+            "⌊d_model/2⌋": d_model // 2}
+
+
+PRIMARY = {"n", "m", "d_k", "d_v", "d_model", "h", "d_ff", "n_positions"}
+
+
+def name_of(size, sizes):
+    """``size`` by its names in this case ("d_v = d_model/h"), or its number alone."""
+    names = [name for name, value in sizes.items() if value == size]
+    return " = ".join(names) if names else str(size)
+
+
+def shape_named(shape, sizes):
+    """A shape with each size named: ``(4, 2, 3) = (n, h, d_v)``."""
+    numbers = "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+    named = [name_of(size, sizes) for size in shape]
+    if all(name == str(size) for name, size in zip(named, shape)):
+        return numbers
+    return f"{numbers} = ({', '.join(named)}{',' if len(shape) == 1 else ''})"
+
+
+def product_named(total, sizes):
+    """``total`` as a product of two or three primary sizes (16 = n·h·d_k), if one fits."""
+    primary = [(name, value) for name, value in sizes.items() if name in PRIMARY and value > 1]
+    for count in (1, 2, 3):
+        for factors in combinations_with_replacement(primary, count):
+            if int(np.prod([value for _, value in factors])) == total:
+                return f"{total} = {'·'.join(name for name, _ in factors)}"
+    return str(total)
+
+
+def reshaped_named(total, target, sizes):
+    """The size of a reshaped array named after the target's leading sizes, which the code
+    got right more often than the last one: 30 = n·h·d_k for a target (n, h, d_model/h)."""
+    lead = int(np.prod(target[:-1])) if len(target) > 1 else 1
+    if len(target) > 1 and lead and total % lead == 0:
+        names = [name_of(size, sizes).split(" = ")[0] for size in (*target[:-1], total // lead)]
+        if all(not name.isdigit() for name in names):
+            return f"{total} = {'·'.join(names)}"
+    return product_named(total, sizes)
+
+
+def _case(sizes):
+    return ", ".join(f"{name} = {value}" for name, value in sizes.items() if name in PRIMARY)
+
+
+def error_in_sizes(function, inputs, error):
+    """The error's sizes named in the notebook's notation: a sentence, or None."""
+    sizes = named_sizes(function, inputs)
+    kind, numbers, shapes = error.get("kind"), error.get("numbers", []), error.get("shapes", [])
+    if kind == "reshape" and numbers and shapes:
+        said = (f"cambias de forma {reshaped_named(numbers[0], shapes[-1], sizes)} números a "
+                f"{shape_named(shapes[-1], sizes)}")
+    elif kind in ("broadcast", "not_aligned") and len(shapes) >= 2:
+        verb = "multiplicas" if kind == "not_aligned" else "operas elemento a elemento"
+        said = f"{verb} {shape_named(shapes[0], sizes)} con {shape_named(shapes[1], sizes)}"
+    elif kind == "broadcast_assign" and len(shapes) >= 2:
+        said = (f"guardas un array {shape_named(shapes[0], sizes)} donde cabe uno "
+                f"{shape_named(shapes[1], sizes)}")
+    elif kind == "matmul" and len(numbers) >= 2:
+        said = (f"en un producto A @ B, A tiene {name_of(numbers[1], sizes)} columnas y B "
+                f"tiene {name_of(numbers[0], sizes)} filas")
+    elif kind == "concatenate" and len(numbers) >= 5:
+        said = (f"concatenas arrays que en el eje {numbers[0]} miden "
+                f"{name_of(numbers[2], sizes)} y {name_of(numbers[4], sizes)}")
+    elif kind == "einsum" and len(numbers) >= 3:
+        said = (f"en einsum, un mismo índice vale {name_of(numbers[1], sizes)} en un operando "
+                f"y {name_of(numbers[2], sizes)} en otro")
+    elif kind == "index" and len(numbers) >= 3:
+        said = (f"usas el índice {numbers[0]} en un eje de {name_of(numbers[2], sizes)} "
+                "posiciones")
+    else:
+        return None
+    return f"en este caso, con {_case(sizes)}, {said}"
+
+
+ASKED = {
+    "attention": "el cuaderno pide Q de forma (n, d_k), K (m, d_k) y V (m, d_v), y devolver "
+                 "la salida (n, d_v) y los pesos (n, m) (paso 3)",
+    "multihead": "el cuaderno pide X de forma (n, d_model); en cada cabeza, W_Q y W_K de forma "
+                 "(d_model, d_k) y W_V (d_model, d_v); W_O de forma (h·d_v, d_model); y "
+                 "devolver la salida (n, d_model) (paso 6)",
+    "positional_encoding": "el cuaderno pide pe de forma (n_positions, d_model) y omega con "
+                           "⌈d_model/2⌉ frecuencias, una por pareja de columnas (paso 7)",
+    "transformer_block": "el cuaderno pide x de forma (n, d_model), W1 (d_model, d_ff), "
+                         "W2 (d_ff, d_model), y devolver un array de la forma de x (paso 8)",
+}
+
+
+def case_note(function, inputs):
+    """(id, sentence) saying what makes this case's shapes unusual, when that is what usually
+    breaks code; None for an ordinary case."""
+    sizes = named_sizes(function, inputs)
+    if function == "multihead" and (sizes["d_k"] != sizes["d_v"]
+                                    or sizes["d_k"] != sizes.get("d_model/h")):
+        return ("multihead.head_sizes",
+                f"aquí las cabezas tienen d_k = {sizes['d_k']} (columnas de W_Q y W_K) y "
+                f"d_v = {sizes['d_v']} (columnas de W_V), y d_model/h = "
+                f"{sizes.get('d_model/h', 'no es entero')}: toma el tamaño de cada cabeza de "
+                "la forma de sus matrices, sin suponer que d_k = d_v = d_model/h")
+    if function == "positional_encoding" and sizes["d_model"] % 2:
+        return ("positional_encoding.odd_d_model",
+                f"con d_model impar ({sizes['d_model']}) hay {sizes['⌈d_model/2⌉']} columnas "
+                f"pares (senos) y solo {sizes['⌊d_model/2⌋']} impares (cosenos): omega tiene "
+                f"{sizes['⌈d_model/2⌉']} frecuencias y los cosenos usan solo las "
+                f"{sizes['⌊d_model/2⌋']} primeras, porque la última columna es un seno sin "
+                "pareja")
+    return None
+
+
+def explain_error(function, inputs, error):
+    """[(id or None, sentence)] explaining a shape error with the case's sizes and what the
+    notebook asked for; empty when the error says nothing about shapes."""
+    said = error_in_sizes(function, inputs, error)
+    if said is None and error.get("kind") not in ("other", "stand_in"):
+        return []
+    note = case_note(function, inputs)
+    if said is None and note is None:
+        return []
+    sentences = [s for s in (said, note and note[1]) if s] + [ASKED[function]]
+    return [(note and note[0], "; ".join(sentences))]

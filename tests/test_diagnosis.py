@@ -1,0 +1,297 @@
+"""Diagnoses beyond single catalogued mistakes: two at once, properties of the output, and
+shape errors explained with the notebook's sizes.
+
+Every function here is a student's, written independently of the mutants, and is graded on
+many draws of every hidden case. "Named" means the diagnosis gives exactly the expected ids
+on every case the function fails, and the function fails on every draw; a mistake outside
+everything the diagnosis knows must get no name at all.
+"""
+
+import numpy as np
+import pytest
+
+import reference
+from draws import assert_named, caught_on_every_draw, diagnoses, grade, named
+
+# --- helpers -----------------------------------------------------------------------------------
+
+
+def messages(failing):
+    """Every diagnosis given on the failing cases; there is at least one on each."""
+    said = [[f.message for f in diagnoses(failures)] for failures in failing.values()]
+    assert all(said), "a failing case got no diagnosis"
+    return [message for case in said for message in case]
+
+
+def _heads(X, heads, mask):
+    return [reference.attention(X @ W_Q, X @ W_K, X @ W_V, mask)[0] for W_Q, W_K, W_V in heads]
+
+
+def _pe(n_positions, d_model, omega, first=np.sin, second=np.cos, start=0):
+    angles = np.arange(start, start + n_positions)[:, None] * omega
+    pe = np.zeros((n_positions, d_model))
+    pe[:, 0::2] = first(angles)
+    pe[:, 1::2] = second(angles[:, : d_model // 2])
+    return pe
+
+
+def _norm(x, eps=1e-5):
+    return (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps)
+
+
+# --- two catalogued mistakes at once -------------------------------------------------------------
+
+
+def test_no_scale_and_softmax_over_queries_are_named_together():
+    def attention(Q, K, V, mask=None):
+        scores = Q @ K.T
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        weights = np.exp(scores - scores.max(axis=0))
+        weights = weights / weights.sum(axis=0)
+        return weights @ V, weights
+    assert_named("attention", attention, "attention.no_sqrt_dk",
+                 "attention.softmax_over_queries")
+
+
+def test_mask_not_passed_and_w_o_transposed_are_named_together():
+    def multihead(X, heads, W_O, mask=None):
+        return np.concatenate(_heads(X, heads, None), axis=1) @ W_O.T
+    failing = assert_named("multihead", multihead, "multihead.mask_not_passed",
+                           "multihead.w_o_transposed", cases=["causal"])
+    assert any("uno de los dos que hay a la vez" in m for m in messages(failing))
+
+
+def test_swapped_sines_counted_from_one_are_named_together():
+    def positional_encoding(n_positions, d_model):
+        omega = 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)
+        return _pe(n_positions, d_model, omega, np.cos, np.sin, start=1), omega
+    assert_named("positional_encoding", positional_encoding,
+                 "positional_encoding.sin_cos_swapped", "positional_encoding.positions_from_one")
+
+
+def test_pre_ln_with_gelu_is_named_as_both():
+    def transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None):
+        from math import erf
+
+        gelu = np.vectorize(lambda z: 0.5 * z * (1 + erf(z / np.sqrt(2))))
+        x = x + reference.multihead(_norm(x, 1e-6), heads, W_O, mask)
+        return x + gelu(_norm(x, 1e-6) @ W1 + b1) @ W2 + b2
+    assert_named("transformer_block", transformer_block, "transformer_block.pre_ln",
+                 "transformer_block.gelu_instead_of_relu")
+
+
+def test_no_ffn_residual_and_no_biases_are_named_together():
+    def transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None):
+        x = _norm(x + reference.multihead(x, heads, W_O, mask))
+        return _norm(np.maximum(0, x @ W1) @ W2)
+    assert_named("transformer_block", transformer_block, "transformer_block.no_ffn_residual",
+                 "transformer_block.ffn_without_biases")
+
+
+# --- multihead: properties of the output --------------------------------------------------------
+
+
+def test_sum_of_heads_through_a_slice_of_w_o_is_named():
+    def multihead(X, heads, W_O, mask=None):
+        total = sum(_heads(X, heads, mask))
+        return total @ W_O[: total.shape[1]]
+    assert_named("multihead", multihead, "multihead.sum_of_heads")
+
+
+def test_mean_of_heads_through_a_slice_of_w_o_is_named():
+    def multihead(X, heads, W_O, mask=None):
+        outputs = _heads(X, heads, mask)
+        return np.mean(outputs, axis=0) @ W_O[: outputs[0].shape[1]]
+    assert_named("multihead", multihead, "multihead.mean_of_heads")
+
+
+def test_last_head_reused_for_every_head_is_named_with_its_number():
+    def multihead(X, heads, W_O, mask=None):
+        last = _heads(X, heads[-1:], mask)[0]
+        return np.concatenate([last] * len(heads), axis=1) @ W_O
+    failing = assert_named("multihead", multihead, "multihead.same_head_everywhere")
+    assert any("head_2" in m or "head_3" in m for m in messages(failing))
+
+
+def test_heads_that_all_give_one_unknown_output_are_named():
+    """Averaged projections in every head: all blocks equal, and equal to no real head."""
+    def multihead(X, heads, W_O, mask=None):
+        W_Q, W_K, W_V = (sum(head[i] for head in heads) / len(heads) for i in range(3))
+        out = reference.attention(X @ W_Q, X @ W_K, X @ W_V, mask)[0]
+        return np.concatenate([out] * len(heads), axis=1) @ W_O
+    assert_named("multihead", multihead, "multihead.same_head_everywhere")
+
+
+def test_heads_in_another_order_are_named():
+    def multihead(X, heads, W_O, mask=None):
+        outputs = _heads(X, heads, mask)
+        return np.concatenate(outputs[1:] + outputs[:1], axis=1) @ W_O
+    assert_named("multihead", multihead, "multihead.heads_out_of_order")
+
+
+# --- positional_encoding: the frequencies, base and exponent apart ---------------------------
+
+
+def _pe_with(omega_of):
+    def positional_encoding(n_positions, d_model):
+        omega = omega_of(d_model)
+        return _pe(n_positions, d_model, omega), omega
+    return positional_encoding
+
+
+@pytest.mark.parametrize(("omega_of", "said"), [
+    (lambda d: 1 / 1000 ** (np.arange(0, d, 2) / d), "la base es 1000 en lugar de 10000; el "
+                                                       "exponente 2i/d_model está bien"),
+    (lambda d: 1 / 1000 ** (np.arange((d + 1) // 2) / d), "el exponente es i/d_model en lugar "
+                                                           "de 2i/d_model y la base es 1000"),
+    (lambda d: 1 / 10 ** (np.arange(0, d, 2) / d), "la base es 10 en lugar de 10000"),
+    (lambda d: 1 / 10000 ** (np.arange(2, d + 2, 2) / d), "la primera no vale ω_0 = 1"),
+    (lambda d: np.exp(-np.log10(10000) * np.arange(0, d, 2) / d), "decrecen a otro ritmo"),
+], ids=["base_1000", "base_1000_exponent_i", "base_10", "starts_at_2", "log10"])
+def test_wrong_frequencies_are_named_with_base_and_exponent_apart(omega_of, said):
+    failing = assert_named("positional_encoding", _pe_with(omega_of),
+                           "positional_encoding.frequencies")
+    assert all(said in m for m in messages(failing))
+    assert all("pe está bien construida a partir de ellas" in m for m in messages(failing))
+
+
+def test_base_10_reads_also_as_base_100_with_exponent_i():
+    failing = assert_named("positional_encoding",
+                           _pe_with(lambda d: 1 / 10 ** (np.arange(0, d, 2) / d)),
+                           "positional_encoding.frequencies")
+    assert all("la base es 100 en lugar de 10000" in m for m in messages(failing))
+
+
+def test_right_omega_with_pe_built_on_other_frequencies_is_named():
+    def positional_encoding(n_positions, d_model):
+        omega = 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)
+        return _pe(n_positions, d_model, 1 / 1000 ** (np.arange(0, d_model, 2) / d_model)), omega
+    failing = assert_named("positional_encoding", positional_encoding,
+                           "positional_encoding.frequencies")
+    assert all(m.startswith("omega es correcta, pero no las frecuencias con las que construyes pe")
+               for m in messages(failing))
+
+
+def test_odd_d_model_with_one_frequency_short_is_named():
+    def positional_encoding(n_positions, d_model):
+        omega = 1 / 10000 ** (2 * np.arange(d_model // 2) / d_model)
+        angles = np.arange(n_positions)[:, None] * omega
+        pe = np.stack([np.sin(angles), np.cos(angles)], axis=-1).reshape(n_positions, -1)
+        return pe, omega
+    failing = assert_named("positional_encoding", positional_encoding,
+                           "positional_encoding.omega_short", cases=["d_impar"])
+    assert {case for case, _ in failing} == {"d_impar"}
+
+
+# --- transformer_block: a LayerNorm epsilon too large ---------------------------------------
+
+
+@pytest.mark.parametrize("eps", [1e-3, 1e-2])
+def test_a_larger_layer_norm_epsilon_is_named_wherever_it_fails(eps):
+    def transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None):
+        x = _norm(x + reference.multihead(x, heads, W_O, mask), eps)
+        return _norm(x + np.maximum(0, x @ W1 + b1) @ W2 + b2, eps)
+    failing = {key: f for key, f in grade("transformer_block", transformer_block).items() if f}
+    if eps == 1e-2:
+        assert failing, "an epsilon of 1e-2 should cost points"
+    assert all(named(f) == ["transformer_block.layer_norm_epsilon"] for f in failing.values())
+    power = "10⁻" + str(round(-np.log10(eps))).translate(str.maketrans("0123456789",
+                                                                      "⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    assert all(f"ε ≈ {power}" in m for m in messages(failing))
+    # The old hint blamed the residuals and the FFN for what is the normalisation's epsilon.
+    assert not any("residuales" in m for m in messages(failing))
+
+
+# --- shape errors, explained with the notebook's sizes -------------------------------------------
+
+
+def test_reshape_that_assumes_d_model_over_h_is_explained_with_the_sizes():
+    def multihead(X, heads, W_O, mask=None):
+        h = len(heads)
+        size = W_O.shape[1] // h
+        q, k, v = (np.concatenate([head[i] for head in heads], axis=1) for i in range(3))
+        Q, K, V = ((X @ w).reshape(len(X), h, size).transpose(1, 0, 2) for w in (q, k, v))
+        scores = Q @ K.transpose(0, 2, 1) / np.sqrt(size)
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        out = reference.softmax(scores) @ V
+        return out.transpose(1, 0, 2).reshape(len(X), -1) @ W_O
+    failing = assert_named("multihead", multihead, "multihead.head_sizes",
+                           cases=["dk_distinto_dv"])
+    assert {case for case, _ in failing} == {"dk_distinto_dv"}
+    for text in messages(failing):
+        assert "42 = n·h·d_k números a (7, 2, 4) = (n, h, d_model/h)" in text
+        assert "W_Q y W_K de forma (d_model, d_k) y W_V (d_model, d_v)" in text
+
+
+def test_one_head_size_for_q_k_and_v_is_explained_on_the_d_k_d_v_case():
+    def multihead(X, heads, W_O, mask=None):
+        d_k = heads[0][0].shape[1]
+        outputs = []
+        for W_Q, W_K, W_V in heads:
+            out = reference.attention(X @ W_Q, X @ W_K, X @ W_V, mask)[0]
+            outputs.append(out[:, :d_k])  # the head's output cut to d_k columns
+        return np.concatenate(outputs, axis=1) @ W_O
+    failing = assert_named("multihead", multihead, "multihead.head_sizes",
+                           cases=["dk_distinto_dv"])
+    for text in messages(failing):
+        assert "d_k = 3 (columnas de W_Q y W_K) y d_v = 5 (columnas de W_V)" in text
+
+
+def test_odd_d_model_broadcast_is_explained_with_sines_and_cosines():
+    def positional_encoding(n_positions, d_model):
+        omega = 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)
+        pe = np.zeros((n_positions, d_model))
+        pe[:, 0::2] = np.sin(np.arange(n_positions)[:, None] * omega)
+        pe[:, 1::2] = np.cos(np.arange(n_positions)[:, None] * omega)
+        return pe, omega
+    failing = assert_named("positional_encoding", positional_encoding,
+                           "positional_encoding.odd_d_model", cases=["d_impar"])
+    for text in messages(failing):
+        # n_positions may equal d_model on a draw, and is then named both ways.
+        assert "⌈d_model/2⌉) donde cabe uno" in text and "⌊d_model/2⌋)" in text
+        assert "la última columna es un seno sin pareja" in text
+
+
+def test_np_dot_without_transpose_is_named_like_the_at_operator():
+    """The same mistake raises "not aligned" through np.dot and "matmul" through @."""
+    def attention(Q, K, V, mask=None):
+        scores = np.dot(Q, K) / np.sqrt(K.shape[-1])
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        weights = reference.softmax(scores)
+        return np.dot(weights, V), weights
+    failing = caught_on_every_draw("attention", attention)
+    assert all(named(f) == ["attention.k_not_transposed"] for f in failing.values())
+
+
+def test_every_shape_error_gets_more_than_the_error_sentence():
+    """Raw NumPy text never reaches a student, and the sentence about the error is not alone:
+    a shape error on these cases always comes with its sizes named."""
+    def attention(Q, K, V, mask=None):
+        weights = reference.softmax(Q @ K.T / np.sqrt(K.shape[1]))
+        return weights @ V.T, weights  # V transposed: (m, d_v) becomes (d_v, m)
+    for failures in caught_on_every_draw("attention", attention).values():
+        kinds = [f.details.get("kind") for f in failures]
+        assert kinds == ["error", "explanation"], kinds
+        assert "columnas y B tiene d_v filas" in failures[1].message
+        assert "V (m, d_v)" in failures[1].message
+
+
+# --- nothing named that is not there ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("function,fn", [
+    ("transformer_block", lambda x, heads, W_O, W1, b1, W2, b2, mask=None:
+        reference.layer_norm(x + reference.multihead(x, heads, W_O, mask))),
+    ("transformer_block", lambda x, heads, W_O, W1, b1, W2, b2, mask=None:
+        reference.transformer_block(x, heads, W_O, W1, b1, W2, b2, mask) * 1.5),
+    ("multihead", lambda X, heads, W_O, mask=None: reference.multihead(X, heads, 2 * W_O, mask)),
+    ("positional_encoding", lambda n_positions, d_model: (
+        reference.positional_encoding(n_positions, d_model)[0] * 0.5,
+        reference.positional_encoding(n_positions, d_model)[1])),
+], ids=["no_ffn", "output_scaled", "w_o_doubled", "pe_halved"])
+def test_a_mistake_nothing_knows_is_not_named(function, fn):
+    for key, failures in caught_on_every_draw(function, fn).items():
+        assert not named(failures), f"false name on {key}: {named(failures)}"
