@@ -480,8 +480,9 @@ def test_each_failure_gets_exactly_one_diagnosis():
     counted.add(_record("dos", [_fails("a", "error"), _fails("b", "values")]))
     counted.add(_record("tres", [_fails("a", "unverified", unverified="memory"),
                                  _fails("b", "unverified", unverified="died")]))
-    assert counted.diagnoses["f"] == {"named": 1, "hint": 1, "undiagnosed": 1, "error": 1,
-                                      "unanswered": 2}
+    counted.add(_record("cuatro", [_fails("a", "values", "finding")]))
+    assert counted.diagnoses["f"] == {"named": 1, "found": 1, "hint": 1, "undiagnosed": 1,
+                                      "error": 1, "unanswered": 2}
 
 
 def test_limits_come_from_the_ending_the_cases_or_a_stopped_cell():

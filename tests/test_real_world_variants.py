@@ -112,7 +112,8 @@ def test_buggy_notebook_loses_points_where_it_is_wrong_and_says_why(sandbox_reco
             continue
         assert earned < possible, f"{variant.name} kept full marks"
         failing = [v for v in verdicts if not v.passed]
-        said = {i for v in failing for i in v.misconceptions}
-        assert all(v.misconceptions and set(v.misconceptions) <= set(variant.names)
-                   for v in failing), json.dumps([v.misconceptions for v in failing])
+        # What the diagnosis named: catalogued mistakes, and what it found in the output.
+        named = [v.misconceptions + v.findings for v in failing]
+        said = {i for ids in named for i in ids}
+        assert all(ids and set(ids) <= set(variant.names) for ids in named), json.dumps(named)
         assert said == set(variant.names), variant.name

@@ -147,7 +147,10 @@ class Grader:
                 function, case.name, case.description, not failures,
                 [failure.message for failure in failures],
                 [failure.details.get("kind", "") for failure in failures],
-                [failure.details["id"] for failure in failures if "id" in failure.details]))
+                [f.details["id"] for f in failures
+                 if f.details.get("kind") == "misconception" and f.details.get("id")],
+                findings=[f.details["id"] for f in failures
+                          if f.details.get("kind") != "misconception" and f.details.get("id")]))
         return verdicts
 
     # --- data questions ---------------------------------------------------------------------

@@ -40,6 +40,7 @@ LIMITS = {"time": "tiempo", "memory": "memoria", "disk": "disco"}
 # first: each failure is counted under exactly one of these.
 DIAGNOSES = {
     "named": "Error del catálogo",
+    "found": "Otro fallo reconocido en la salida",
     "hint": "Solo una pista genérica",
     "undiagnosed": "Respuesta incorrecta, sin pista",
     "error": "Error al ejecutar o sin implementar",
@@ -47,7 +48,7 @@ DIAGNOSES = {
 }
 
 # The failures where the function answered, rightly typed or not: what a catalog can name.
-WRONG_ANSWERS = ("named", "hint", "undiagnosed")
+WRONG_ANSWERS = ("named", "found", "hint", "undiagnosed")
 
 # Longer lists start folded, so that the page opens on its counts.
 OPEN_LIST_ROWS = 20
@@ -167,6 +168,8 @@ def diagnosis_of(verdict):
         return "named"
     if verdict.unverified:
         return "unanswered"
+    if "finding" in verdict.kinds:
+        return "found"
     if "hint" in verdict.kinds:
         return "hint"
     if "error" in verdict.kinds:

@@ -22,9 +22,10 @@ class Verdict:
     passed: bool
     messages: list = field(default_factory=list)  # Spanish, for the student
     kinds: list = field(default_factory=list)  # failure kinds: shape, values, error, hint...
-    misconceptions: list = field(default_factory=list)  # catalog ids the diagnosis named
+    misconceptions: list = field(default_factory=list)  # catalogued mistakes the diagnosis named
     unverified: Optional[str] = None  # why no answer came: time, memory, died...
     public: bool = False  # a public (0-point) test rather than a hidden case
+    findings: list = field(default_factory=list)  # other diagnoses: properties, shape notes
 
 
 @dataclass
