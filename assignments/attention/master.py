@@ -62,6 +62,12 @@
 #
 # **Cómo se evalúa.** Después de cada función hay una celda `grader.check(...)` con pruebas públicas: comprueban propiedades (formas, filas que suman 1, la máscara causal, el ejemplo trabajado del apunte), no la respuesta. Al entregar, unas pruebas ocultas comparan cada función con una solución de referencia sobre entradas que no ves, y cada función se evalúa por separado: un error en `attention` no te quita puntos en `multihead`. Que pasen las pruebas públicas **no** garantiza que pasen las ocultas.
 #
+# **Lo que dan por hecho las pruebas ocultas**, para que nada te pille por sorpresa:
+#
+# - Tu cuaderno se ejecuta **entero, de arriba abajo**, en otra máquina, como con *Kernel → Restart & Run All*, y después se llama a tus funciones. Todo lo que usen tiene que estar definido en el cuaderno: un valor que solo existe en tu sesión de Jupyter no existirá allí.
+# - Las entradas son arrays de NumPy de tipo `float64` (las máscaras, booleanas: `True` significa «puede atender»), y cada entrega recibe **sus propios** números, sacados al azar con las formas de cada caso. Puedes calcular en `float64` o en `float32`: se compara con una tolerancia pequeña.
+# - Hay casos con **un solo token o una sola consulta** ($n = 1$), con $n \neq m$, y sin máscara (`mask=None`).
+#
 # > Las citas con este formato son **notas del kit**: correcciones o ampliaciones del material de la clase.
 
 # %% [markdown] tags=["graded-only"]
@@ -350,6 +356,8 @@ plt.show()
 # **Ejercicio 2: `multihead`.** `heads` es una lista de tuplas `(W_Q, W_K, W_V)`, una por cabeza. Para cada cabeza, proyecta `X` y llama a tu `attention` (pasándole la máscara); concatena las salidas de todas las cabezas **una al lado de la otra** (por columnas) y multiplica por `W_O`. Devuelve solo la salida, un array de forma $(n, d_{\text{model}})$.
 #
 # Cada cabeza escala por **su propia** $d_k$, la de sus proyecciones, no por $d_{\text{model}}$: si llamas a `attention`, eso ya ocurre solo.
+#
+# Las pruebas ocultas usan cabezas con $d_k \neq d_v$ y con $d_k \neq d_{\text{model}}/h$: toma los tamaños de la forma de cada matriz (`W_Q.shape[1]`…), sin suponer que $d_k = d_v = d_{\text{model}}/h$. `W_O` tiene $h \cdot d_v$ filas.
 
 # %%
 def multihead(X, heads, W_O, mask=None):
@@ -546,7 +554,7 @@ print(f"Con codificación posicional, barajar solo baraja las salidas: {np.allcl
 # 1. $x \leftarrow \text{LayerNorm}(x + \text{MultiHead}(x))$, pasando la máscara a `multihead`;
 # 2. $\text{salida} = \text{LayerNorm}(x + \text{FFN}(x))$ con $\text{FFN}(x) = \text{ReLU}(xW_1 + b_1)W_2 + b_2$.
 #
-# Usa tus funciones `multihead` y `layer_norm`. La normalización es por token, es decir, por filas.
+# Usa tus funciones `multihead` y `layer_norm`. La normalización es por token, es decir, por filas. Si prefieres escribir tu propia normalización de capa, sin parámetros aprendidos, cuenta como correcta con cualquier $\varepsilon$ entre 0 y el de la `layer_norm` que te damos. Las pruebas ocultas incluyen un bloque de un solo token y valores de $d_{ff}$ distintos de $4\,d_{\text{model}}$.
 #
 # > **Nota del kit (errata).** La página de la clase, en su sección «El bloque Transformer», escribe el bloque como $x \leftarrow x + \text{MultiHead}(\text{LayerNorm}(x))$ y $x \leftarrow x + \text{FFN}(\text{LayerNorm}(x))$. Esa es la variante **pre-LN**, la habitual en los modelos modernos (GPT-2 en adelante): normaliza la *entrada* de cada subcapa y deja la autopista residual limpia, lo que estabiliza el entrenamiento de pilas muy profundas. Aquí se evalúa la variante **post-LN** del artículo original y de las notas de Marta, la de la fórmula de arriba. Las dos son correctas; simplemente no dan el mismo resultado.
 
