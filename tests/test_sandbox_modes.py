@@ -169,3 +169,29 @@ def test_as_a_user_without_namespaces_or_landlock_only_limits_and_seccomp_remain
     assert not job["udp"] and not job["tcp"] and not job["packet_reached_host"]
     assert not job["survivor"]  # the zygote is the subreaper of orphans, and kills them
     assert job["read_repository"]  # what degrades: the README says so
+
+
+def test_make_grade_refuses_where_a_submission_could_write_its_files(autograder_zip,
+                                                                     built_dist):
+    """As a user under Docker's profile nothing keeps a job out of the grader's own files:
+    make grade says so and stops, unless told it may go on."""
+    import shutil
+
+    from grading_harness import Notebooks, write_folder
+
+    folder = write_folder(shared_folder("unconfined-"),
+                          {"a.ipynb": Notebooks(built_dist).correct()})
+    zip_copy = shutil.copy(autograder_zip, folder.parent / "unconfined.zip")
+    os.chmod(zip_copy, 0o644)
+    out = shared_folder("unconfined-out-")
+    os.chown(out, UNPRIVILEGED_UID, UNPRIVILEGED_UID)
+    base = ["setpriv", f"--reuid={UNPRIVILEGED_UID}", f"--regid={UNPRIVILEGED_UID}",
+            "--clear-groups", "--", sys.executable, str(DOCKER_LIKE), sys.executable, "-m",
+            "kit_autograder.batch", "--submissions", str(folder), "--out", str(out),
+            "--autograder", str(zip_copy), "--jobs", "1"]
+    refused = subprocess.run(base, env=_environment(), capture_output=True, text=True,
+                             timeout=300, cwd="/tmp")
+    assert refused.returncode == 2 and "could write any file of yours" in refused.stderr
+    allowed = subprocess.run(base + ["--unconfined-ok"], env=_environment(),
+                             capture_output=True, text=True, timeout=300, cwd="/tmp")
+    assert allowed.returncode == 0, allowed.stderr[-2000:]

@@ -93,8 +93,22 @@ class Outputs:
         frame.to_csv(self.out / "final_grades.csv", index=False)
 
 
+UNCONFINED = (
+    "this host lets the sandbox neither make namespaces, nor change user (not root), nor use "
+    "Landlock: a submission could write any file of yours, the outputs included. Grade as "
+    "root, install bubblewrap, or pass --unconfined-ok if you accept that (see the README's "
+    "'Seguridad y limitaciones').")
+
+
+def unconfined(description):
+    """True when a job would run as the grader's own user with nothing to keep it out of the
+    grader's files: no namespaces, no user of its own, no Landlock."""
+    return (description.get("mode") == "none" and not description.get("namespaces")
+            and not description.get("landlock_abi"))
+
+
 def grade_folder(submissions, out, *, autograder_zip, jobs=None, limits=Limits(), log=sys.stderr,
-                 allow_bwrap=True):
+                 allow_bwrap=True, unconfined_ok=False):
     """Grade every submission in ``submissions`` into ``out``; returns a summary."""
     submissions, out = Path(submissions), Path(out)
     if not submissions.is_dir():
@@ -111,6 +125,8 @@ def grade_folder(submissions, out, *, autograder_zip, jobs=None, limits=Limits()
             grader = Grader(bundle)
             outputs = Outputs(out, grader)
             with Sandbox(limits, jobs=jobs, allow_bwrap=allow_bwrap) as sandbox:
+                if not unconfined_ok and unconfined(sandbox.description):
+                    raise BatchError(UNCONFINED)
                 _run(grader, sandbox, outputs, paths, stems, jobs, log)
                 description = dict(sandbox.description)
             description["cpu"] = dict(sandbox.cpu)
@@ -213,6 +229,8 @@ def main(argv=None):
                         help=f"seconds for a notebook's cells (default {Limits.notebook_seconds:g})")
     parser.add_argument("--memory-mb", type=_optional(int), default=None,
                         help=f"memory per submission (default {Limits.memory_mb})")
+    parser.add_argument("--unconfined-ok", action="store_true",
+                        help="grade even where a submission could write the grader's files")
     args = parser.parse_args(argv)
     try:
         readable = args.autograder.is_file() and os.access(args.autograder, os.R_OK)
@@ -226,7 +244,7 @@ def main(argv=None):
                     memory_mb=args.memory_mb or Limits.memory_mb)
     try:
         grade_folder(args.submissions, args.out, autograder_zip=args.autograder,
-                     jobs=args.jobs, limits=limits)
+                     jobs=args.jobs, limits=limits, unconfined_ok=args.unconfined_ok)
     except BatchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
