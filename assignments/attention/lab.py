@@ -148,11 +148,17 @@ def _run(argv) -> int:
         functions = load_functions(notebook, GRADED)
     except NotebookCodeError as exc:
         return _fail(str(exc), 1)
+    # The student's prints go to stderr so stdout stays one JSON document. The redirect and
+    # the warning filter are process-wide, so they live here, in the CLI, and never in the
+    # grader, whose threads run the lab on sandboxed stand-ins side by side.
+    stdout = sys.stdout
     try:
-        report = run_lab(functions, args["seed"])
+        with contextlib.redirect_stdout(sys.stderr), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            report = run_lab(functions, args["seed"])
     except LabError as exc:
         return _fail(str(exc), 1)
-    sys.stdout.write(to_json(report))
+    stdout.write(to_json(report))
     return 0
 
 
@@ -437,11 +443,10 @@ def _fact(fact_id, functions, text, holds, **values) -> dict:
 
 
 def _call(functions: dict, name: str, n_parts: int, *args, **kwargs):
-    """Call one of the student's functions on copies, with its prints sent to stderr."""
+    """Call one of the student's functions on copies (``np.errstate`` is per-thread)."""
     args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     try:
-        with contextlib.redirect_stdout(sys.stderr), np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with np.errstate(all="ignore"):
             value = functions[name](*args, **kwargs)
     except Exception as exc:
         raise LabError(_explain(name, exc)) from None

@@ -44,15 +44,19 @@ class Run:
 
 
 def timed(command, environment=None):
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+    """Run ``command``; wait4, not Popen.wait, for the CPU and peak memory of it and of what
+    it waited for."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
-        proc = subprocess.Popen(command, stdout=out, stderr=err, text=True, env=environment)
+        proc = subprocess.Popen(command, stdout=out, stderr=err, env=environment)
         _, status, usage = os.wait4(proc.pid, 0)
         seconds = time.perf_counter() - started
+        proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
         return Run(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,
-                   os.waitstatus_to_exitcode(status), out.read(), err.read())
+                   proc.returncode, out.read().decode("utf-8", "replace"),
+                   err.read().decode("utf-8", "replace"))
 
 
 def as_user(command, uid):
@@ -62,13 +66,17 @@ def as_user(command, uid):
 
 def synthetic_submissions(autograder_zip, dist, n):
     """The lesson's mixed submissions, made from the build in ``dist`` (its student and
-    solution notebooks) by the lesson's own ``synthetic`` module."""
+    solution notebooks) by the lesson's own ``synthetic`` module, from the checkout the bench
+    runs in (the zip's copy of the lesson holds only what grading needs)."""
     from .bundle import OpenedZip
 
     with OpenedZip(autograder_zip) as bundle:
-        bundle.lesson  # puts the lesson's package on sys.path
-        synthetic = importlib.import_module(f"{bundle.settings['lesson']}.synthetic")
-        return synthetic.mixed_submissions(dist, n)
+        name = bundle.settings["lesson"]
+    checkout = Path(__file__).resolve().parents[2]
+    for folder in (checkout, checkout / "assignments"):
+        if str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))
+    return importlib.import_module(f"{name}.synthetic").mixed_submissions(dist, n)
 
 
 def grade_command(submissions, out, autograder_zip, jobs):
@@ -120,7 +128,9 @@ def floor(submissions, autograder_zip, jobs, environment, user):
 
 def sandbox_cpu(stdout):
     """(grader, zygote, jobs) CPU seconds from make grade's summary line."""
-    line = next(l for l in stdout.splitlines() if l.startswith("cpu seconds:"))
+    line = next((l for l in stdout.splitlines() if l.startswith("cpu seconds:")), None)
+    if line is None:
+        raise RuntimeError(f"make grade printed no CPU line:\n{stdout[-2000:]}")
     numbers = [float(part.split()[-1]) for part in line.split(":", 1)[1].split(",")]
     return tuple(numbers)
 
