@@ -11,6 +11,7 @@ limitaciones" section states these same facts.
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -83,7 +84,11 @@ PROBE = textwrap.dedent("""
     print("PROBE" + json.dumps(answers))
 """)
 
-MODES = ["bubblewrap-root", "bubblewrap-user", "uid-docker-like", "none-docker-like"]
+# The bubblewrap modes need Debian's bubblewrap on this machine (.ci/run installs it).
+HAS_BWRAP = shutil.which("bwrap") is not None
+MODES = (["bubblewrap-root", "bubblewrap-user"] if HAS_BWRAP else []) + [
+    "uid-docker-like", "none-docker-like"]
+needs_bwrap = pytest.mark.skipif(not HAS_BWRAP, reason="bubblewrap is not installed here")
 
 
 def run_probe(mode, tmp_folder):
@@ -134,14 +139,16 @@ def table():
 
 
 def test_each_mode_is_the_one_the_host_allows(table):
-    assert table["bubblewrap-root"][0]["mode"] == "bubblewrap"
-    assert table["bubblewrap-user"][0]["mode"] == "bubblewrap"
+    if HAS_BWRAP:
+        assert table["bubblewrap-root"][0]["mode"] == "bubblewrap"
+        assert table["bubblewrap-user"][0]["mode"] == "bubblewrap"
     assert table["uid-docker-like"][0]["mode"] == "uid"
     assert table["none-docker-like"][0]["mode"] == "none"
     assert not table["uid-docker-like"][0]["namespaces"]
     assert not table["uid-docker-like"][0]["landlock_abi"]
 
 
+@needs_bwrap
 @pytest.mark.parametrize("mode", ["bubblewrap-root", "bubblewrap-user"])
 def test_with_namespaces_a_job_is_alone_small_offline_and_leaves_nothing(table, mode):
     _, job = table[mode]
