@@ -8,7 +8,7 @@
         dist/solution/notebook_solution.ipynb    the solution explained, to release after the deadline
         dist/autograder/<name>-autograder.zip    the zip for Gradescope, `otter run` and `make grade`
 
-The reference and this package enter the zip through Otter's ``autograder_files`` and nowhere
+The reference and the engine enter the zip through Otter's ``autograder_files`` and nowhere
 else. After building, the student folder is checked by content for anything hidden.
 """
 
@@ -44,9 +44,10 @@ ZIP_NAME = "attention-autograder.zip"
 RUBRIC = ROOT / "rubrics" / "attention.yaml"
 
 # Copied beside the Otter master so that its `autograder_files` ship them in the zip: the
-# reference and the lesson, which the grader loads, and the student folder's support files,
-# which the sandbox places beside each notebook it runs.
-AUTOGRADER_FILES = ("reference", "assignments/attention")
+# reference and the lesson, which the grader loads, the engine, which Otter imports as the
+# plugin, and the student folder's support files, which the sandbox places beside each
+# notebook it runs.
+AUTOGRADER_FILES = ("reference", "assignments/attention", "autograder/kit_autograder")
 SUPPORT_FOLDER = "student"
 
 # Student-facing files that ship flat beside the notebook, as (source, name in dist/student):

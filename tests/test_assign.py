@@ -146,3 +146,43 @@ def test_building_twice_gives_the_same_student_notebook(built_dist, tmp_path):
     first = (built_dist / "student" / NOTEBOOK_NAME).read_bytes()
     second = (again / "student" / NOTEBOOK_NAME).read_bytes()
     assert first == second
+
+
+def test_the_zips_run_otter_py_is_the_kits_own_rendered_by_otter(autograder_zip):
+    from otter.generate import JINJA_ENV
+
+    from kit_autograder.build.otter_templates import KIT_TEMPLATE
+
+    with zipfile.ZipFile(autograder_zip) as zf:
+        shipped = zf.read("run_otter.py").decode("utf-8")
+    expected = JINJA_ENV.from_string(KIT_TEMPLATE.read_text("utf-8")).render(
+        autograder_dir="/autograder")
+    assert shipped == expected and 'AUTOGRADER_DIR = "/autograder"' in shipped
+
+
+def test_the_kits_template_is_otters_only_between_assign_and_generate(monkeypatch):
+    import otter
+    from otter.generate import JINJA_ENV
+
+    from kit_autograder.build import otter_templates
+
+    otters = JINJA_ENV.get_template("common/run_otter.py").render(autograder_dir="/x")
+    otter_templates.use_kit_run_otter()
+    try:
+        assert "kit_autograder" in JINJA_ENV.get_template("common/run_otter.py").render(
+            autograder_dir="/x")
+        assert JINJA_ENV.get_template("common/run_autograder") is not None
+    finally:
+        assert otter_templates.restore_otters_templates()
+    assert JINJA_ENV.get_template("common/run_otter.py").render(autograder_dir="/x") == otters
+    assert not otter_templates.restore_otters_templates()
+    monkeypatch.setattr(otter, "__version__", "7.1.0")
+    with pytest.raises(otter_templates.UnsupportedOtter, match="otter-grader==7.0.0"):
+        otter_templates.use_kit_run_otter()
+
+
+def test_otter_generate_without_otter_assign_is_refused_before_writing_a_zip():
+    from kit_autograder.otter_plugin import VerificationPlugin
+
+    with pytest.raises(RuntimeError, match="otter assign"):
+        VerificationPlugin(None, {}, {}).during_generate({"plugins": []}, None)
