@@ -6,17 +6,19 @@
         dist/student/explorer.html               the interactive page, one self-contained file
         dist/student/requirements.txt            what students install, pinned as the kit is
         dist/solution/notebook_solution.ipynb    the solution explained, to release after the deadline
-        dist/autograder/<name>-autograder.zip    the zip for Gradescope, `otter run` and `make grade`
+        dist/autograder/<name>-autograder.zip    the zip for Gradescope, `otter grade`, `otter run`
+                                                 and `make grade`
+        dist/otter/                              the Otter-format master and what it names, kept:
+                                                 `otter assign` on it gives the same zip
 
 The reference and the engine enter the zip through Otter's ``autograder_files`` and nowhere
 else. After building, the student folder is checked by content for anything hidden.
 """
 
 import argparse
-import contextlib
 import shutil
+import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import nbformat
@@ -130,14 +132,20 @@ def stage_build(otter_dir: Path):
     return otter_dir / NOTEBOOK_NAME
 
 
-def run_otter_assign(master_nb: Path, result_dir: Path, run_tests: bool):
-    from otter.assign import main as otter_assign
+def otter_command():
+    """This environment's `otter` command, as an instructor would type it."""
+    script = Path(sys.executable).with_name("otter")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "otter"]
 
-    # Otter wipes its result folder, so it gets one of its own inside the build folder. Its
-    # self-check runs the solution in the current directory, where the notebook's challenge
-    # cell writes resultado.json: the build folder keeps that out of the caller's tree.
-    with contextlib.chdir(master_nb.parent):
-        otter_assign(str(master_nb), str(result_dir), no_pdfs=True, no_run_tests=not run_tests)
+
+def run_otter_assign(master_nb: Path, result_dir: Path, run_tests: bool):
+    """``cd dist/otter && otter assign notebook_student.ipynb RESULT``, the very command the
+    README gives instructors, so that the kept master is known to rebuild the zip. Otter wipes
+    its result folder, so it gets one of its own."""
+    command = otter_command() + ["assign", master_nb.name, str(result_dir.resolve()),
+                                 "--no-pdfs"]
+    subprocess.run(command + ([] if run_tests else ["--no-run-tests"]), cwd=master_nb.parent,
+                   check=True)
 
 
 def arrange_dist(otter_out: Path, dist: Path):
