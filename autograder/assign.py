@@ -8,6 +8,8 @@
         dist/solution/notebook_solution.ipynb    the solution explained, to release after the deadline
         dist/autograder/<name>-autograder.zip    the zip for Gradescope, `otter grade`, `otter run`
                                                  and `make grade`
+        dist/autograder/kit_autograder-*.whl     the engine, for instructors who `otter run` with
+                                                 their own Otter
         dist/otter/                              the Otter-format master and what it names, kept:
                                                  `otter assign` on it gives the same zip
 
@@ -19,6 +21,8 @@ import argparse
 import shutil
 import subprocess
 import sys
+import tempfile
+import tomllib
 from pathlib import Path
 
 import nbformat
@@ -51,6 +55,9 @@ RUBRIC = ROOT / "rubrics" / "attention.yaml"
 # notebook it runs.
 AUTOGRADER_FILES = ("reference", "assignments/attention", "autograder/kit_autograder")
 SUPPORT_FOLDER = "student"
+
+# The engine as a distribution of its own (autograder/pyproject.toml), for `otter run`.
+ENGINE_PROJECT = ROOT / "autograder"
 
 # Student-facing files that ship flat beside the notebook, as (source, name in dist/student):
 # the notebook's grader helper, the lab, what both need to read a notebook, the extension
@@ -148,6 +155,29 @@ def run_otter_assign(master_nb: Path, result_dir: Path, run_tests: bool):
                    check=True)
 
 
+def engine_wheel_name():
+    """The file name pip gives the engine's wheel, from its pyproject.toml."""
+    project = tomllib.loads((ENGINE_PROJECT / "pyproject.toml").read_text("utf-8"))["project"]
+    return f"{project['name'].replace('-', '_')}-{project['version']}-py3-none-any.whl"
+
+
+def build_engine_wheel(out: Path):
+    """The engine's wheel in ``out``, built from a copy of the project: setuptools writes its
+    build/ and egg-info beside the sources it builds."""
+    with tempfile.TemporaryDirectory(prefix="kit-wheel-") as work:
+        project = Path(work) / "project"
+        shutil.copytree(ENGINE_PROJECT / "kit_autograder", project / "kit_autograder",
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        shutil.copy(ENGINE_PROJECT / "pyproject.toml", project)
+        subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
+                        "--no-build-isolation", "--no-index", "--wheel-dir", str(out),
+                        str(project)], check=True)
+    wheel = out / engine_wheel_name()
+    if not wheel.is_file():
+        raise RuntimeError(f"pip wheel did not write {wheel.name}")
+    return wheel
+
+
 def arrange_dist(otter_out: Path, dist: Path):
     student, autograder, solution = dist / "student", dist / "autograder", dist / "solution"
     for folder in (student, autograder, solution):
@@ -173,6 +203,7 @@ def arrange_dist(otter_out: Path, dist: Path):
     if len(zips) != 1:
         raise RuntimeError(f"otter assign produced {len(zips)} zips, expected 1")
     shutil.copy(zips[0], autograder / ZIP_NAME)
+    build_engine_wheel(autograder)
     otter_solution = nbformat.read(otter_out / "autograder" / NOTEBOOK_NAME, as_version=4)
     explained = explained_solution(otter_solution, master_module.load_master(MASTER))
     nbformat.write(master_module.number_cells(explained), solution / SOLUTION_NAME)
@@ -203,6 +234,7 @@ def main(argv=None):
     dist = build(args.dist, run_tests=not args.no_run_tests)
     print(f"student notebook: {dist / 'student' / NOTEBOOK_NAME}")
     print(f"autograder zip:   {find_autograder_zip(dist)}")
+    print(f"engine wheel:     {dist / 'autograder' / engine_wheel_name()}")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ import pytest
 
 import reference
 from autograder.assign import (MASTER, NOTEBOOK_NAME, RUBRIC, SOLUTION_NAME, TOUR_NAME,
-                               ZIP_NAME, build)
+                               ZIP_NAME, build, engine_wheel_name)
 from autograder.notebook_code import assignment_name
 from attention.cases import cases_for
 from attention.functions import FUNCTIONS
@@ -38,8 +38,10 @@ def test_student_folder_holds_the_graded_notebook_and_the_tour_and_only_one_is_g
     assert [p.name for p in notebooks if assignment_name(p)] == [NOTEBOOK_NAME]
 
 
-def test_autograder_folder_holds_one_zip_and_the_solution_its_own_folder(built_dist):
-    assert sorted(p.name for p in (built_dist / "autograder").iterdir()) == [ZIP_NAME]
+def test_autograder_folder_holds_the_zip_and_the_engines_wheel_and_the_solution_its_own_folder(
+        built_dist):
+    assert sorted(p.name for p in (built_dist / "autograder").iterdir()) == sorted(
+        [ZIP_NAME, engine_wheel_name()])
     assert sorted(p.name for p in (built_dist / "solution").iterdir()) == [SOLUTION_NAME]
 
 
