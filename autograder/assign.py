@@ -5,6 +5,7 @@
         dist/student/notebook.ipynb              the guided tour, no exercises (notebooks.py)
         dist/student/explorer.html               the interactive page, one self-contained file
         dist/student/requirements.txt            what students install, pinned as the kit is
+        dist/student/tests/                      the public tests as files, for `otter check`
         dist/solution/notebook_solution.ipynb    the solution explained, to release after the deadline
         dist/autograder/<name>-autograder.zip    the zip for Gradescope, `otter grade`, `otter run`
                                                  and `make grade`
@@ -34,6 +35,7 @@ from kit_autograder.build.rubric import load_rubric, points_table
 
 from kit_autograder.build.figures import attach_figures
 from kit_autograder.build.notebooks import explained_solution, guided_tour
+from kit_autograder.build.student_tests import student_tests
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON = ROOT / "assignments" / "attention"
@@ -186,6 +188,9 @@ def arrange_dist(otter_out: Path, dist: Path):
 
     student_nb = nbformat.read(otter_out / "student" / NOTEBOOK_NAME, as_version=4)
     nbformat.write(master_module.number_cells(student_nb), student / NOTEBOOK_NAME)
+    (student / "tests").mkdir()
+    for name, source in student_tests(student_nb).items():
+        (student / "tests" / name).write_text(source, encoding="utf-8")
     for source, name in STUDENT_FILES:
         shutil.copy(ROOT / source, student / name)
     with open(student / "assessment.md", "a", encoding="utf-8") as assessment:

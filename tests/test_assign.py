@@ -56,7 +56,7 @@ def test_student_files_contain_no_reference_solution(built_dist, name):
 def test_student_files_contain_no_hidden_test_or_solution_marker(built_dist):
     from conftest import TEST_SALT
 
-    forbidden = ["BEGIN SOLUTION", "hidden: true", "incell", "from reference",
+    forbidden = ["BEGIN SOLUTION", "hidden: true", "hidden=True", "incell", "from reference",
                  "import reference", TEST_SALT, "kit_autograder.otter_plugin"]
     forbidden += [case.name for function in GRADED_FUNCTIONS for case in cases_for(function)
                   if len(case.name) > 6]
@@ -148,6 +148,27 @@ def test_building_twice_gives_the_same_student_notebook(built_dist, tmp_path):
     first = (built_dist / "student" / NOTEBOOK_NAME).read_bytes()
     second = (again / "student" / NOTEBOOK_NAME).read_bytes()
     assert first == second
+
+
+def otter_test_cases(path):
+    from otter.nbmeta_config import NBMetadataConfig
+    from otter.test_files import create_test_file
+
+    return create_test_file(str(path), NBMetadataConfig()).test_cases
+
+
+def test_the_student_tests_folder_holds_each_questions_public_tests_and_no_hidden_one(
+        built_dist, autograder_zip, tmp_path):
+    with zipfile.ZipFile(autograder_zip) as zf:
+        zf.extractall(tmp_path, [n for n in zf.namelist() if n.startswith("tests/")])
+    shipped = sorted((built_dist / "student" / "tests").iterdir())
+    assert [p.name for p in shipped] == sorted(p.name for p in (tmp_path / "tests").iterdir())
+    for path in shipped:
+        public = [c.name for c in otter_test_cases(tmp_path / "tests" / path.name) if not c.hidden]
+        cases = otter_test_cases(path)
+        assert [c.name for c in cases] == public and not any(c.hidden for c in cases), path.name
+        # otter check divides by the points possible: a file worth 0 would crash it.
+        assert sum(c.points for c in cases) == pytest.approx(1), path.name
 
 
 def test_the_zips_run_otter_py_is_the_kits_own_rendered_by_otter(autograder_zip):
