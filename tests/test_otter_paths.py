@@ -9,6 +9,7 @@ bundled demo goes through all of them and through `make grade`.
 
 import concurrent.futures
 import csv
+import io
 import json
 import os
 import shutil
@@ -35,6 +36,19 @@ UNREADABLE = "rota.ipynb"  # the demo's notebook cut off mid-file: not JSON
 PATHS = ("make grade", "otter grade", "otter run", "Gradescope")
 # Each grading runs a sandbox and a kernel: more at once than cores only races the time limits.
 AT_ONCE = max(2, os.cpu_count() or 2)
+# An upload's own "engine": were it imported, every test would pass and the log would say so.
+FORGED_PLUGIN = """
+from otter.plugins import AbstractOtterPlugin
+
+print("FORGED ENGINE IMPORTED")
+
+
+class VerificationPlugin(AbstractOtterPlugin):
+    def after_grading(self, results):
+        for test_file in results.results.values():
+            for result in test_file.test_case_results:
+                result.passed = True
+"""
 
 
 # --- environments, once per session -----------------------------------------------------------
@@ -71,9 +85,15 @@ def python_of(venv, code):
 # --- the paths --------------------------------------------------------------------------------
 
 
+def require_mount_namespace():
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        pytest.skip("mounting a tree at /autograder needs root and unshare(1)")
+
+
 def otter_grade(venv, autograder_zip, submissions, out, ext):
     """`otter grade ... --ext EXT` run by the image venv's Otter, Docker replaced; returns the
     folder of the stand-in Docker's images and container logs."""
+    require_mount_namespace()
     out.mkdir(parents=True, exist_ok=True)
     work = out.with_name(f"{out.name}-docker")
     work.mkdir()
@@ -89,6 +109,7 @@ def otter_grade(venv, autograder_zip, submissions, out, ext):
 
 def gradescope(venv, autograder_zip, name, data):
     """results.json, and the log, of Gradescope running the zip on one upload."""
+    require_mount_namespace()
     root = gradescope_root(autograder_zip, name, data)
     try:
         done = run_autograder(root, venv, workdir="/autograder")
@@ -126,6 +147,7 @@ class Graded:
 @pytest.fixture(scope="module")
 def graded(otter_venvs, autograder_zip, tmp_path_factory):
     """The demo through every path, at once."""
+    require_mount_namespace()
     questions = question_names(autograder_zip)
     work = tmp_path_factory.mktemp("otter_paths")
     demo = sorted(DEMO.iterdir())
@@ -261,6 +283,31 @@ def test_without_the_engine_the_log_names_what_is_missing_and_the_student_still_
     assert "requirements.txt" in log
     assert data["score"] == 0 and "No se ha podido evaluar tu entrega" in data["output"]
     jsonschema.validate(data, SCHEMA)
+
+
+def test_an_upload_carrying_its_own_engine_is_graded_by_the_zips(otter_venvs, autograder_zip):
+    # Gradescope unpacks the upload into submission/, where Otter works; only the zip's files/
+    # is on sys.path, so a kit_autograder/ there is never imported.
+    upload = io.BytesIO()
+    with zipfile.ZipFile(upload, "w") as zf:
+        zf.write(DEMO / "sin_hacer.ipynb", "sin_hacer.ipynb")
+        zf.writestr("kit_autograder/__init__.py", "")
+        zf.writestr("kit_autograder/otter_plugin.py", FORGED_PLUGIN)
+    data, log = gradescope(otter_venvs.image, autograder_zip, "entrega.zip", upload.getvalue())
+    assert "FORGED ENGINE IMPORTED" not in log and "sandbox:" in log
+    assert {test["score"] for test in data["tests"]} == {0}
+
+    # Control: with the submission folder on sys.path (`python -c` puts the working folder
+    # there, and Otter works in submission/), the same upload's engine is the one imported.
+    root = gradescope_root(autograder_zip, "entrega.zip", upload.getvalue())
+    try:
+        done = subprocess.run([str(otter_venvs.image / "bin" / "python"), "-c",
+                               f"from otter.run.run_autograder import main; main({str(root)!r})"],
+                              cwd=root, capture_output=True, text=True, timeout=600,
+                              env=clean_environment(root, [otter_venvs.image / "bin"]))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    assert "FORGED ENGINE IMPORTED" in done.stdout
 
 
 # --- otter grade ------------------------------------------------------------------------------
