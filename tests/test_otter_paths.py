@@ -62,12 +62,12 @@ class Venvs:
 
 @pytest.fixture(scope="session")
 def otter_venvs(built_dist, autograder_zip):
-    # Outside /tmp: the kit's sandbox gives the notebook a /tmp of its own, which would hide
-    # an interpreter living there.
-    home = Path(tempfile.mkdtemp(prefix="kit-otter-venvs-", dir="/var/tmp"))
     pip = [sys.executable, "-m", "pip"]
     install = [str(built_dist / arg[len("dist/"):]) if arg.startswith("dist/") else arg
                for arg in readme_install_line(ROOT / "README.md")]
+    # Outside /tmp: the kit's sandbox gives the notebook a /tmp of its own, which would hide
+    # an interpreter living there.
+    home = Path(tempfile.mkdtemp(prefix="kit-otter-venvs-", dir="/var/tmp"))
     try:
         with concurrent.futures.ThreadPoolExecutor(2) as pool:
             image = pool.submit(build_venv, home / "image", image_requirements(autograder_zip), pip)
