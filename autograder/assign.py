@@ -5,18 +5,25 @@
         dist/student/notebook.ipynb              the guided tour, no exercises (notebooks.py)
         dist/student/explorer.html               the interactive page, one self-contained file
         dist/student/requirements.txt            what students install, pinned as the kit is
+        dist/student/tests/                      the public tests as files, for `otter check`
         dist/solution/notebook_solution.ipynb    the solution explained, to release after the deadline
-        dist/autograder/<name>-autograder.zip    the zip for Gradescope, `otter run` and `make grade`
+        dist/autograder/<name>-autograder.zip    the zip for Gradescope, `otter grade`, `otter run`
+                                                 and `make grade`
+        dist/autograder/kit_autograder-*.whl     the engine, for instructors who `otter run` with
+                                                 their own Otter
+        dist/otter/                              the Otter-format master and what it names, kept:
+                                                 `otter assign` on it gives the same zip
 
-The reference and this package enter the zip through Otter's ``autograder_files`` and nowhere
+The reference and the engine enter the zip through Otter's ``autograder_files`` and nowhere
 else. After building, the student folder is checked by content for anything hidden.
 """
 
 import argparse
-import contextlib
 import shutil
+import subprocess
 import sys
-import zipfile
+import tempfile
+import tomllib
 from pathlib import Path
 
 import nbformat
@@ -28,6 +35,7 @@ from kit_autograder.build.rubric import load_rubric, points_table
 
 from kit_autograder.build.figures import attach_figures
 from kit_autograder.build.notebooks import explained_solution, guided_tour
+from kit_autograder.build.student_tests import student_tests
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON = ROOT / "assignments" / "attention"
@@ -44,10 +52,14 @@ ZIP_NAME = "attention-autograder.zip"
 RUBRIC = ROOT / "rubrics" / "attention.yaml"
 
 # Copied beside the Otter master so that its `autograder_files` ship them in the zip: the
-# reference and the lesson, which the grader loads, and the student folder's support files,
-# which the sandbox places beside each notebook it runs.
-AUTOGRADER_FILES = ("reference", "assignments/attention")
+# reference and the lesson, which the grader loads, the engine, which Otter imports as the
+# plugin, and the student folder's support files, which the sandbox places beside each
+# notebook it runs.
+AUTOGRADER_FILES = ("reference", "assignments/attention", "autograder/kit_autograder")
 SUPPORT_FOLDER = "student"
+
+# The engine as a distribution of its own (autograder/pyproject.toml), for `otter run`.
+ENGINE_PROJECT = ROOT / "autograder"
 
 # Student-facing files that ship flat beside the notebook, as (source, name in dist/student):
 # the notebook's grader helper, the lab, what both need to read a notebook, the extension
@@ -129,14 +141,43 @@ def stage_build(otter_dir: Path):
     return otter_dir / NOTEBOOK_NAME
 
 
-def run_otter_assign(master_nb: Path, result_dir: Path, run_tests: bool):
-    from otter.assign import main as otter_assign
+def otter_command():
+    """This environment's `otter` command, as an instructor would type it."""
+    script = Path(sys.executable).with_name("otter")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "otter"]
 
-    # Otter wipes its result folder, so it gets one of its own inside the build folder. Its
-    # self-check runs the solution in the current directory, where the notebook's challenge
-    # cell writes resultado.json: the build folder keeps that out of the caller's tree.
-    with contextlib.chdir(master_nb.parent):
-        otter_assign(str(master_nb), str(result_dir), no_pdfs=True, no_run_tests=not run_tests)
+
+def run_otter_assign(master_nb: Path, result_dir: Path, run_tests: bool):
+    """``cd dist/otter && otter assign notebook_student.ipynb RESULT``, the very command the
+    README gives instructors, so that the kept master is known to rebuild the zip. Otter wipes
+    its result folder, so it gets one of its own."""
+    command = otter_command() + ["assign", master_nb.name, str(result_dir.resolve()),
+                                 "--no-pdfs"]
+    subprocess.run(command + ([] if run_tests else ["--no-run-tests"]), cwd=master_nb.parent,
+                   check=True)
+
+
+def engine_wheel_name():
+    """The file name pip gives the engine's wheel, from its pyproject.toml."""
+    project = tomllib.loads((ENGINE_PROJECT / "pyproject.toml").read_text("utf-8"))["project"]
+    return f"{project['name'].replace('-', '_')}-{project['version']}-py3-none-any.whl"
+
+
+def build_engine_wheel(out: Path):
+    """The engine's wheel in ``out``, built from a copy of the project: setuptools writes its
+    build/ and egg-info beside the sources it builds."""
+    with tempfile.TemporaryDirectory(prefix="kit-wheel-") as work:
+        project = Path(work) / "project"
+        shutil.copytree(ENGINE_PROJECT / "kit_autograder", project / "kit_autograder",
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        shutil.copy(ENGINE_PROJECT / "pyproject.toml", project)
+        subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
+                        "--no-build-isolation", "--no-index", "--wheel-dir", str(out),
+                        str(project)], check=True)
+    wheel = out / engine_wheel_name()
+    if not wheel.is_file():
+        raise RuntimeError(f"pip wheel did not write {wheel.name}")
+    return wheel
 
 
 def arrange_dist(otter_out: Path, dist: Path):
@@ -147,6 +188,9 @@ def arrange_dist(otter_out: Path, dist: Path):
 
     student_nb = nbformat.read(otter_out / "student" / NOTEBOOK_NAME, as_version=4)
     nbformat.write(master_module.number_cells(student_nb), student / NOTEBOOK_NAME)
+    (student / "tests").mkdir()
+    for name, source in student_tests(student_nb).items():
+        (student / "tests" / name).write_text(source, encoding="utf-8")
     for source, name in STUDENT_FILES:
         shutil.copy(ROOT / source, student / name)
     with open(student / "assessment.md", "a", encoding="utf-8") as assessment:
@@ -164,6 +208,7 @@ def arrange_dist(otter_out: Path, dist: Path):
     if len(zips) != 1:
         raise RuntimeError(f"otter assign produced {len(zips)} zips, expected 1")
     shutil.copy(zips[0], autograder / ZIP_NAME)
+    build_engine_wheel(autograder)
     otter_solution = nbformat.read(otter_out / "autograder" / NOTEBOOK_NAME, as_version=4)
     explained = explained_solution(otter_solution, master_module.load_master(MASTER))
     nbformat.write(master_module.number_cells(explained), solution / SOLUTION_NAME)
@@ -194,6 +239,7 @@ def main(argv=None):
     dist = build(args.dist, run_tests=not args.no_run_tests)
     print(f"student notebook: {dist / 'student' / NOTEBOOK_NAME}")
     print(f"autograder zip:   {find_autograder_zip(dist)}")
+    print(f"engine wheel:     {dist / 'autograder' / engine_wheel_name()}")
 
 
 if __name__ == "__main__":

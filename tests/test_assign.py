@@ -9,7 +9,7 @@ import pytest
 
 import reference
 from autograder.assign import (MASTER, NOTEBOOK_NAME, RUBRIC, SOLUTION_NAME, TOUR_NAME,
-                               ZIP_NAME, build)
+                               ZIP_NAME, build, engine_wheel_name)
 from autograder.notebook_code import assignment_name
 from attention.cases import cases_for
 from attention.functions import FUNCTIONS
@@ -38,8 +38,10 @@ def test_student_folder_holds_the_graded_notebook_and_the_tour_and_only_one_is_g
     assert [p.name for p in notebooks if assignment_name(p)] == [NOTEBOOK_NAME]
 
 
-def test_autograder_folder_holds_one_zip_and_the_solution_its_own_folder(built_dist):
-    assert sorted(p.name for p in (built_dist / "autograder").iterdir()) == [ZIP_NAME]
+def test_autograder_folder_holds_the_zip_and_the_engines_wheel_and_the_solution_its_own_folder(
+        built_dist):
+    assert sorted(p.name for p in (built_dist / "autograder").iterdir()) == sorted(
+        [ZIP_NAME, engine_wheel_name()])
     assert sorted(p.name for p in (built_dist / "solution").iterdir()) == [SOLUTION_NAME]
 
 
@@ -54,7 +56,7 @@ def test_student_files_contain_no_reference_solution(built_dist, name):
 def test_student_files_contain_no_hidden_test_or_solution_marker(built_dist):
     from conftest import TEST_SALT
 
-    forbidden = ["BEGIN SOLUTION", "hidden: true", "incell", "from reference",
+    forbidden = ["BEGIN SOLUTION", "hidden: true", "hidden=True", "incell", "from reference",
                  "import reference", TEST_SALT, "kit_autograder.otter_plugin"]
     forbidden += [case.name for function in GRADED_FUNCTIONS for case in cases_for(function)
                   if len(case.name) > 6]
@@ -146,3 +148,64 @@ def test_building_twice_gives_the_same_student_notebook(built_dist, tmp_path):
     first = (built_dist / "student" / NOTEBOOK_NAME).read_bytes()
     second = (again / "student" / NOTEBOOK_NAME).read_bytes()
     assert first == second
+
+
+def otter_test_cases(path):
+    from otter.nbmeta_config import NBMetadataConfig
+    from otter.test_files import create_test_file
+
+    return create_test_file(str(path), NBMetadataConfig()).test_cases
+
+
+def test_the_student_tests_folder_holds_each_questions_public_tests_and_no_hidden_one(
+        built_dist, autograder_zip, tmp_path):
+    with zipfile.ZipFile(autograder_zip) as zf:
+        zf.extractall(tmp_path, [n for n in zf.namelist() if n.startswith("tests/")])
+    shipped = sorted((built_dist / "student" / "tests").iterdir())
+    assert [p.name for p in shipped] == sorted(p.name for p in (tmp_path / "tests").iterdir())
+    for path in shipped:
+        public = [c.name for c in otter_test_cases(tmp_path / "tests" / path.name) if not c.hidden]
+        cases = otter_test_cases(path)
+        assert [c.name for c in cases] == public and not any(c.hidden for c in cases), path.name
+        # otter check divides by the points possible: a file worth 0 would crash it.
+        assert sum(c.points for c in cases) == pytest.approx(1), path.name
+
+
+def test_the_zips_run_otter_py_is_the_kits_own_rendered_by_otter(autograder_zip):
+    from otter.generate import JINJA_ENV
+
+    from kit_autograder.build.otter_templates import KIT_TEMPLATE
+
+    with zipfile.ZipFile(autograder_zip) as zf:
+        shipped = zf.read("run_otter.py").decode("utf-8")
+    expected = JINJA_ENV.from_string(KIT_TEMPLATE.read_text("utf-8")).render(
+        autograder_dir="/autograder")
+    assert shipped == expected and 'AUTOGRADER_DIR = "/autograder"' in shipped
+
+
+def test_the_kits_template_is_otters_only_between_assign_and_generate(monkeypatch):
+    import otter
+    from otter.generate import JINJA_ENV
+
+    from kit_autograder.build import otter_templates
+
+    otters = JINJA_ENV.get_template("common/run_otter.py").render(autograder_dir="/x")
+    otter_templates.use_kit_run_otter()
+    try:
+        assert "kit_autograder" in JINJA_ENV.get_template("common/run_otter.py").render(
+            autograder_dir="/x")
+        assert JINJA_ENV.get_template("common/run_autograder") is not None
+    finally:
+        assert otter_templates.restore_otters_templates()
+    assert JINJA_ENV.get_template("common/run_otter.py").render(autograder_dir="/x") == otters
+    assert not otter_templates.restore_otters_templates()
+    monkeypatch.setattr(otter, "__version__", "7.1.0")
+    with pytest.raises(otter_templates.UnsupportedOtter, match="otter-grader==7.0.0"):
+        otter_templates.use_kit_run_otter()
+
+
+def test_otter_generate_without_otter_assign_is_refused_before_writing_a_zip():
+    from kit_autograder.otter_plugin import VerificationPlugin
+
+    with pytest.raises(RuntimeError, match="otter assign"):
+        VerificationPlugin(None, {}, {}).during_generate({"plugins": []}, None)

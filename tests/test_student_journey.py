@@ -245,7 +245,7 @@ def test_explained_solution_explains_every_graded_answer_and_stays_out_of_the_st
     for name in ("attention", "multihead", "positional_encoding", "transformer_block"):
         at = next(i for i, s in enumerate(sources) if s.startswith(f"def {name}("))
         assert sources[at + 1].startswith("> **Por qué así.**"), name
-    student_texts = [p.read_text(encoding="utf-8", errors="replace") for p in (built_dist / "student").iterdir()]
+    student_texts = [p.read_text(encoding="utf-8", errors="replace") for p in (built_dist / "student").rglob("*") if p.is_file()]
     for note in notes:
         first_line = note.splitlines()[0]
         assert not any(first_line in text for text in student_texts)
@@ -275,7 +275,7 @@ OTHER_DIALECT = re.compile(r"(?i)\b(llaves?|puntajes?|producto punto|(el|del|al)
 
 
 def test_everything_students_read_speaks_the_notebook_s_dialect(built_dist):
-    for path in (built_dist / "student").iterdir():
+    for path in (p for p in (built_dist / "student").rglob("*") if p.is_file()):
         found = OTHER_DIALECT.findall(path.read_text(encoding="utf-8"))
         assert not found, (path.name, found)
 

@@ -25,6 +25,9 @@
 #   - reference
 #   - attention
 #   - student
+#   # The grading engine, which the plugin below imports: in Gradescope's and `otter grade`'s
+#   # images it is found in files/ (the zip's run_otter.py puts that folder on sys.path).
+#   - kit_autograder
 # generate:
 #   pdf: false
 #   show_stdout: false

@@ -48,7 +48,10 @@ class Bundle:
     @property
     def lesson(self):
         if self._lesson is None:
-            self._lesson = lesson_module.load([self.files], self.settings["lesson"])
+            # The student folder's modules too: the lesson's lab imports notebook_code, which
+            # sits beside lab.py only in that folder (the kit's own checkout has it elsewhere).
+            self._lesson = lesson_module.load([self.files, self.files / STUDENT_FOLDER],
+                                              self.settings["lesson"])
         return self._lesson
 
     def support_files(self) -> dict:

@@ -1,10 +1,13 @@
 """The Otter plugin: the kit's grading, wherever Otter grades the zip.
 
-Listed in ``otter_config.json``, so Gradescope, ``otter run`` and ``otter grade`` all load it
-(from the installed ``kit-autograder`` distribution the zip's requirements name). Its events:
+Listed in ``otter_config.json``, so Gradescope, ``otter grade`` and ``otter run`` all load it:
+the first two from the zip's ``files/``, which the zip's own run_otter.py puts on ``sys.path``,
+``otter run`` from the ``kit-autograder`` wheel installed beside the instructor's Otter. Its
+events:
 
-* ``during_generate`` (``otter assign``): store the fingerprints of the statements students
-  receive, which the reviewer's hints exempt (policy.py);
+* ``during_assign`` and ``during_generate`` (``otter assign``): write the kit's own
+  ``run_otter.py`` into the zip (build/otter_templates.py), and store the fingerprints of the
+  statements students receive, which the reviewer's hints exempt (policy.py);
 * ``before_grading``: grade the submission, start to end, in the kit's sandbox
   (grading.Grader): the notebook runs once there, and every verdict is decided outside it;
 * ``before_execution``: hand Otter a notebook without the student's cells, so that Otter's
@@ -39,11 +42,25 @@ class VerificationPlugin(AbstractOtterPlugin):
 
     # --- otter assign -------------------------------------------------------------------
 
+    def during_assign(self, assignment):
+        from .build import otter_templates
+
+        # Otter instantiates its plugins just before Otter Generate: the kit's run_otter.py is
+        # handed over here, and taken back in during_generate.
+        otter_templates.use_kit_run_otter()
+
     def during_generate(self, otter_config, assignment):
         import nbformat
 
-        if assignment is None:
-            return
+        from .build import otter_templates
+
+        # Otter Generate has fetched its templates by now, so Otter's own are back for
+        # whatever else this process builds.
+        if not otter_templates.restore_otters_templates():
+            raise RuntimeError(
+                "kit_autograder's zip is built with `otter assign`, whose run writes the kit's "
+                "run_otter.py; `otter generate` alone would write Otter's, which cannot find "
+                "the kit in files/.")
         path = Path(assignment.get_stu_path(assignment.master.name))
         if not path.is_absolute():  # relative to the master's folder; Otter has moved on since
             path = Path(assignment.master).parent / path
@@ -87,7 +104,7 @@ class VerificationPlugin(AbstractOtterPlugin):
         return submission
 
     def after_grading(self, results):
-        from .report import feedback, otter_results
+        from .report import otter_results
 
         record = self.record
         if record is None:
@@ -101,10 +118,7 @@ class VerificationPlugin(AbstractOtterPlugin):
             return
         tests = {q: self.grader.bundle.test_file(q) for q in self.grader.tests}
         ours = otter_results.grading_results(record, tests)
-        settings = self.grader.bundle.settings
-        text = feedback.render(record, manual_points=float(settings.get("manual_points", 0)),
-                               depends={n: s.stand_ins
-                                        for n, s in self.grader.lesson.FUNCTIONS.items()})
+        text = _feedback(self.grader, record)
         results.results = ours.results if record.graded else {
             q: _zeroed(test_file, record.reason) for q, test_file in tests.items() if test_file}
         results._catastrophic_error = None
@@ -117,6 +131,38 @@ class VerificationPlugin(AbstractOtterPlugin):
 
     def generate_report(self):
         return "\n".join(self.report) or None
+
+
+def _feedback(grader, record):
+    from .report import feedback
+
+    settings = grader.bundle.settings
+    return feedback.render(record, manual_points=float(settings.get("manual_points", 0)),
+                           depends={n: s.stand_ins for n, s in grader.lesson.FUNCTIONS.items()})
+
+
+def refused_upload(autograder_dir):
+    """``(reason, feedback)`` for the upload in ``autograder_dir``/submission if the kit
+    refuses it (not JSON, empty, another format...), as ``make grade`` words them; else None.
+
+    For the zip's run_otter.py: Otter reads the notebook before any plugin runs, so an upload
+    it cannot read stops Otter with no results, and the student would never learn why.
+    """
+    from .grading import Grader
+    from .submission import Rejected, find_submissions, load
+
+    root = Path(autograder_dir)
+    uploads = find_submissions(root / "submission")
+    if len(uploads) != 1:
+        return None
+    grader = Grader(from_source(root / "source"))
+    try:
+        load(uploads[0], grader.bundle.assignment_name)
+    except Rejected as rejected:
+        record = grader.rejected(uploads[0].name, uploads[0].stem, rejected.reason,
+                                 rejected.otter_error)
+        return record.reason, _feedback(grader, record)
+    return None
 
 
 def _zeroed(test_file, reason):

@@ -1,0 +1,1 @@
+"""Build time: a lesson's text master -> the Otter master, the student notebooks, the zip."""
