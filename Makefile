@@ -15,10 +15,16 @@ N ?= 200
 
 .PHONY: all assign test grade report bench validate explorer clean
 
+# The zip that grade, report and bench use is rebuilt whenever a file it is built from is newer,
+# so an edited master or rubric is never graded with last week's zip.
+ZIP := dist/autograder/attention-autograder.zip
+ZIP_SOURCES := $(shell find assignments autograder reference rubrics assessment.md -type f \
+	-not -path '*/__pycache__/*' -not -name '*.pyc' 2>/dev/null)
+
 all: assign
 
 # The .pth line makes this kit importable from the venv wherever it runs, because the zip's
-# Otter plugin (autograder.verify.plugin) is imported by `otter run` in the grader's own
+# Otter plugin (kit_autograder.otter_plugin) is imported by `otter run` in the grader's own
 # Python, outside the zip.
 $(STAMP): requirements.txt Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +38,9 @@ $(STAMP): requirements.txt Makefile
 assign: $(STAMP)
 	$(PY) -m autograder.assign
 
+$(ZIP): $(STAMP) $(ZIP_SOURCES)
+	$(PY) -m autograder.assign
+
 # pytest's own exit status is kept in .pytest-exit, because make reports every failure as 2
 # and CI must tell "tests failed" (1) from "no tests ran" (5).
 test: $(STAMP)
@@ -40,24 +49,21 @@ test: $(STAMP)
 
 # A folder of notebooks and grader.export() zips -> $(OUT)/final_grades.csv (otter grade's
 # format), $(OUT)/results/<stem>.json (Gradescope) and $(OUT)/feedback/<stem>.md, without
-# Docker. With no arguments it grades the bundled demo. The zip is built first if missing.
-grade: $(STAMP)
-	@ls dist/autograder/*-autograder.zip >/dev/null 2>&1 || $(MAKE) --no-print-directory assign
-	$(PY) -m kit_autograder.batch --autograder dist/autograder/attention-autograder.zip \
+# Docker. With no arguments it grades the bundled demo. The zip is (re)built first if needed.
+grade: $(STAMP) $(ZIP)
+	$(PY) -m kit_autograder.batch --autograder $(ZIP) \
 		--submissions "$(SUBMISSIONS)" --out "$(OUT)" --jobs "$(JOBS)" \
 		--timeout "$(TIMEOUT)" --memory-mb "$(MEMORY_MB)"
 
 # $(OUT)/report.html again from $(OUT)/records/ alone, without regrading: the class report that
 # make grade writes. The zip supplies the lesson's steps and catalog of mistakes.
-report: $(STAMP)
-	@ls dist/autograder/*-autograder.zip >/dev/null 2>&1 || $(MAKE) --no-print-directory assign
-	$(PY) -m kit_autograder.report.class_report --autograder dist/autograder/attention-autograder.zip \
+report: $(STAMP) $(ZIP)
+	$(PY) -m kit_autograder.report.class_report --autograder $(ZIP) \
 		--out "$(OUT)"
 
 # $(N) synthetic submissions through make grade's engine, a sample through `otter run`.
-bench: $(STAMP)
-	@ls dist/autograder/*-autograder.zip >/dev/null 2>&1 || $(MAKE) --no-print-directory assign
-	$(PY) -m kit_autograder.bench --autograder dist/autograder/attention-autograder.zip \
+bench: $(STAMP) $(ZIP)
+	$(PY) -m kit_autograder.bench --autograder $(ZIP) \
 		--n "$(N)" --jobs "$(JOBS)" $(BENCH_ARGS)
 
 # Checks a lab result extended with student_extension: make validate FILE=resultado.json [NOTEBOOK=...]
