@@ -194,11 +194,15 @@ def test_an_ungradable_file_scores_zero_with_its_reason(zoo, name, words):
     assert results(out, name).get("score", 0) == 0
 
 
-def test_another_assignment_gets_otters_own_gradescope_error(zoo):
-    out, *_ = zoo
+def test_another_assignment_gets_the_spanish_reason_in_place_of_otters_english_error(zoo):
+    out, rows, *_ = zoo
     data = results(out, "otra_tarea.ipynb")
-    assert data["tests"][0]["name"] == "Autograder Error"
-    assert "Received submission for assignment '054-otra-tarea'" in data["tests"][0]["output"]
+    assert data["score"] == 0 and data["tests"] == [] and data["output_format"] == "md"
+    assert "No se ha podido evaluar tu entrega" in data["output"]
+    assert "054-otra-tarea" in data["output"]
+    assert "Otter encountered" not in json.dumps(data)
+    # The instructor's CSV keeps Otter's own words about it.
+    assert "054-otra-tarea" in rows["otra_tarea.ipynb"]["grading_status"]
 
 
 def test_an_unknown_kernel_is_graded_with_python3_and_said_so(zoo):

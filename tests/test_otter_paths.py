@@ -270,6 +270,28 @@ def test_gradescope_output_is_markdown_and_the_plugin_report_stays_in_the_log(gr
     assert "sandbox:" in graded.runs["Gradescope"]["correcta.ipynb"]
 
 
+def test_another_assignments_notebook_gets_spanish_on_gradescope_as_make_grade_predicts(
+        otter_venvs, autograder_zip, tmp_path):
+    # Otter refuses it itself (OtterRuntimeError) and writes an English "Autograder Error":
+    # the zip's run_otter.py puts the kit's Spanish reason in its place, the very results.json
+    # make grade writes for it.
+    notebook = json.loads((DEMO / "correcta.ipynb").read_text("utf-8"))
+    notebook["metadata"]["otter"]["assignment_name"] = "054-otra-tarea"
+    data = json.dumps(notebook).encode()
+    scoped, log = gradescope(otter_venvs.image, autograder_zip, "otra_tarea.ipynb", data)
+    assert "Received submission for assignment '054-otra-tarea'" in log  # Otter's, in the log
+    jsonschema.validate(scoped, SCHEMA)
+    assert scoped["score"] == 0 and "Otter encountered" not in json.dumps(scoped)
+    assert "No se ha podido evaluar tu entrega" in scoped["output"]
+    assert "054-otra-tarea" in scoped["output"]
+    folder = tmp_path / "uploads"
+    folder.mkdir()
+    (folder / "otra_tarea.ipynb").write_bytes(data)
+    grade_here(folder, tmp_path / "out", autograder_zip)
+    predicted = json.loads((tmp_path / "out" / "results" / "otra_tarea.json").read_text("utf-8"))
+    assert predicted == scoped
+
+
 def test_without_the_engine_the_log_names_what_is_missing_and_the_student_still_gets_zero(
         otter_venvs, autograder_zip, tmp_path):
     stripped = tmp_path / "sin-motor.zip"

@@ -55,16 +55,20 @@ def _message(verdict):
 
 def gradescope(record, results, config, feedback_markdown=None) -> dict:
     """The results.json Gradescope would show for ``record``."""
-    if record.otter_error is not None:
-        # What otter.run.run_autograder.main writes when it refuses a submission.
-        return {"score": 0, "stdout_visibility": "hidden", "output_format": "md",
-                "tests": [{"name": "Autograder Error", "output_format": "text",
-                           "output": "Otter encountered an error when grading this "
-                                     f"submission:\n\n{record.otter_error}\n\n{record.reason}"}]}
+    if not record.graded:
+        # The zip's run_otter.py writes this very dictionary when the kit refuses an upload,
+        # in place of Otter's English "Autograder Error" (which never reaches a student).
+        return refusal_results(feedback_markdown or record.reason)
     if feedback_markdown is not None:
         results.set_output(feedback_markdown)
     data = results.to_gradescope_dict(config)
     return with_output_format(data)
+
+
+def refusal_results(feedback_markdown) -> dict:
+    """results.json for an upload that could not be graded: 0 points and the Spanish reason."""
+    return {"score": 0, "output": feedback_markdown, "output_format": "md",
+            "stdout_visibility": "hidden", "tests": []}
 
 
 def with_output_format(data):

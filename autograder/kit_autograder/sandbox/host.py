@@ -76,10 +76,12 @@ def bwrap_arguments(binds_ro, tmpfs=("/tmp",)):
     args = ["--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc",
             "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent", "--new-session",
             "--cap-drop", "ALL", "--proc", "/proc", "--dev", "/dev"]
-    for source, target in binds_ro:
-        args += ["--ro-bind-try", source, target]
+    # The empty tmpfs goes first and the binds on top of it: bwrap mounts in order, so a venv
+    # or a checkout under /tmp (a CI clone, say) stays visible inside instead of being hidden.
     for folder in tmpfs:
         args += ["--tmpfs", folder]
+    for source, target in binds_ro:
+        args += ["--ro-bind-try", source, target]
     return args
 
 
