@@ -1,7 +1,13 @@
-"""Shared fixtures: one build of the assignment per test session, in a temporary folder."""
+"""Shared fixtures, once per test session: one build of the assignment, in a temporary folder,
+and the fresh venvs the Otter paths run in (the Otter-path tests and the attack suite's
+Gradescope door share them)."""
 
+import concurrent.futures
 import os
+import shutil
 import sys
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -44,3 +50,30 @@ def autograder_zip(built_dist):
     path = find_autograder_zip(built_dist)
     assert path is not None, "make assign must produce exactly one autograder zip"
     return path
+
+
+# --- environments, once per session -----------------------------------------------------------
+
+
+@dataclass
+class Venvs:
+    image: Path  # what the zip's environment.yml installs: Otter and the pins, not the kit
+    instructor: Path  # the README's install line: the pins and the engine's wheel
+
+
+@pytest.fixture(scope="session")
+def otter_venvs(built_dist, autograder_zip):
+    from otter_paths import build_venv, image_requirements, readme_install_line
+
+    pip = [sys.executable, "-m", "pip"]
+    install = [str(built_dist / arg[len("dist/"):]) if arg.startswith("dist/") else arg
+               for arg in readme_install_line(ROOT / "README.md")]
+    # /var/tmp: on disk, where /tmp may be a small tmpfs.
+    home = Path(tempfile.mkdtemp(prefix="kit-otter-venvs-", dir="/var/tmp"))
+    try:
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            image = pool.submit(build_venv, home / "image", image_requirements(autograder_zip), pip)
+            instructor = pool.submit(build_venv, home / "instructor", install, pip)
+            yield Venvs(image.result(), instructor.result())
+    finally:
+        shutil.rmtree(home, ignore_errors=True)

@@ -4,8 +4,8 @@
 * ``grade_as_user``: the same command as an unprivileged user (``setpriv``);
 * ``grade_docker_like``: as root, but the way Docker's default profile leaves a container:
   no CAP_SYS_ADMIN, and a seccomp filter that denies namespaces and Landlock;
-* ``grade_gradescope``: Gradescope's entry point, ``otter.run.run_autograder.main``, on a
-  folder laid out as ``/autograder``, one submission at a time.
+* ``grade_gradescope``: Gradescope's entry point, the zip's ``run_autograder``, on a folder
+  mounted as ``/autograder``, one submission at a time.
 
 Submissions are built from the session's build: the student notebook (the untouched stub),
 the solution (correct), and either with cells appended or a function's cell replaced.
@@ -177,30 +177,17 @@ def grade_docker_like(submissions, out, autograder_zip, jobs=2):
     return read_csv(out)
 
 
-def autograder_root(autograder_zip, submission_name, data, metadata=b"{}"):
-    """A folder laid out as Gradescope's ``/autograder``, for one submission."""
-    import zipfile
+def grade_gradescope(autograder_zip, submission_name, data, venv, docker_like=False):
+    """results.json from Gradescope's own entry point: the zip unpacked as ``/autograder``
+    (in a mount namespace of the run's own), its ``run_autograder`` started from there, which
+    runs ``python /autograder/source/run_otter.py`` in ``venv`` (the image's Python), as root;
+    ``docker_like`` puts it under Docker's default profile, as Gradescope's container is."""
+    from otter_paths import gradescope_root, run_autograder
 
-    root = Path(tempfile.mkdtemp(prefix="gradescope-"))
-    with zipfile.ZipFile(autograder_zip) as zf:
-        zf.extractall(root / "source")
-    (root / "submission").mkdir()
-    (root / "results").mkdir()
-    (root / "submission" / submission_name).write_bytes(data)
-    (root / "submission_metadata.json").write_bytes(metadata)
-    return root
-
-
-def grade_gradescope(autograder_zip, submission_name, data, docker_like=False):
-    """results.json from Gradescope's entry point, in a fresh process, as root."""
-    root = autograder_root(autograder_zip, submission_name, data)
+    root = gradescope_root(autograder_zip, submission_name, data)
     try:
-        code = f"from otter.run.run_autograder import main; main({str(root)!r})"
-        command = [PYTHON, "-c", code]
-        if docker_like:
-            command = [PYTHON, str(DOCKER_LIKE)] + command
-        done = subprocess.run(command, env=_environment(), capture_output=True, text=True,
-                              timeout=600, cwd=str(root))
+        prefix = [PYTHON, str(DOCKER_LIKE)] if docker_like else []
+        done = run_autograder(root, venv, workdir="/autograder", prefix=prefix)
         results = root / "results" / "results.json"
         assert results.exists(), done.stdout[-2000:] + done.stderr[-3000:]
         return json.loads(results.read_text("utf-8"))

@@ -166,14 +166,16 @@ def mamba_stand_in(folder, venv):
     return folder
 
 
-def run_autograder(root, venv, workdir="/", timeout=600):
+def run_autograder(root, venv, workdir="/", timeout=600, prefix=()):
     """``/autograder/run_autograder`` with ``root`` mounted at /autograder, for this process
-    only (a private mount namespace: concurrent runs each see their own root)."""
+    only (a private mount namespace: concurrent runs each see their own root). ``prefix``
+    wraps it once mounted (tests/docker_like.py: Docker's default profile)."""
     MOUNT_POINT.mkdir(exist_ok=True)  # an empty mount point, left for the next run
     with tempfile.TemporaryDirectory(prefix="otter-path-") as scratch:
         stand_in = mamba_stand_in(Path(scratch) / "bin", venv)
+        wrapper = " ".join(shlex.quote(str(part)) for part in prefix)
         script = (f"mount --bind {shlex.quote(str(root))} {MOUNT_POINT} && "
-                  f"cd {shlex.quote(workdir)} && exec {MOUNT_POINT}/run_autograder")
+                  f"cd {shlex.quote(workdir)} && exec {wrapper} {MOUNT_POINT}/run_autograder")
         return subprocess.run(["unshare", "--mount", "--propagation", "private",
                                "sh", "-c", script],
                               env=clean_environment(scratch, [stand_in]),

@@ -24,8 +24,7 @@ import jsonschema
 import pytest
 
 from grading_harness import grade_here
-from otter_paths import (ImageBuilder, build_venv, clean_environment, gradescope_root,
-                         image_requirements, otter_run, readme_install_line, run_autograder)
+from otter_paths import ImageBuilder, clean_environment, gradescope_root, otter_run, run_autograder
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "examples" / "submissions"
@@ -49,32 +48,6 @@ class VerificationPlugin(AbstractOtterPlugin):
             for result in test_file.test_case_results:
                 result.passed = True
 """
-
-
-# --- environments, once per session -----------------------------------------------------------
-
-
-@dataclass
-class Venvs:
-    image: Path  # what the zip's environment.yml installs: Otter and the pins, not the kit
-    instructor: Path  # the README's install line: the pins and the engine's wheel
-
-
-@pytest.fixture(scope="session")
-def otter_venvs(built_dist, autograder_zip):
-    pip = [sys.executable, "-m", "pip"]
-    install = [str(built_dist / arg[len("dist/"):]) if arg.startswith("dist/") else arg
-               for arg in readme_install_line(ROOT / "README.md")]
-    # Outside /tmp: the kit's sandbox gives the notebook a /tmp of its own, which would hide
-    # an interpreter living there.
-    home = Path(tempfile.mkdtemp(prefix="kit-otter-venvs-", dir="/var/tmp"))
-    try:
-        with concurrent.futures.ThreadPoolExecutor(2) as pool:
-            image = pool.submit(build_venv, home / "image", image_requirements(autograder_zip), pip)
-            instructor = pool.submit(build_venv, home / "instructor", install, pip)
-            yield Venvs(image.result(), instructor.result())
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
 
 
 def python_of(venv, code):
