@@ -119,7 +119,7 @@ def total(row):
 
 # Tests give a notebook less time than an instructor would: every notebook here finishes in
 # about a second, and the ones that never finish should not hold the suite for minutes.
-TEST_TIMEOUT = 30
+TEST_TIMEOUT = 15
 
 
 def grade_here(submissions, out, autograder_zip, jobs=2, timeout=TEST_TIMEOUT):

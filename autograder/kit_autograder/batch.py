@@ -56,14 +56,11 @@ class Outputs:
     def __init__(self, out: Path, grader: Grader):
         self.out, self.grader, self.rows, self.lock = out, grader, {}, threading.Lock()
         self.config = grader.bundle.otter_config()
-        settings = grader.bundle.settings
-        self.manual_points = float(settings.get("manual_points", 0))
-        self.depends = {name: spec.stand_ins for name, spec in grader.lesson.FUNCTIONS.items()}
         for folder in ("results", "feedback", "records"):
             (out / folder).mkdir(parents=True, exist_ok=True)
 
     def write(self, record: Record):
-        text = feedback.render(record, manual_points=self.manual_points, depends=self.depends)
+        text = feedback.render_for(self.grader, record)
         tests = {q: self.grader.bundle.test_file(q) for q in self.grader.tests}
         results = otter_results.grading_results(record, tests)
         gradescope = otter_results.gradescope(record, results, self.config, text)
@@ -188,18 +185,19 @@ def _prepare(out: Path):
 
 
 def _summary(out, paths, seconds, jobs, description):
-    records = [Record.from_json((out / "records" / f"{stem}.json").read_text("utf-8"))
-               for stem in output_stems(paths).values()]
-    width = max(len("file"), *(len(r.file) for r in records))
+    # One record at a time, as everywhere else: the grader's memory must not grow with N.
+    width = max(len("file"), *(len(path.name) for path in paths))
     lines = [f"\n{'file':<{width}}  {'points':>9}  status"]
-    for r in records:
+    graded = peak = 0
+    for stem in output_stems(paths).values():
+        r = Record.from_json((out / "records" / f"{stem}.json").read_text("utf-8"))
         status = "Completed" if r.graded else r.reason
         lines.append(f"{r.file:<{width}}  {r.earned:>4g}/{r.possible:<4g}  {status[:90]}")
-    graded = sum(r.graded for r in records)
-    peak = max((r.sandbox.get("peak_mb", 0) for r in records), default=0)
+        graded += r.graded
+        peak = max(peak, r.sandbox.get("peak_mb") or 0)
     grader_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    lines.append(f"\n{len(records)} submissions in {seconds:.1f} s with {jobs} jobs: {graded} "
-                 f"graded, {len(records) - graded} could not be graded")
+    lines.append(f"\n{len(paths)} submissions in {seconds:.1f} s with {jobs} jobs: {graded} "
+                 f"graded, {len(paths) - graded} could not be graded")
     lines.append(f"sandbox: {description.get('mode')}, namespaces "
                  f"{description.get('namespaces') or 'none'}, Landlock ABI "
                  f"{description.get('landlock_abi') or 0}")

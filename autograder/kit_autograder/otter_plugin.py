@@ -104,7 +104,7 @@ class VerificationPlugin(AbstractOtterPlugin):
         return submission
 
     def after_grading(self, results):
-        from .report import otter_results
+        from .report import feedback, otter_results
 
         record = self.record
         if record is None:
@@ -118,7 +118,7 @@ class VerificationPlugin(AbstractOtterPlugin):
             return
         tests = {q: self.grader.bundle.test_file(q) for q in self.grader.tests}
         ours = otter_results.grading_results(record, tests)
-        text = _feedback(self.grader, record)
+        text = feedback.render_for(self.grader, record)
         results.results = ours.results if record.graded else {
             q: _zeroed(test_file, record.reason) for q, test_file in tests.items() if test_file}
         results._catastrophic_error = None
@@ -133,14 +133,6 @@ class VerificationPlugin(AbstractOtterPlugin):
         return "\n".join(self.report) or None
 
 
-def _feedback(grader, record):
-    from .report import feedback
-
-    settings = grader.bundle.settings
-    return feedback.render(record, manual_points=float(settings.get("manual_points", 0)),
-                           depends={n: s.stand_ins for n, s in grader.lesson.FUNCTIONS.items()})
-
-
 def refused_upload(autograder_dir):
     """``(reason, feedback)`` for the upload in ``autograder_dir``/submission if the kit
     refuses it (not JSON, empty, another format...), as ``make grade`` words them; else None.
@@ -149,6 +141,7 @@ def refused_upload(autograder_dir):
     it cannot read stops Otter with no results, and the student would never learn why.
     """
     from .grading import Grader
+    from .report import feedback
     from .submission import Rejected, find_submissions, load
 
     root = Path(autograder_dir)
@@ -161,7 +154,7 @@ def refused_upload(autograder_dir):
     except Rejected as rejected:
         record = grader.rejected(uploads[0].name, uploads[0].stem, rejected.reason,
                                  rejected.otter_error)
-        return record.reason, _feedback(grader, record)
+        return record.reason, feedback.render_for(grader, record)
     return None
 
 

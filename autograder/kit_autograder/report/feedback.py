@@ -38,6 +38,14 @@ def _indent(text, prefix="  "):
     return "\n".join(prefix + line if line else line for line in str(text).splitlines())
 
 
+def render_for(grader, record) -> str:
+    """The Markdown for ``record``, with what the zip's grader knows: the points graded by hand
+    and which functions each question calls (make grade and the Otter plugin both use this)."""
+    settings = grader.bundle.settings
+    return render(record, manual_points=float(settings.get("manual_points", 0)),
+                  depends={name: spec.stand_ins for name, spec in grader.lesson.FUNCTIONS.items()})
+
+
 def render(record, *, manual_points=0, depends=None) -> str:
     """The Markdown for ``record``. ``manual_points``: the points a person grades by hand
     (written answers); ``depends``: {question: graded functions it calls}."""
