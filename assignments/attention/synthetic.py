@@ -190,24 +190,29 @@ KINDS = ("correct", "wrong", "stub", "broken")
 
 def mixed_submissions(dist: Path, n: int):
     """``n`` submissions cycling through ``KINDS``, ``{file name: bytes}``; each wrong one has
-    one or two of the mistakes above, the rest of it correct."""
+    one or two of the mistakes above, the rest of it correct. As in a real class, no two
+    students' answer cells are the same text (each starts with its author's comment), so
+    nothing the grader keeps per distinct cell can hide behind repeated notebooks; the
+    untouched stubs stay identical, as they are."""
     student, solutions = read_build(dist)
-    fixed = {"correct": notebook_bytes(correct(student, solutions)),
-             "stub": notebook_bytes(student),
-             "broken": notebook_bytes(broken_code(student, solutions))}
     mistakes = sorted(MISTAKES)
     files = {}
     for index in range(n):
         kind = KINDS[index % len(KINDS)]
+        if kind == "stub":
+            files[f"{index:03d}_{kind}.ipynb"] = notebook_bytes(student)
+            continue
         if kind == "wrong":
             round_ = index // len(KINDS)
             chosen = {MISTAKES[m][0]: m for m in (mistakes[round_ % len(mistakes)],
                                                   mistakes[(3 * round_ + 1) % len(mistakes)])}
             choices = {name: "correct" for name in solutions}
             choices.update({function: mistake for function, mistake in chosen.items()})
-            data = notebook_bytes(implement(student, solutions, choices))
+            nb = implement(student, solutions, choices)
         else:
-            data = fixed[kind]
-        files[f"{index:03d}_{kind}.ipynb"] = data
+            nb = (correct if kind == "correct" else broken_code)(student, solutions)
+        for cell in nb.cells:
+            if _tagged(cell, "otter_answer_cell"):
+                cell.source = f"# Entrega {index:03d}\n{cell.source}"
+        files[f"{index:03d}_{kind}.ipynb"] = notebook_bytes(nb)
     return files
-

@@ -89,27 +89,34 @@ def cell_python(source: str) -> str:
 
 
 def parsed_cells(cells) -> Iterable[tuple]:
-    """(number, parsed module) for every cell that parses, numbered as Jupyter shows them
-    after "Restart & Run All" ([1], [2]... over non-empty cells). Bounded by the submission's
-    size limits; a cell that breaks the parser runs nothing and is skipped."""
+    """(number, parsed module, fingerprint of each of its statements) for every cell that
+    parses, numbered as Jupyter shows them after "Restart & Run All" ([1], [2]... over
+    non-empty cells). Bounded by the submission's size limits; a cell that breaks the parser
+    runs nothing and is skipped."""
     number = 0
     for source in cells:
         if not source.strip():
             continue
         number += 1
-        tree = _parsed(source)
-        if tree is not None:
-            yield number, tree
+        parsed = _parsed(source)
+        if parsed is not None:
+            yield number, *parsed
 
 
-@functools.lru_cache(maxsize=4096)
+# Small on purpose: the cells everybody received are met in every notebook and stay in; each
+# student's own cells pass through, so the grader's memory does not grow with the class. The
+# fingerprints are kept beside their tree, never keyed by a statement, which would keep every
+# student's trees alive.
+@functools.lru_cache(maxsize=256)
 def _parsed(source):
-    """One cell's tree, or None. Most cells of a class's notebooks are the ones everybody
-    received, unchanged: each is parsed once per batch, not once per student."""
+    """One cell's tree and its statements' fingerprints, or None. Most cells of a class's
+    notebooks are the ones everybody received, unchanged: each is parsed once per batch, not
+    once per student. The key is the cell's exact text."""
     try:
-        return ast.parse(cell_python(source))
+        tree = ast.parse(cell_python(source))
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
+    return tree, tuple(fingerprint(statement) for statement in tree.body)
 
 
 def _masked(node, out):
@@ -135,7 +142,6 @@ def _masked(node, out):
         out.append(repr(node))
 
 
-@functools.lru_cache(maxsize=16384)
 def fingerprint(statement: ast.stmt) -> str:
     """A statement's identity for the given-code exemption: its syntax tree, numbers masked,
     so that a notebook whose seed or sizes changed still matches what students received."""
@@ -146,7 +152,7 @@ def fingerprint(statement: ast.stmt) -> str:
 
 def given_fingerprints(cells) -> list:
     """Fingerprints of every top-level statement of the notebook students receive."""
-    return sorted({fingerprint(node) for _, tree in parsed_cells(cells) for node in tree.body})
+    return sorted({p for _, _, prints in parsed_cells(cells) for p in prints})
 
 
 # --- the rules ------------------------------------------------------------------------------
@@ -338,12 +344,12 @@ def review_hints(cells, given: Iterable[str] = ()) -> list:
     given = set(given)
     try:
         trees = list(parsed_cells(cells))
-        imported, risky = _imported_names(tree for _, tree in trees)
+        imported, risky = _imported_names(tree for _, tree, _ in trees)
         numpy_names = {name for name in imported if name in ("np", "numpy")}
         found = set()
-        for number, tree in trees:
-            for statement in tree.body:
-                if given and fingerprint(statement) in given:
+        for number, tree, prints in trees:
+            for statement, print_ in zip(tree.body, prints):
+                if print_ in given:
                     continue
                 rules = _StatementRules(imported, risky, numpy_names)
                 rules.visit(statement)
