@@ -209,3 +209,41 @@ def test_otter_generate_without_otter_assign_is_refused_before_writing_a_zip():
 
     with pytest.raises(RuntimeError, match="otter assign"):
         VerificationPlugin(None, {}, {}).during_generate({"plugins": []}, None)
+
+
+def _rendered_run_otter(autograder_dir):
+    """The zip's run_otter.py, rendered for ``autograder_dir`` and loaded as a module."""
+    import types
+
+    from otter.generate import JINJA_ENV
+
+    from kit_autograder.build.otter_templates import KIT_TEMPLATE
+
+    source = JINJA_ENV.from_string(KIT_TEMPLATE.read_text("utf-8")).render(
+        autograder_dir=str(autograder_dir))
+    module = types.ModuleType("run_otter_under_test")
+    exec(compile(source, "run_otter.py", "exec"), module.__dict__)
+    return module
+
+
+def test_run_otter_keeps_real_scores_when_otter_fails_after_writing_them(tmp_path):
+    import json
+
+    results = tmp_path / "results"
+    results.mkdir()
+    run_otter = _rendered_run_otter(tmp_path)
+    scored = {"score": 5.0, "tests": [{"name": "attention", "score": 5.0, "max_score": 5.0,
+                                       "output": "bien"}]}
+    (results / "results.json").write_text(json.dumps(scored), encoding="utf-8")
+    run_otter.answer_anyway(RuntimeError("summary printing failed"))
+    kept = json.loads((results / "results.json").read_text(encoding="utf-8"))
+    assert [(t["name"], t["score"]) for t in kept["tests"]] == [("attention", 5.0)]
+    assert kept["score"] == 5.0 and kept["tests"][0]["output_format"] == "md"
+
+    # Control: Otter's own error answer (no scored test) is replaced by the Spanish refusal.
+    otters = {"score": 0, "output": "Autograder Error", "tests": []}
+    (results / "results.json").write_text(json.dumps(otters), encoding="utf-8")
+    run_otter.answer_anyway(RuntimeError("Autograder Error"))
+    replaced = json.loads((results / "results.json").read_text(encoding="utf-8"))
+    assert replaced["score"] == 0 and "Autograder Error" not in replaced["output"]
+    assert "entrega" in replaced["output"]
