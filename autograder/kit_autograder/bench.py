@@ -204,6 +204,8 @@ def compare(args, jobs, work):
           f"of CPU per submission (grader {grader_cpu / args.n:.3f}, sandbox "
           f"{(zygote_cpu + jobs_cpu) / args.n:.3f}); cores busy {busy:.0%}")
     print(f"memory, N = {args.n}: grader {run.peak_mib:.0f} MiB, largest job {child_peak:.0f} MiB")
+    # The class report must stay light enough to open before the next lecture (under 1 MB).
+    print(f"class report, N = {args.n}: {(out / 'report.html').stat().st_size / 1024:.0f} KiB")
     if args.n > 100:
         first = work / "first100"
         first.mkdir()
