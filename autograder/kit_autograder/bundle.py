@@ -8,6 +8,7 @@ files. A folder already laid out as Otter's ``/autograder/source`` opens the sam
 """
 
 import base64
+import copy
 import json
 import shutil
 import tempfile
@@ -64,12 +65,19 @@ class Bundle:
         return sorted(path.stem for path in (self.source / "tests").glob("*.py"))
 
     def test_file(self, question):
-        """A fresh, unrun Otter test file: points, visibility and messages as shipped."""
+        """A fresh, unrun Otter test file: points, visibility and messages as shipped.
+
+        The file is read and executed once per batch; each caller gets a shallow copy, whose
+        own ``test_case_results`` is all that results ever set (the cases are shared, unrun)."""
         from otter.nbmeta_config import NBMetadataConfig
         from otter.test_files import create_test_file
 
-        path = self.source / "tests" / f"{question}.py"
-        return create_test_file(str(path), NBMetadataConfig()) if path.is_file() else None
+        if question not in self._tests:
+            path = self.source / "tests" / f"{question}.py"
+            self._tests[question] = (create_test_file(str(path), NBMetadataConfig())
+                                     if path.is_file() else None)
+        pristine = self._tests[question]
+        return copy.copy(pristine) if pristine is not None else None
 
     def otter_config(self):
         from otter.run import AutograderConfig
