@@ -181,12 +181,16 @@ def compare(args, jobs, work):
     who = f"as uid {args.user}" if args.user is not None else f"as uid {os.getuid()}"
     print(f"{args.n} synthetic submissions ({', '.join(kinds)}, in turn), {jobs} jobs, {who}")
 
+    def grade(folder, out):
+        """make grade's command line on ``folder``, as the bench's user, timed."""
+        out.mkdir()
+        if args.user is not None:
+            os.chown(out, args.user, args.user)
+        return timed(as_user(grade_command(folder, out, autograder_zip, jobs), args.user),
+                     environment)
+
     out = work / "grades"
-    out.mkdir()
-    if args.user is not None:
-        os.chown(out, args.user, args.user)
-    run = timed(as_user(grade_command(submissions, out, autograder_zip, jobs), args.user),
-                environment)
+    run = grade(submissions, out)
     if run.returncode != 0:
         print(run.stderr[-3000:], file=sys.stderr)
         print("speedup_vs_otter_run=0.00 scores_identical=false")
@@ -211,12 +215,7 @@ def compare(args, jobs, work):
         for path in sorted(submissions.iterdir())[:100]:
             shutil.copy(path, first / path.name)
         os.chmod(first, 0o755)
-        out100 = work / "grades100"
-        out100.mkdir()
-        if args.user is not None:
-            os.chown(out100, args.user, args.user)
-        small = timed(as_user(grade_command(first, out100, autograder_zip, jobs), args.user),
-                      environment)
+        small = grade(first, work / "grades100")
         print(f"memory, N = 100: grader {small.peak_mib:.0f} MiB "
               f"(N = {args.n}: {run.peak_mib:.0f} MiB)")
 
