@@ -146,8 +146,7 @@ class Arena:
 
         from attention.cases import cases_for
 
-        cells = code_cells(json.loads(self.leak), "leak")
-        code = identity(cells)
+        code = identity(self.leak)
         salt = base64.b64decode(TEST_SALT)
         return {case.name: case.inputs(generator(salt, code, "attention", case.name))
                 for case in cases_for("attention")}
@@ -358,8 +357,9 @@ def test_a_function_that_never_returns_fails_closed_from_that_case_on(door):
         record = door.records["23_hang.ipynb"]
         assert record.scores["positional_encoding"][0] <= 1
         assert record.scores["transformer_block"][0] == 0
-        assert [v.unverified for v in record.verdicts if v.question == "transformer_block"] \
-            == ["time"] * 3
+        # (Its public tests ran before any hidden case, while it still answered.)
+        assert [v.unverified for v in record.verdicts
+                if v.question == "transformer_block" and not v.public] == ["time"] * 3
         assert any(flag.kind in ("límite", "ejecución") for flag in record.flags)
     else:
         scores = gradescope_scores(door.results["23_hang.ipynb"])

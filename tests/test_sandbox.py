@@ -45,9 +45,13 @@ def test_an_error_report_keeps_only_known_words_and_small_integers():
                             "shapes": [[6, 4], [6, 3]], "message": "Q = 0.123 0.456"})
     assert report == {"kind": "broadcast", "exception": "ValueError", "shapes": [[6, 4], [6, 3]]}
     for forged in ({"kind": "no such kind"}, {"kind": "other", "exception": "MiError"},
-                   {"kind": "index", "numbers": [10**9]}, {"kind": "index", "numbers": ["1"]}):
+                   {"kind": "index", "numbers": ["1"]}):
         with pytest.raises(JobFailed):
             checked_error(forged)
+    # A number no mistake of this size makes could spell an input: the report loses it.
+    assert checked_error({"kind": "index", "numbers": [3, 10**9]}) == {"kind": "index"}
+    assert checked_error({"kind": "broadcast", "shapes": [[6, 4], [0, 501310350]]}) == {
+        "kind": "broadcast"}
 
 
 def test_a_job_that_sends_garbage_gives_no_answer():

@@ -564,8 +564,10 @@ def cited_numbers(text: str) -> list:
     for match in _NUMBER.finditer(text):
         frac = match.group("frac") or ""
         exponent = match.group("e") or match.group("pow") or (match.group("sup") or "").translate(_SUPERSCRIPTS) or "0"
-        exponent = int(exponent.replace("−", "-"))
-        scale = 10.0 ** exponent / (100 if match.group("percent") else 1)
+        try:
+            scale = 10.0 ** int(exponent.replace("−", "-")) / (100 if match.group("percent") else 1)
+        except (OverflowError, ValueError):  # 1e400, or an exponent of thousands of digits:
+            continue  # beyond any float, so no number the lab printed
         mantissa = float(f"{match.group('int')}.{frac or '0'}")
         digits = len((match.group("int") + frac).lstrip("0"))
         found.append(CitedNumber(mantissa * scale, 10.0 ** -len(frac) * scale, digits))

@@ -19,6 +19,7 @@ file's row, with a flag for a person.
 """
 
 import argparse
+import collections
 import concurrent.futures
 import json
 import os
@@ -33,7 +34,7 @@ from .bundle import BundleError, OpenedZip
 from .grading import Grader
 from .report import class_report, feedback, otter_results
 from .sandbox.client import Limits, Sandbox, SandboxError
-from .submission import find_submissions
+from .submission import find_submissions, shown_name
 from .verdicts.record import Flag, Record
 
 INTERNAL = "error interno del corrector al evaluar esta entrega (no es culpa tuya)"
@@ -44,10 +45,22 @@ class BatchError(Exception):
 
 
 def output_stems(paths):
-    """``name -> stem`` for the per-submission files, unique even for ``a.ipynb`` and ``a.zip``."""
-    stems = [path.stem for path in paths]
-    return {path.name: path.stem if stems.count(path.stem) == 1 else path.name.replace(".", "_")
-            for path in paths}
+    """``name -> stem`` of each submission's files in OUT. Two files never share one, or one
+    student's results/feedback/records would overwrite another's: a stem shared by two files
+    (``a.ipynb``, ``a.zip``) takes its suffix (``a_zip``), and one still taken (by a file that
+    was called ``a_zip.ipynb``, or differs only in case or in undecodable bytes) a number."""
+    stems = [shown_name(path.stem) for path in paths]
+    shared = collections.Counter(stem.casefold() for stem in stems)
+    taken, result = set(), {}
+    for path, stem in zip(paths, stems):
+        wanted = stem if shared[stem.casefold()] == 1 else shown_name(path.name).replace(".", "_")
+        unique, number = wanted, 1
+        while unique.casefold() in taken:
+            number += 1
+            unique = f"{wanted}_{number}"
+        taken.add(unique.casefold())
+        result[path.name] = unique
+    return result
 
 
 class Outputs:
@@ -65,14 +78,18 @@ class Outputs:
         results = otter_results.grading_results(record, tests)
         gradescope = otter_results.gradescope(record, results, self.config, text)
         row = otter_results.final_grades([results]).to_dict("records")
-        (self.out / "records" / f"{record.stem}.json").write_text(record.to_json(), "utf-8")
-        (self.out / "feedback" / f"{record.stem}.md").write_text(text, "utf-8")
+        # A lone surrogate that slipped past the wire (the notebook's own JSON can hold one)
+        # becomes "?" here rather than an exception that would lose this student's files.
+        (self.out / "records" / f"{record.stem}.json").write_text(record.to_json(), "utf-8",
+                                                                   errors="replace")
+        (self.out / "feedback" / f"{record.stem}.md").write_text(text, "utf-8", errors="replace")
         (self.out / "results" / f"{record.stem}.json").write_text(
-            json.dumps(gradescope, indent=2, ensure_ascii=False), "utf-8")
+            json.dumps(gradescope, indent=2, ensure_ascii=False), "utf-8", errors="replace")
         with self.lock:
-            self.rows[record.file] = (row, [flag.text() for flag in record.flags])
+            self.rows[record.stem] = (row, [flag.text() for flag in record.flags])
 
     def write_csv(self, order):
+        """``order``: the submissions' stems, in the CSV's order."""
         import pandas as pd
 
         points = next((rows[0] for rows, _ in self.rows.values() if len(rows) == 2), None)
@@ -87,7 +104,7 @@ class Outputs:
                                                         "percent_correct", "grading_status")]
             frame[questions] = frame[questions].fillna(0)
         frame[otter_results.FLAGS_COLUMN] = ([""] if points else []) + flags
-        frame.to_csv(self.out / "final_grades.csv", index=False)
+        frame.to_csv(self.out / "final_grades.csv", index=False, errors="replace")
 
 
 UNCONFINED = (
@@ -127,7 +144,7 @@ def grade_folder(submissions, out, *, autograder_zip, jobs=None, limits=Limits()
                 _run(grader, sandbox, outputs, paths, stems, jobs, log)
                 description = dict(sandbox.description)
             description["cpu"] = dict(sandbox.cpu)
-            outputs.write_csv([path.name for path in paths])
+            outputs.write_csv([stems[path.name] for path in paths])
             class_report.write(out, lesson=grader.lesson, title=bundle.assignment_name)
     except (BundleError, SandboxError) as exc:
         raise BatchError(str(exc)) from exc
@@ -145,16 +162,17 @@ def _run(grader, sandbox, outputs, paths, stems, jobs, log):
         stem = stems[path.name]
         try:
             record = grader.grade_file(sandbox, path, stem)
+            outputs.write(record)
         except Exception:  # a bug of ours: this file's row says so, the batch goes on
-            record = grader.rejected(path.name, stem, INTERNAL)
-            record.flags.append(Flag("ejecución", INTERNAL))
             traceback.print_exc(file=log)
-        outputs.write(record)
+            record = grader.rejected(shown_name(path.name), stem, INTERNAL)
+            record.flags.append(Flag("ejecución", INTERNAL))
+            outputs.write(record)
         with lock:
             done[0] += 1
             state = (f"{record.earned:g}/{record.possible:g}" if record.graded
                      else f"0 ({record.reason})")
-            print(f"[{done[0]}/{len(paths)}] {path.name}: {state}", file=log, flush=True)
+            print(f"[{done[0]}/{len(paths)}] {record.file}: {state}", file=log, flush=True)
 
     # A bounded window of submissions in flight: the rest are not even read yet.
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:

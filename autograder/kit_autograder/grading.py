@@ -17,6 +17,7 @@ import inspect
 import json
 import threading
 import time
+import traceback
 
 import numpy as np
 
@@ -28,6 +29,19 @@ from .verdicts.outcome import Outcome
 from .verdicts.record import Flag, Record, Verdict
 
 MAX_EXPORT_BYTES = 1 << 20
+MAX_STAND_IN_AXIS = 1024
+
+
+def _arrays(value):
+    """Every ndarray inside nested lists, tuples and dicts (the wire's plain data)."""
+    if isinstance(value, np.ndarray):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _arrays(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _arrays(item)
 
 
 class StudentFunctionFailed(Exception):
@@ -73,7 +87,8 @@ class Grader:
         try:
             loaded = submission_module.load(path, self.bundle.assignment_name)
         except submission_module.Rejected as rejected:
-            return self.rejected(path.name, stem, rejected.reason, rejected.otter_error)
+            return self.rejected(submission_module.shown_name(path.name), stem, rejected.reason,
+                                 rejected.otter_error)
         return self.grade(sandbox, loaded, stem)
 
     def rejected(self, file, stem, reason, otter_error=None) -> Record:
@@ -97,17 +112,23 @@ class Grader:
         except JobFailed as failed:
             conversation.failed = failed.reason
             values = {}
+        # What the student will read of their own functions' values (the lab's criteria, the
+        # public tests' messages) is computed before any hidden input enters the job: a
+        # function that kept the hidden inputs it was given could otherwise hand them back
+        # as the "weights" of a public test, and its failure message would print them.
+        proxies = {name: conversation.proxy(name, len(spec.parts),
+                                            _defining_cell_error(name, record.cell_errors))
+                   for name, spec in self.lesson.FUNCTIONS.items()}
+        data_verdicts = []
+        for question, data_question in self.lesson.DATA_QUESTIONS.items():
+            data_verdicts += self._grade_data(conversation, question, data_question, values,
+                                              proxies)
+        public_verdicts = self._public_tests(conversation, values, proxies)
         identity = loaded.identity
         for function in self.lesson.FUNCTIONS:
             record.verdicts += self._grade_function(conversation, function, identity,
                                                     record.cell_errors)
-        proxies = {name: conversation.proxy(name, len(spec.parts),
-                                            _defining_cell_error(name, record.cell_errors))
-                   for name, spec in self.lesson.FUNCTIONS.items()}
-        for question, data_question in self.lesson.DATA_QUESTIONS.items():
-            record.verdicts += self._grade_data(conversation, question, data_question, values,
-                                                proxies)
-        record.verdicts += self._public_tests(conversation, values, proxies)
+        record.verdicts += data_verdicts + public_verdicts  # the order the feedback shows
         ending = job.close(kill=conversation.failed is not None)
         record.sandbox = {**sandbox.description, "ending": ending.reason,
                           "exit": ending.exit, "peak_mb": ending.peak_mb,
@@ -117,7 +138,16 @@ class Grader:
         return record
 
     def answer_stand_in(self, name, args, kwargs):
-        """A stand-in's call, answered by the reference here: its result as plain arrays."""
+        """A stand-in's call, answered by the reference here: its result as plain arrays.
+
+        The arguments are the student's, and the reference runs in the grader: an attention
+        on 12,000 one-dimensional rows (a few KB over the wire) would build a 1 GB score
+        matrix here. No axis beyond MAX_STAND_IN_AXIS, then, far beyond any hidden
+        case's, which bounds every reference call to a few MB and milliseconds."""
+        if any(axis > MAX_STAND_IN_AXIS for array in _arrays((args, kwargs))
+               for axis in array.shape):
+            raise ValueError(f"la versión de referencia de `{name}` solo acepta arrays de hasta "
+                             f"{MAX_STAND_IN_AXIS} elementos por eje, como los de esta tarea")
         function = getattr(self.lesson.REFERENCE, name)
         with np.errstate(all="ignore"):
             result = function(*args, **kwargs)
@@ -139,7 +169,14 @@ class Grader:
                                         [unverified_message(outcome.unverified)], ["unverified"],
                                         unverified=outcome.unverified))
                 continue
-            failures = self.lesson.judge(function, inputs, outcome)
+            try:
+                failures = self.lesson.judge(function, inputs, outcome)
+            except Exception:  # a bug of ours meeting this answer: this case only, flagged
+                traceback.print_exc()
+                verdicts.append(Verdict(function, case.name, case.description, False,
+                                        [unverified_message("internal")], ["unverified"],
+                                        unverified="internal"))
+                continue
             if defining is not None and (outcome.error or {}).get("kind") == "missing":
                 # Not "missing" as the student sees it: its cell ran and failed. Say that.
                 failures[0].message = defining
@@ -166,6 +203,11 @@ class Grader:
         except JobFailed as failed:
             conversation.failed = failed.reason
             return self._grade_data(conversation, question, data_question, values, proxies)
+        except Exception:  # a bug of ours in this question's trusted code: this question only
+            traceback.print_exc()  # the instructor's log; the student gets the fixed sentence
+            return [Verdict(question, criterion, title, False, [unverified_message("internal")],
+                            ["unverified"], unverified="internal")
+                    for criterion, title in data_question.criteria]
         titles = dict(data_question.criteria)
         return [Verdict(question, criterion, titles.get(criterion, criterion), bool(passed),
                         [] if passed else [str(message)], [] if passed else ["criterion"])
@@ -223,6 +265,8 @@ class Grader:
             flags.append(Flag("límite", unverified_message(reason)))
         elif reason:
             flags.append(Flag("ejecución", unverified_message(reason)))
+        if any(verdict.unverified == "internal" for verdict in record.verdicts):
+            flags.append(Flag("ejecución", unverified_message("internal")))
         if any(e["kind"] == "time" for e in record.cell_errors):
             flags.append(Flag("límite", "el cuaderno no terminó de ejecutarse en el tiempo "
                                         "permitido"))

@@ -1,16 +1,18 @@
-"""Each submission's own hidden inputs, from a secret salt and the submission's code.
+"""Each submission's own hidden inputs, from a secret salt and everything the submission brings.
 
 The numbers of a hidden case come from a generator seeded with
-HMAC-SHA256(salt, code of the submission, function, case). So:
+HMAC-SHA256(salt, the submission's bytes, function, case). So:
 
 * regrading the same file gives the same inputs and the same score;
 * two different submissions get different inputs: a set of inputs leaked through one
   submission's feedback, or a table of answers pasted into another, answers nothing there,
-  because pasting the table changes the code and hence the inputs;
+  because pasting the table changes the submission and hence the inputs;
 * without the salt (it lives only in the autograder zip) nobody can compute them offline.
 
-The identity is the code cells' text only: re-running or re-saving a notebook (outputs,
-execution counts, metadata) does not change it.
+The identity is every byte the student's code can read of its own submission: the notebook
+file whole (code, but also Markdown, outputs and metadata, which a cell can open and read)
+and the other files of an export zip. A table hidden in a Markdown cell, with the code cells
+left as they were, still changes the inputs it was meant to answer.
 """
 
 import hashlib
@@ -19,16 +21,19 @@ import hmac
 import numpy as np
 
 
-def identity(cells) -> bytes:
+def identity(notebook: bytes, extra_files=None) -> bytes:
+    """The submission's identity: its notebook's bytes, then each other file, by name."""
     digest = hashlib.sha256()
-    for source in cells:
-        data = source.encode("utf-8", "surrogatepass")
+    parts = [notebook]
+    for name in sorted(extra_files or {}):
+        parts += [name.encode("utf-8", "surrogatepass"), extra_files[name]]
+    for data in parts:
         digest.update(len(data).to_bytes(8, "big"))
         digest.update(data)
     return digest.digest()
 
 
-def generator(salt: bytes, code_identity: bytes, function: str, case: str):
-    message = b"\0".join([code_identity, function.encode(), case.encode()])
+def generator(salt: bytes, submission_identity: bytes, function: str, case: str):
+    message = b"\0".join([submission_identity, function.encode(), case.encode()])
     seed = hmac.new(salt, message, hashlib.sha256).digest()
     return np.random.default_rng(int.from_bytes(seed, "big"))

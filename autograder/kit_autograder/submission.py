@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import Optional
 
 from . import hidden_inputs
+from .sandbox.inside.wire import valid_text
 
 SUFFIXES = (".ipynb", ".zip")
 # A notebook of this kind is ~50 KB, a few MB with figures. The JSON parser needs roughly ten
@@ -47,7 +48,14 @@ class Submission:
 
     @property
     def identity(self):
-        return hidden_inputs.identity(self.cells)
+        """What seeds this submission's hidden inputs: all it brings that its code can read."""
+        return hidden_inputs.identity(self.notebook_bytes, self.extra_files)
+
+
+def shown_name(name: str) -> str:
+    """A file's name as every output can hold it: a name that is not UTF-8 (``alumno_\\xff``)
+    keeps its other characters and shows U+FFFD for the bytes it cannot."""
+    return valid_text(name)
 
 
 def find_submissions(folder):
@@ -74,7 +82,8 @@ def load(path, assignment_name: Optional[str]) -> Submission:
         notebook_name, data, extra = path.name, path.read_bytes(), {}
     raw = parse(data, notebook_name)
     check_assignment(raw, assignment_name)
-    submission = Submission(path.name, notebook_name, data, code_cells(raw, notebook_name), extra)
+    submission = Submission(shown_name(path.name), shown_name(notebook_name), data,
+                            code_cells(raw, notebook_name), extra)
     kernel = (raw.get("metadata") or {}).get("kernelspec", {}).get("name")
     if kernel != EXPECTED_KERNEL:
         submission.notes.append(f"tu cuaderno pedía el kernel «{kernel}»; se ha evaluado con "

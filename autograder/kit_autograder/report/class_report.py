@@ -199,7 +199,7 @@ def write(out_dir, *, lesson, title=None) -> Path:
     page = render(tally(out_dir, lesson), title=title)
     path = Path(out_dir) / REPORT_NAME
     partial = path.with_name(f".{REPORT_NAME}.partial")
-    partial.write_text(page, "utf-8")
+    partial.write_text(page, "utf-8", errors="replace")
     partial.replace(path)  # a reader never sees half a page
     return path
 

@@ -430,13 +430,22 @@ EXCEPTION_NAMES = {name for name, value in vars(builtins).items()
 EXCEPTION_NAMES |= {"AxisError", "LinAlgError"}
 
 
+# The numbers of an error that the student reads (shapes, sizes, indices). No hidden case has a
+# size or a count near this; a function that raised larger ones could spell its hidden inputs
+# into its own error message, so a report with any larger number loses all of its numbers
+# (the message is then the kind's sentence without them).
+MAX_SHOWN_INT = 10_000
+
+
 def _small_ints(values, limit):
+    """``values`` if they are at most ``limit`` small integers, None if any is too large."""
     if not isinstance(values, list) or len(values) > limit:
         raise JobFailed("protocol", "bad integers")
     for value in values:
-        if type(value) is not int or not -10**7 <= value <= 10**7:
+        if type(value) is not int:
             raise JobFailed("protocol", "bad integers")
-    return list(values)
+    return list(values) if all(-MAX_SHOWN_INT <= value <= MAX_SHOWN_INT for value in values) \
+        else None
 
 
 def checked_error(error):
@@ -450,11 +459,15 @@ def checked_error(error):
             raise JobFailed("protocol", "bad exception name")
         clean["exception"] = exception
     if "numbers" in error:
-        clean["numbers"] = _small_ints(error["numbers"], 6)
+        numbers = _small_ints(error["numbers"], 6)
+        if numbers is not None:
+            clean["numbers"] = numbers
     if "shapes" in error:
         if not isinstance(error["shapes"], list) or len(error["shapes"]) > 4:
             raise JobFailed("protocol", "bad shapes")
-        clean["shapes"] = [_small_ints(shape, 6) for shape in error["shapes"]]
+        shapes = [_small_ints(shape, 6) for shape in error["shapes"]]
+        if None not in shapes:
+            clean["shapes"] = shapes
     name = error.get("name")
     if isinstance(name, str) and name.isidentifier() and len(name) <= 40:
         clean["name"] = name

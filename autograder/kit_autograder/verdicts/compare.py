@@ -23,11 +23,21 @@ def where(index, shape):
     return "el único valor" if not shape else f"índice {tuple(index)}"
 
 
+def shown_shape(shape):
+    """A returned array's shape as the student reads it. A size above MAX_SHOWN_INT is no
+    mistake's size: it is shown only as that (a zero-size array can carry any sizes, and with
+    them the hidden inputs the function was given)."""
+    from ..sandbox.client import MAX_SHOWN_INT
+
+    sizes = [str(size) if size <= MAX_SHOWN_INT else f">{MAX_SHOWN_INT}" for size in shape]
+    return "(" + ", ".join(sizes) + ("," if len(sizes) == 1 else "") + ")"
+
+
 def compare_part(name, got, expected, *, atol, rtol) -> list:
     """The failures of one returned array against the reference's (empty when it matches)."""
     if got.shape != expected.shape:
         hint = " (¿la devuelves traspuesta?)" if got.ndim == 2 and got.shape[::-1] == expected.shape else ""
-        return [Failure(f"{name}: forma {got.shape} en lugar de {expected.shape}{hint}", name,
+        return [Failure(f"{name}: forma {shown_shape(got.shape)} en lugar de {expected.shape}{hint}", name,
                         {"kind": "shape", "got": list(got.shape),
                          "expected": list(expected.shape)})]
     if got.size == 0:

@@ -172,11 +172,24 @@ def _rebuild(value, blobs, limits, depth, budget):
                 if not isinstance(inner, list):
                     raise WireError("bad tuple")
                 return tuple(_rebuild(item, blobs, limits, depth + 1, budget) for item in inner)
-        return {key: _rebuild(item, blobs, limits, depth + 1, budget)
+        return {valid_text(key): _rebuild(item, blobs, limits, depth + 1, budget)
                 for key, item in value.items()}
-    if value is None or isinstance(value, (bool, int, float, str)):
+    if isinstance(value, str):
+        return valid_text(value)
+    if value is None or isinstance(value, (bool, int, float)):
         return value
     raise WireError("unexpected value")
+
+
+def valid_text(text: str) -> str:
+    """``text`` with every lone surrogate as U+FFFD. JSON's \\ud800 escapes and a file name's
+    undecodable bytes both make such strings; no UTF-8 file, CSV or terminal can hold one,
+    so one in a student's output would make every later write fail."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
 
 
 # --- sockets ----------------------------------------------------------------------------------
