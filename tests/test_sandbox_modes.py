@@ -202,3 +202,26 @@ def test_make_grade_refuses_where_a_submission_could_write_its_files(autograder_
     allowed = subprocess.run(base + ["--unconfined-ok"], env=_environment(),
                              capture_output=True, text=True, timeout=300, cwd="/tmp")
     assert allowed.returncode == 0, allowed.stderr[-2000:]
+
+
+@needs_bwrap
+def test_a_venv_reached_through_a_symlink_under_tmp_still_grades(autograder_zip, built_dist,
+                                                                 tmp_path):
+    from grading_harness import Notebooks, _batch_command, read_csv, total
+
+    linked = tmp_path / "curso" / ".venv"  # pytest's tmp_path is under /tmp
+    linked.parent.mkdir()
+    linked.symlink_to(os.path.realpath(sys.prefix))
+    python = linked / "bin" / os.path.basename(sys.executable)
+    # Control: behind the sandbox's own /tmp that interpreter's path does not exist.
+    hidden = subprocess.run(["bwrap", "--ro-bind", "/", "/", "--tmpfs", "/tmp", "--", "test",
+                             "-e", str(python)])
+    assert hidden.returncode != 0
+    folder = tmp_path / "entregas"
+    folder.mkdir()
+    (folder / "correcta.ipynb").write_bytes(Notebooks(built_dist).correct())
+    command = [str(python), *_batch_command(folder, tmp_path / "out", autograder_zip, 1)[1:]]
+    run = subprocess.run(command, env=_environment(), capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert total(read_csv(tmp_path / "out")["correcta.ipynb"]) == 20

@@ -180,9 +180,8 @@ class Sandbox:
         self._control = ours
         self._ready.clear()
         config = {**self._config, "control_fd": theirs.fileno()}
-        # The venv's own path (not the interpreter it links to): a subprocess the notebook starts
-        # with sys.executable (the lab) then finds the venv's packages.
-        command = [sys.executable, "-I", "-S", "-B", "-c", self._bootstrap, json.dumps(config)]
+        command = [host_module.venv_interpreter(), "-I", "-S", "-B", "-c", self._bootstrap,
+                   json.dumps(config)]
         if host.bwrap:
             command = (host_module.bwrap_prefix(host) + host_module.bwrap_arguments(self._binds)
                        + ["--chdir", "/tmp", "--clearenv"]

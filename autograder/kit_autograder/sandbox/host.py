@@ -47,6 +47,19 @@ def library_paths():
     return sorted({os.path.realpath(p) for p in paths if p and os.path.isdir(p)})
 
 
+def venv_interpreter():
+    """``sys.executable`` with its venv's folder resolved, not the interpreter it links to: a
+    subprocess the notebook starts with sys.executable (the lab) must find the venv's packages,
+    and a venv reached through a symlink (``.venv -> /elsewhere``) must not vanish behind the
+    sandbox's own /tmp, where only the resolved folders are bound."""
+    executable = os.path.abspath(sys.executable)
+    prefix = os.path.abspath(sys.prefix)
+    if os.path.commonpath([executable, prefix]) != prefix:
+        return executable
+    resolved = os.path.join(os.path.realpath(prefix), os.path.relpath(executable, prefix))
+    return resolved if os.path.exists(resolved) else executable
+
+
 def site_paths():
     """The package folders a sandboxed Python must have on ``sys.path`` (it starts with -S)."""
     return [os.path.realpath(p) for p in sys.path
