@@ -53,6 +53,10 @@ def warm():
     shell._tee = lambda channel: contextlib.nullcontext()
     shell.display_formatter.active_types = ["text/plain"]  # figures are never drawn
     configure_inline_support(shell, "inline")
+    # `%matplotlib inline`, many notebooks' first line, asks the shell for a GUI event loop: a
+    # kernel's shell has one to offer, a bare InteractiveShell raises NotImplementedError. The
+    # inline backend needs none, so the cell goes on to its imports as in Jupyter.
+    shell.enable_gui = lambda gui=None: None
     fig, ax = plt.subplots()  # fonts and text layout loaded once, before any fork
     ax.imshow([[0.0, 1.0]], cmap="Blues")
     ax.set_title("warm-up")
