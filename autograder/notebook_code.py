@@ -5,13 +5,18 @@ none of the notebook's demo code (plots, prints, random draws, grader calls). So
 reads the notebook's JSON, parses each code cell with ``ast``, and keeps only the top-level
 statements that *bind* something a requested function needs:
 
-* ``def`` and ``class`` statements;
+* ``def`` and ``class`` statements, with their decorators;
 * ``import`` statements;
-* constants assigned a literal (``EPS = 1e-9``), since a helper may read one.
+* assignments to plain names (``EPS = 1e-9``, ``NEG_INF = -np.inf``, ``relu = lambda z: ...``,
+  ``row_softmax = partial(softmax, axis=-1)``), since a function may read one;
+* statements that change something bound above in place (``setattr(Attention, "__call__",
+  forward)``, ``Attention.forward = forward``, ``CONFIG["eps"] = 1e-6``): d2l's way of adding
+  methods to a class, and the notebook's way of configuring a helper.
 
-Those statements run, in notebook order, in a fresh namespace that already holds numpy as
-``np``. When a name is bound twice, the later binding wins, as when the notebook runs from
-top to bottom. Cells that do not parse are skipped, and IPython magics and shell lines are
+Only what a requested function needs is kept, transitively, so a demo cell's plots and draws
+never run unless a function reads their result. Those statements run, in notebook order, in a
+fresh namespace that already holds numpy as ``np``. When a name is bound twice, the later
+binding (and what changes it afterwards) wins, as when the notebook runs from top to bottom. Cells that do not parse are skipped, and IPython magics and shell lines are
 blanked out first, so one broken cell costs only its own definitions.
 
 It also finds *which* notebook is the student's (``find_notebook``): the one a Jupyter or VS
@@ -27,6 +32,7 @@ import builtins
 import json
 import os
 import re
+import symtable
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -199,7 +205,8 @@ def load_functions(notebook, names: Iterable[str]) -> dict:
 
 
 def _bindings(notebook: dict) -> dict:
-    """Name -> the last top-level statement of the notebook that binds it."""
+    """Name -> the statements that give it its final value: the last top-level statement
+    that binds it, then those that change it in place afterwards."""
     found = {}
     for number, cell in enumerate(notebook.get("cells", []), start=1):
         if cell.get("cell_type") != "code":
@@ -210,10 +217,11 @@ def _bindings(notebook: dict) -> dict:
         source, tree = parsed
         for node in tree.body:
             names = bound_names(node)
-            if names:
-                binding = _Binding(names, node, number, source)
-                for name in names:
-                    found[name] = binding
+            for name in names:
+                found[name] = [_Binding(names, node, number, source)]
+            for name in changed_names(node):
+                if name in found and name not in names:
+                    found[name].append(_Binding((name,), node, number, source))
     return found
 
 
@@ -255,28 +263,50 @@ def bound_names(node: ast.stmt) -> tuple:
     if isinstance(node, ast.ImportFrom):
         # `from x import *` binds names nobody can see statically, so it cannot be selected.
         return tuple(alias.asname or alias.name for alias in node.names if alias.name != "*")
-    if isinstance(node, ast.Assign) and _is_literal(node.value):
-        if all(isinstance(target, ast.Name) for target in node.targets):
-            return tuple(target.id for target in node.targets)
-    if isinstance(node, ast.AnnAssign) and node.value is not None and _is_literal(node.value):
+    if isinstance(node, ast.Assign):
+        names = [_plain_names(target) for target in node.targets]
+        if all(n is not None for n in names):
+            return tuple(name for group in names for name in group)
+    if isinstance(node, ast.AnnAssign) and node.value is not None:
         if isinstance(node.target, ast.Name):
             return (node.target.id,)
     return ()
 
 
-def _is_literal(node: ast.expr) -> bool:
-    # Only literals: any other right-hand side could depend on the notebook's demo state.
-    try:
-        ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return False
-    return True
+def _plain_names(target: ast.expr) -> Optional[tuple]:
+    """``a`` or ``a, b`` (any nesting): the names; anything else (``a.b``, ``a[0]``): None."""
+    if isinstance(target, ast.Name):
+        return (target.id,)
+    if isinstance(target, (ast.Tuple, ast.List)):
+        parts = [_plain_names(element) for element in target.elts]
+        return None if None in parts else tuple(n for part in parts for n in part)
+    return None
+
+
+def changed_names(node: ast.stmt) -> tuple:
+    """The names whose object a top-level statement changes in place: ``setattr(C, ...)``,
+    ``C.attr = ...``, ``C[key] = ...`` (and their augmented forms)."""
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        call = node.value
+        if (isinstance(call.func, ast.Name) and call.func.id == "setattr" and call.args
+                and isinstance(call.args[0], ast.Name)):
+            return (call.args[0].id,)
+        return ()
+    targets = (node.targets if isinstance(node, ast.Assign)
+               else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else [])
+    found = []
+    for target in targets:
+        while isinstance(target, (ast.Attribute, ast.Subscript)):
+            target = target.value
+            if isinstance(target, ast.Name):
+                found.append(target.id)
+    return tuple(found)
 
 
 def _select(bindings: dict, names: Optional[Iterable[str]]) -> list:
     """The bindings that ``names`` need, transitively, in notebook order."""
     if names is None:
-        selected = {id(b): b for b in bindings.values()}
+        selected = {id(b.node): b for group in bindings.values() for b in group}
     else:
         names = list(names)
         missing = [name for name in names if name not in bindings]
@@ -288,16 +318,31 @@ def _select(bindings: dict, names: Optional[Iterable[str]]) -> list:
             )
         selected, pending = {}, list(names)
         while pending:
-            binding = bindings.get(pending.pop())
-            if binding is not None and id(binding) not in selected:
-                selected[id(binding)] = binding
-                pending.extend(_names_used(binding.node))
+            for binding in bindings.get(pending.pop(), []):
+                if id(binding.node) not in selected:  # one statement may change two names
+                    selected[id(binding.node)] = binding
+                    pending.extend(_names_used(binding.node))
     return sorted(selected.values(), key=lambda b: (b.cell, b.node.lineno, b.node.col_offset))
 
 
 def _names_used(node: ast.AST) -> set:
-    """Every name a statement reads: generous on purpose, since an unused extra is harmless."""
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    """The notebook-level names a statement reads: for a ``def`` or a ``class``, the globals
+    its body uses, not its parameters or locals. A parameter called ``x`` must not pull in a
+    demo cell's ``x = transformer_block(...)``, which would run the student's code at load
+    time. Python's own symbol table decides what is global."""
+    try:
+        table = symtable.symtable(ast.unparse(node), "<celda>", "exec")
+    except (SyntaxError, ValueError, RecursionError):  # the generous reading: every name
+        return {n.id for n in ast.walk(node)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    names, tables = set(), [table]
+    while tables:
+        current = tables.pop()
+        for symbol in current.get_symbols():
+            if symbol.is_referenced() and (current is table or symbol.is_global()):
+                names.add(symbol.get_name())
+        tables.extend(current.get_children())
+    return names
 
 
 def _statement_source(binding: _Binding) -> str:
