@@ -3,6 +3,7 @@
 import reference
 from kit_autograder.lesson import DataQuestion, NamedMistake
 
+from . import stand_ins
 from .cases import cases_for
 from .challenge import CRITERIA, grade_student_extension
 from .functions import FUNCTIONS
@@ -10,6 +11,7 @@ from .judge import judge
 
 NAME = "attention"
 REFERENCE = reference
+STAND_INS = stand_ins  # the reference, also for a stack of heads
 GRADED_FUNCTIONS = tuple(FUNCTIONS)
 
 # The notebook variable holding the lab result extended with `student_extension`.

@@ -23,7 +23,7 @@ def check(lesson_name, function_name, student_function, case_name):
     spec = lesson.FUNCTIONS[function_name]
     case = next(c for c in lesson.cases_for(function_name) if c.name == case_name)
     inputs = case.inputs()
-    stand_ins = {name: getattr(lesson.REFERENCE, name) for name in spec.stand_ins}
+    stand_ins = {name: lesson_module.stand_in(lesson, name) for name in spec.stand_ins}
     outcome = run_in_process(student_function, inputs, len(spec.parts), stand_ins)
     failures = lesson.judge(function_name, inputs, outcome)
     if failures:

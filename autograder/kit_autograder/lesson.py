@@ -16,7 +16,9 @@ in the zip) whose ``lesson`` module provides:
 and may provide:
 
 * ``misconception_catalog()``: ``{id: NamedMistake}`` for every mistake its diagnosis can
-  name (the ids of ``Verdict.misconceptions``), which the class report explains.
+  name (the ids of ``Verdict.misconceptions``), which the class report explains;
+* ``STAND_INS``: the module whose functions stand in for graded ones inside others, when it
+  must accept more than ``REFERENCE`` does (the calls are the student's); ``REFERENCE`` if absent.
 
 The engine itself never names a function, a case or a criterion.
 """
@@ -62,6 +64,11 @@ class NamedMistake:
     explanation: str  # Spanish, one sentence: why it is wrong
     step: str  # where the notebook teaches it, in Spanish ("paso 3")
     question: str  # the graded function it belongs to
+
+
+def stand_in(lesson, name):
+    """The function that answers, in place of the student's ``name``, inside another one."""
+    return getattr(getattr(lesson, "STAND_INS", lesson.REFERENCE), name)
 
 
 def load(folders, name):
