@@ -64,6 +64,17 @@ def multihead(X, heads, W_O, mask=None):
     return np.concatenate(list(out), axis=1) @ W_O
 '''
 
+# A correct attention whose cell first imports a module the grading machine lacks.
+IMPORT_FIRST = '''
+from modulo_que_no_existe import algo
+def attention(Q, K, V, mask=None):
+    scores = Q @ K.T / np.sqrt(K.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = softmax(scores)
+    return weights @ V, weights
+'''
+
 BATCHED_ATTENTION = '''
 def attention(Q, K, V, mask=None):
     scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(K.shape[-1])
@@ -93,11 +104,14 @@ def graded(built_dist, autograder_zip, tmp_path_factory):
                                                    CONSTANTS_AND_LAMBDAS),
         "d2l.ipynb": notebooks.with_function("correct", "attention", D2L_SETATTR),
         "cabezas_apiladas.ipynb": Notebooks.to_bytes(_both(notebooks)),
+        "importa_primero.ipynb": notebooks.with_function("correct", "attention", IMPORT_FIRST),
     }
     folder = tmp_path_factory.mktemp("estilos")
     for name, data in files.items():
         (folder / name).write_bytes(data)
-    return grade_here(folder, tmp_path_factory.mktemp("estilos-out"), autograder_zip)
+    out = tmp_path_factory.mktemp("estilos-out")
+    rows = grade_here(folder, out, autograder_zip)
+    return rows, out
 
 
 def _both(notebooks):
@@ -112,7 +126,7 @@ def _both(notebooks):
 @pytest.mark.parametrize("name", ["magia_primero.ipynb", "constantes.ipynb", "d2l.ipynb",
                                   "cabezas_apiladas.ipynb"])
 def test_correct_code_in_a_public_style_keeps_all_20_points(graded, name):
-    row = graded[name]
+    row = graded[0][name]
     assert total(row) == 20, {k: row[k] for k in row if k != "flags"}
 
 
@@ -140,3 +154,13 @@ def test_control_the_lessons_reference_reads_a_stack_of_heads_wrongly():
     Q, K, V = rng.normal(size=(2, 3, 4)), rng.normal(size=(2, 3, 4)), rng.normal(size=(2, 3, 5))
     with pytest.raises(ValueError):
         reference.attention(Q, K, V)  # K.T is (4, 3, 2)
+
+
+def test_a_function_whose_cell_failed_before_its_def_is_said_to_be_so(graded):
+    rows, out = graded
+    feedback = (out / "feedback" / "importa_primero.md").read_text("utf-8")
+    section = feedback.split("### `attention`")[1].split("### ")[0]
+    assert "que define `attention` falló al ejecutarse" in section
+    assert "no encuentro la función" not in section
+    # Control: the cell's first line is the import, not the def a first-line rule looks for.
+    assert not IMPORT_FIRST.strip().splitlines()[0].startswith("def attention(")

@@ -327,7 +327,9 @@ class _Conversation:
 def _defining_cell_error(function, cell_errors):
     """A sentence about the failed cell that was meant to define ``function``, if any."""
     for error in cell_errors:
-        if error.get("first_line", "").startswith(f"def {function}(") and error["kind"] != "time":
+        defines = (function in error.get("defines", ())
+                   or error.get("first_line", "").startswith(f"def {function}("))
+        if defines and error["kind"] != "time":
             said = cell_error_text(error["exception"], error.get("message"))
             return (f"la celda [{error['cell']}] que define `{function}` falló al ejecutarse "
                     f"({said}), así que la función no existe: corrige esa celda")

@@ -502,6 +502,9 @@ def _checked_ran(reply):
             "message": _text(error.get("message"), 300),
             "line": error.get("line") if type(error.get("line")) is int else None,
             "first_line": _text(error.get("first_line"), 80),
+            "defines": [name for name in (error.get("defines") or [])[:50]
+                        if isinstance(name, str) and name.isidentifier() and len(name) <= 80]
+            if isinstance(error.get("defines"), list) else [],
             "knock_on_of": error.get("knock_on_of") if type(error.get("knock_on_of")) is int
             else None,
             "skipped": error.get("skipped") is True})

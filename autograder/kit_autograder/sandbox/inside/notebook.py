@@ -171,7 +171,22 @@ def _describe(number, source, error):
     return {"cell": number, "kind": kind, "exception": type(error).__name__,
             "message": message[:MAX_MESSAGE_CHARS], "line": _cell_line(error),
             "first_line": next((line.strip()[:80] for line in source.splitlines()
-                                if line.strip()), "")}
+                                if line.strip()), ""),
+            "defines": _defined_names(source)}
+
+
+def _defined_names(source):
+    """The functions and classes a cell defines at its top level: what it left undefined when
+    it failed before reaching them (an import at its top, say). [] for a cell that does not
+    parse, whose first line then says what it meant."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    return [node.name for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))][:50]
 
 
 def _cell_line(error):
