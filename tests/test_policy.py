@@ -41,3 +41,18 @@ def test_each_students_own_cells_pass_through_the_parse_cache():
     gc.collect()
     alive = sum(isinstance(o, ast.Assign) for o in gc.get_objects())
     assert alive <= info.maxsize + 10, alive  # the students' statements went with their trees
+
+
+def test_indexing_ones_own_array_with_a_library_call_is_not_modifying_the_library():
+    idioms = ["import numpy as np\ndef f(scores, mask):\n"
+              "    scores[np.where(mask == 0)] = -1e9\n    return scores",
+              "import numpy as np\ndef f(s, mask):\n    s[np.logical_not(mask)] = -np.inf\n"
+              "    return s"]
+    for source in idioms:
+        # Control: the target does hold an attribute of the imported library.
+        target = ast.parse(source).body[1].body[0].targets[0]
+        assert any(isinstance(node, ast.Attribute) and getattr(node.value, "id", "") == "np"
+                   for node in ast.walk(target))
+        assert not [h for h in policy.review_hints([source], []) if "biblioteca" in h]
+    patched = "import numpy as np\nnp.where = lambda *args: 0"
+    assert [h for h in policy.review_hints([patched], []) if "biblioteca" in h]

@@ -194,6 +194,19 @@ def _imported_names(trees) -> tuple:
     return every, risky
 
 
+def _modified(target):
+    """The attributes and items an assignment target writes: ``np.x`` in ``np.x = 1``, but
+    not ``np.where`` in ``scores[np.where(mask)] = 0``, which only reads it to index the
+    student's own array."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _modified(element)
+    elif isinstance(target, ast.Starred):
+        yield from _modified(target.value)
+    elif isinstance(target, (ast.Attribute, ast.Subscript)):
+        yield target
+
+
 def _root_name(node):
     while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
         node = node.func if isinstance(node, ast.Call) else node.value
@@ -304,12 +317,10 @@ class _StatementRules(ast.NodeVisitor):
             self.flag(f"nombra atributos internos de Python (`{node.value!r}`)")
 
     def _targets(self, targets):
-        for target in targets:
-            for node in ast.walk(target):
-                if isinstance(node, (ast.Attribute, ast.Subscript)) and \
-                        _root_name(node) in self.imported:
-                    self.flag(f"modifica una biblioteca importada (`{_dotted(node)}`)")
-                    return
+        for node in (modified for target in targets for modified in _modified(target)):
+            if _root_name(node) in self.imported:
+                self.flag(f"modifica una biblioteca importada (`{_dotted(node)}`)")
+                return
 
     def visit_Assign(self, node):
         self._targets(node.targets)
