@@ -75,6 +75,16 @@ def attention(Q, K, V, mask=None):
     return weights @ V, weights
 '''
 
+# A real mistake (the keys where the values go): the notebook's own lab run stops on it.
+KEYS_FOR_VALUES = '''
+def attention(Q, K, V, mask=None):
+    scores = Q @ K.T / np.sqrt(K.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = softmax(scores)
+    return weights @ K, weights
+'''
+
 BATCHED_ATTENTION = '''
 def attention(Q, K, V, mask=None):
     scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(K.shape[-1])
@@ -105,6 +115,7 @@ def graded(built_dist, autograder_zip, tmp_path_factory):
         "d2l.ipynb": notebooks.with_function("correct", "attention", D2L_SETATTR),
         "cabezas_apiladas.ipynb": Notebooks.to_bytes(_both(notebooks)),
         "importa_primero.ipynb": notebooks.with_function("correct", "attention", IMPORT_FIRST),
+        "lab_falla.ipynb": notebooks.with_function("correct", "attention", KEYS_FOR_VALUES),
     }
     folder = tmp_path_factory.mktemp("estilos")
     for name, data in files.items():
@@ -164,3 +175,13 @@ def test_a_function_whose_cell_failed_before_its_def_is_said_to_be_so(graded):
     assert "no encuentro la función" not in section
     # Control: the cell's first line is the import, not the def a first-line rule looks for.
     assert not IMPORT_FIRST.strip().splitlines()[0].startswith("def attention(")
+
+
+def test_when_the_notebooks_lab_run_failed_the_challenge_says_so(graded):
+    rows, out = graded
+    feedback = (out / "feedback" / "lab_falla.md").read_text("utf-8")
+    # Control: the lab really stopped in the notebook, so its result has no seed.
+    assert "lab.py terminó con código 1" in feedback
+    section = feedback.split("### `student_extension`")[1].split("### ")[0]
+    assert "lab.py no llegó a terminar en tu cuaderno" in section
+    assert "no es un número entero válido" not in section

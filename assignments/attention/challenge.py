@@ -41,6 +41,11 @@ def grade_student_extension(data, functions):
     seed = data.get("seed")
     if type(seed) is int and SEED_RANGE[0] <= seed <= SEED_RANGE[1]:
         run = trusted_lab_run(seed, functions)
+    elif seed is None:  # the notebook's own lab run failed, so its result never came back
+        run = extension.LabRun("python lab.py", None, "",
+                               "tu `resultado` no trae la semilla («seed») de lab.py: lab.py no "
+                               "llegó a terminar en tu cuaderno. Mira la salida de la celda del "
+                               "reto, que dice por qué.")
     else:
         run = extension.LabRun("python lab.py", None, "",
                                "la semilla de tu resultado («seed») no es un número entero válido.")
