@@ -345,3 +345,22 @@ def test_control_that_attention_takes_gigabytes_in_the_grader():
     finally:
         tracemalloc.stop()
     assert peak > 2 * BIG_ROWS ** 2 * 8
+
+
+def test_the_graders_reported_peak_is_its_own_not_its_parents(files, autograder_zip, tmp_path):
+    # The bound above needs this: Linux carries a parent's high-water mark into a child it
+    # vforks and execs, so a grader started by this (large) test process reported ~400 MiB.
+    import resource
+
+    ballast = bytearray(600 * 2**20)
+    ballast[::4096] = b"\1" * len(ballast[::4096])  # resident, not just reserved
+    folder = tmp_path / "one"
+    folder.mkdir()
+    (folder / "h.ipynb").write_bytes(files["h.ipynb"])
+    run = subprocess.run(_batch_command(folder, tmp_path / "out", autograder_zip, 1),
+                         env=_environment(), capture_output=True, text=True, timeout=300)
+    reported = float(re.search(r"peak memory: grader (\d+) MiB", run.stdout).group(1))
+    # Control: the kernel's own account of that child includes this process's 600 MB.
+    assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024 > 600
+    assert reported < 400
+    del ballast

@@ -202,6 +202,20 @@ def _prepare(out: Path):
         raise BatchError(f"cannot write to {out}: {exc}") from exc
 
 
+def _own_peak_mib():
+    """This process's peak memory since it started. Not ru_maxrss: Linux carries the parent's
+    high-water mark across a vfork and exec, so a grader started by a large process (a test
+    suite, a notebook) would report its parent's peak. VmHWM is this program's own."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def _summary(out, paths, seconds, jobs, description):
     # One record at a time, as everywhere else: the grader's memory must not grow with N.
     width = max(len("file"), *(len(path.name) for path in paths))
@@ -213,7 +227,7 @@ def _summary(out, paths, seconds, jobs, description):
         lines.append(f"{r.file:<{width}}  {r.earned:>4g}/{r.possible:<4g}  {status[:90]}")
         graded += r.graded
         peak = max(peak, r.sandbox.get("peak_mb") or 0)
-    grader_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    grader_mb = _own_peak_mib()
     lines.append(f"\n{len(paths)} submissions in {seconds:.1f} s with {jobs} jobs: {graded} "
                  f"graded, {len(paths) - graded} could not be graded")
     lines.append(f"sandbox: {description.get('mode')}, namespaces "
