@@ -165,17 +165,14 @@ class Grader:
             inputs = case.inputs(generator(self.salt, identity, function, case.name))
             outcome = conversation.call(function, inputs, spec)
             if outcome.unverified:
-                verdicts.append(Verdict(function, case.name, case.description, False,
-                                        [unverified_message(outcome.unverified)], ["unverified"],
-                                        unverified=outcome.unverified))
+                verdicts.append(_unverified(function, case.name, case.description,
+                                            outcome.unverified))
                 continue
             try:
                 failures = self.lesson.judge(function, inputs, outcome)
             except Exception:  # a bug of ours meeting this answer: this case only, flagged
                 traceback.print_exc()
-                verdicts.append(Verdict(function, case.name, case.description, False,
-                                        [unverified_message("internal")], ["unverified"],
-                                        unverified="internal"))
+                verdicts.append(_unverified(function, case.name, case.description, "internal"))
                 continue
             if defining is not None and (outcome.error or {}).get("kind") == "missing":
                 # Not "missing" as the student sees it: its cell ran and failed. Say that.
@@ -195,8 +192,7 @@ class Grader:
     def _grade_data(self, conversation, question, data_question, values, proxies):
         if conversation.failed:
             reason = conversation.failed
-            return [Verdict(question, criterion, title, False, [unverified_message(reason)],
-                            ["unverified"], unverified=reason)
+            return [_unverified(question, criterion, title, reason)
                     for criterion, title in data_question.criteria]
         try:
             results = data_question.grade(values, proxies)
@@ -205,8 +201,7 @@ class Grader:
             return self._grade_data(conversation, question, data_question, values, proxies)
         except Exception:  # a bug of ours in this question's trusted code: this question only
             traceback.print_exc()  # the instructor's log; the student gets the fixed sentence
-            return [Verdict(question, criterion, title, False, [unverified_message("internal")],
-                            ["unverified"], unverified="internal")
+            return [_unverified(question, criterion, title, "internal")
                     for criterion, title in data_question.criteria]
         titles = dict(data_question.criteria)
         return [Verdict(question, criterion, titles.get(criterion, criterion), bool(passed),
@@ -322,6 +317,12 @@ class _Conversation:
 
         call.__name__ = name
         return call
+
+
+def _unverified(question, case, description, reason):
+    """A case or criterion that failed closed: no answer to judge, or no judge that could."""
+    return Verdict(question, case, description, False, [unverified_message(reason)],
+                   ["unverified"], unverified=reason)
 
 
 def _defining_cell_error(function, cell_errors):
