@@ -123,22 +123,24 @@ def floor(submissions, autograder_zip, jobs, environment, user):
     return (report["cpu_self"] + report["cpu_jobs"]) / report["jobs"]
 
 
+def summary_line(stdout, prefix):
+    """The line of make grade's summary that starts with ``prefix``."""
+    line = next((l for l in stdout.splitlines() if l.startswith(prefix)), None)
+    if line is None:
+        raise RuntimeError(f"make grade printed no «{prefix}» line:\n{stdout[-2000:]}")
+    return line
+
+
 def own_peak(stdout):
     """The grader's peak memory as it measured it (VmHWM): the rusage of a child counts the
     high-water mark of the process that started it, this bench's included."""
-    line = next((l for l in stdout.splitlines() if l.startswith("peak memory: grader ")), None)
-    if line is None:
-        raise RuntimeError(f"make grade printed no peak memory line:\n{stdout[-2000:]}")
-    return float(line.split()[3])
+    return float(summary_line(stdout, "peak memory: grader ").split()[3])
 
 
 def sandbox_cpu(stdout):
     """(grader, zygote, jobs) CPU seconds from make grade's summary line."""
-    line = next((l for l in stdout.splitlines() if l.startswith("cpu seconds:")), None)
-    if line is None:
-        raise RuntimeError(f"make grade printed no CPU line:\n{stdout[-2000:]}")
-    numbers = [float(part.split()[-1]) for part in line.split(":", 1)[1].split(",")]
-    return tuple(numbers)
+    line = summary_line(stdout, "cpu seconds:")
+    return tuple(float(part.split()[-1]) for part in line.split(":", 1)[1].split(","))
 
 
 def engine_scores(out):
