@@ -77,11 +77,14 @@ STUDENT_FILES = (
 # to run the notebook, the lab and the validator, both taken from the pinned requirements.txt
 # so that the versions live in one file.
 GRADING_REQUIREMENTS = ("numpy", "matplotlib", "nbformat", "jsonschema")
-STUDENT_REQUIREMENTS = ("otter-grader", "numpy", "matplotlib", "jsonschema", "ipykernel")
+STUDENT_REQUIREMENTS = ("otter-grader", "numpy", "matplotlib", "jsonschema", "ipykernel",
+                        "jupyterlab")
 STUDENT_REQUIREMENTS_HEADER = (
     "# Paquetes de la clase 055. Instálalos en una terminal abierta en esta carpeta con:\n"
     "#     python -m pip install -r requirements.txt\n"
     "# Necesitas Python 3.11 o más reciente. Las versiones son las mismas con las que se corrige.\n"
+    "# Después, en la misma terminal, abre el cuaderno con JupyterLab:\n"
+    "#     jupyter lab notebook_student.ipynb\n"
 )
 
 

@@ -77,3 +77,16 @@ def otter_venvs(built_dist, autograder_zip):
             yield Venvs(image.result(), instructor.result())
     finally:
         shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def fresh_python(built_dist, tmp_path_factory):
+    """A venv holding only what dist/student/requirements.txt names (installed by this
+    session's recent pip into it, as its own pip would, only faster): the student's Python,
+    Jupyter front end included."""
+    from otter_paths import build_venv
+
+    home = build_venv(tmp_path_factory.mktemp("venv_estudiante"),
+                      ["-r", str(built_dist / "student" / "requirements.txt")],
+                      [sys.executable, "-m", "pip"])
+    return home / "bin" / "python"

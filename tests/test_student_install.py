@@ -1,6 +1,6 @@
 """The student folder's requirements.txt is enough: a fresh venv runs the lab, the validator
-and the notebook itself (issue 13). The venv is built once per session, from the package
-index pip is configured with on this machine."""
+and the notebook itself (issue 13). The venv (``fresh_python``, conftest.py) is built once per
+session."""
 
 import json
 import shutil
@@ -11,18 +11,6 @@ import pytest
 
 from autograder.assign import NOTEBOOK_NAME, SOLUTION_NAME
 from test_extension import GOOD_EXTENSION
-
-
-@pytest.fixture(scope="session")
-def fresh_python(built_dist, tmp_path_factory):
-    """A venv holding only what dist/student/requirements.txt names (installed by this
-    session's recent pip into it, as its own pip would, only faster)."""
-    from otter_paths import build_venv
-
-    home = build_venv(tmp_path_factory.mktemp("venv_estudiante"),
-                      ["-r", str(built_dist / "student" / "requirements.txt")],
-                      [sys.executable, "-m", "pip"])
-    return home / "bin" / "python"
 
 
 @pytest.fixture

@@ -227,7 +227,7 @@ def test_guided_tour_has_no_graded_cell_and_runs_top_to_bottom(built_dist, tmp_p
     for exercise in ("**Ejercicio", "**Pregunta", "**Reto:", "## Entrega", "_Escribe aquí tu respuesta._"):
         assert exercise not in text, exercise
     assert all(cell.cell_type in ("markdown", "code") for cell in tour.cells)
-    assert any("attachment:transformer_flow.svg" in c.source and c.get("attachments") for c in tour.cells)
+    assert any("attachment:transformer_flow.png" in c.source and c.get("attachments") for c in tour.cells)
     shutil.copy(built_dist / "student" / TOUR_NAME, tmp_path / TOUR_NAME)
     run = execute(tmp_path, TOUR_NAME)
     assert not errors(run.cells)

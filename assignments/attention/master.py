@@ -540,7 +540,7 @@ print(f"Con codificación posicional, barajar solo baraja las salidas: {np.allcl
 #
 # Un bloque Transformer lo combina todo, como en las notas de Marta: la atención multicabeza, que mezcla información entre tokens; una red feed-forward aplicada a cada token por separado, $\text{FFN}(x) = \text{ReLU}(xW_1 + b_1)W_2 + b_2$; y, alrededor de cada una, una conexión residual más una normalización de capa, $\text{LayerNorm}(x + \text{Subcapa}(x))$. La conexión residual es una "autopista" para los gradientes, y la normalización da a cada vector de token media 0 y varianza 1. Los grandes modelos de lenguaje apilan decenas de estos bloques. El recorrido completo, desde los tokens hasta el bloque siguiente:
 #
-# ![Diagrama de flujo de un bloque Transformer: tokens más codificación posicional, proyecciones, puntuaciones, máscara causal opcional, softmax por fila, salida, concatenación de cabezas, residual y normalización, FFN por token, residual y normalización, y el siguiente bloque](attachment:transformer_flow.svg)
+# ![Diagrama de flujo de un bloque Transformer: tokens más codificación posicional, proyecciones, puntuaciones, máscara causal opcional, softmax por fila, salida, concatenación de cabezas, residual y normalización, FFN por token, residual y normalización, y el siguiente bloque](attachment:transformer_flow.png)
 #
 # `layer_norm` ya viene hecha, sin parámetros aprendidos:
 

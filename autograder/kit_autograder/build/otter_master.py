@@ -32,7 +32,16 @@ PLUGIN = "kit_autograder.otter_plugin.VerificationPlugin"
 
 
 def load_master(path):
-    return jupytext.read(path, fmt="py:percent")
+    """The text master as a notebook, without jupytext's own metadata.
+
+    ``metadata.jupytext`` says "this .ipynb is paired with a .py". Every notebook the build
+    writes starts here, and none has that pair: jupytext's contents manager, which Otter
+    installs beside any JupyterLab or Notebook 7, would refuse to open them ("Unable to read
+    paired notebook").
+    """
+    nb = jupytext.read(path, fmt="py:percent")
+    nb.metadata.pop("jupytext", None)
+    return nb
 
 
 def _without_docstring(fn):
