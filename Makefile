@@ -1,25 +1,30 @@
 # The kit's one entry point. Every target first makes sure .venv exists and holds
 # the pinned requirements, so a fresh clone needs no manual step.
+#
+# A lesson is an input: LESSON=<folder under assignments/> (default: the course's first lesson,
+# attention). Each lesson builds into dist/<lesson>/ and grades into dist/<lesson>/grades/.
 
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-SUBMISSIONS ?= examples/submissions
-OUT ?= dist/grades
+LESSON ?= attention
+DIST := dist/$(LESSON)
+SUBMISSIONS ?= examples/$(LESSON)
+OUT ?= $(DIST)/grades
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 TIMEOUT ?= 120
 MEMORY_MB ?= 2048
 N ?= 200
 
-.PHONY: all assign test grade report bench validate explorer clean
+.PHONY: all assign test test-fast grade report bench validate explorer clean
 
 # The zip that grade, report and bench use is rebuilt whenever a file it is built from is newer,
 # so an edited master or rubric is never graded with last week's zip.
-ZIP := dist/autograder/attention-autograder.zip
-ZIP_SOURCES := $(shell find assignments autograder reference rubrics assessment.md -type f \
-	-not -path '*/__pycache__/*' -not -name '*.pyc' 2>/dev/null)
+ZIP := $(DIST)/autograder/$(LESSON)-autograder.zip
+ZIP_SOURCES := $(shell find assignments/$(LESSON) autograder reference rubrics/$(LESSON).yaml \
+	assessment.md requirements.txt -type f -not -path '*/__pycache__/*' -not -name '*.pyc' 2>/dev/null)
 
 all: assign
 
@@ -33,13 +38,13 @@ $(STAMP): requirements.txt Makefile
 	$(PY) -c 'import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()["purelib"], "kit055.pth").write_text("$(CURDIR)\n$(CURDIR)/assignments\n$(CURDIR)/autograder\n")'
 	touch $(STAMP)
 
-# Master notebook -> dist/student (the student notebook, lab, assessment)
-#                 -> dist/autograder (the Otter zip and the solution notebook).
+# Master notebook -> $(DIST)/student (the student notebook, lab, assessment)
+#                 -> $(DIST)/autograder (the Otter zip), $(DIST)/solution, $(DIST)/otter.
 assign: $(STAMP)
-	$(PY) -m autograder.assign
+	$(PY) -m autograder.assign --lesson "$(LESSON)"
 
 $(ZIP): $(STAMP) $(ZIP_SOURCES)
-	$(PY) -m autograder.assign
+	$(PY) -m autograder.assign --lesson "$(LESSON)"
 
 # pytest's own exit status is kept in .pytest-exit, because make reports every failure as 2
 # and CI must tell "tests failed" (1) from "no tests ran" (5).
@@ -47,9 +52,13 @@ test: $(STAMP)
 	@rm -f .pytest-exit
 	$(PY) -m pytest $(PYTEST_ARGS) || { echo $$? > .pytest-exit; exit 1; }
 
+# Everyday work: the tests that need no build, no fresh venv and no browser (under a minute).
+test-fast: $(STAMP)
+	$(PY) -m pytest -m "not slow" -q $(PYTEST_ARGS)
+
 # A folder of notebooks and grader.export() zips -> $(OUT)/final_grades.csv (otter grade's
 # format), $(OUT)/results/<stem>.json (Gradescope) and $(OUT)/feedback/<stem>.md, without
-# Docker. With no arguments it grades the bundled demo. The zip is (re)built first if needed.
+# Docker. With no arguments it grades the lesson's bundled demo. The zip is (re)built first.
 grade: $(STAMP) $(ZIP)
 	$(PY) -m kit_autograder.batch --autograder $(ZIP) \
 		--submissions "$(SUBMISSIONS)" --out "$(OUT)" --jobs "$(JOBS)" \
@@ -61,18 +70,21 @@ report: $(STAMP) $(ZIP)
 	$(PY) -m kit_autograder.report.class_report --autograder $(ZIP) \
 		--out "$(OUT)"
 
-# $(N) synthetic submissions through make grade's engine, a sample through `otter run`.
+# $(N) synthetic submissions (the lesson's synthetic.py) through make grade's engine, a sample
+# through `otter run`.
 bench: $(STAMP) $(ZIP)
-	$(PY) -m kit_autograder.bench --autograder $(ZIP) \
+	$(PY) -m kit_autograder.bench --autograder $(ZIP) --dist $(DIST) \
 		--n "$(N)" --jobs "$(JOBS)" $(BENCH_ARGS)
 
-# Checks a lab result extended with student_extension: make validate FILE=resultado.json [NOTEBOOK=...]
-validate: $(STAMP)
-	$(PY) assignments/attention/extension.py $(FILE) $(if $(NOTEBOOK),--notebook $(NOTEBOOK))
+# Checks a lab result extended with student_extension, with the student folder's own validator:
+# make validate FILE=resultado.json [NOTEBOOK=...]
+validate: $(STAMP) $(ZIP)
+	$(PY) $(DIST)/student/extension.py $(FILE) $(if $(NOTEBOOK),--notebook $(NOTEBOOK))
 
-# The interactive class page (seed 002) as one self-contained file: dist/explorer/index.html.
+# The lesson's interactive class page (assignments/$(LESSON)/explorer/) as one self-contained
+# file: $(DIST)/explorer/index.html.
 explorer: $(STAMP)
-	$(PY) assignments/attention/explorer/build.py dist/explorer
+	$(PY) -m kit_autograder.build.pages assignments/$(LESSON)/explorer/index.html $(DIST)/explorer
 
 clean:
 	rm -rf dist .pytest_cache .pytest-exit tests/artifacts

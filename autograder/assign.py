@@ -1,24 +1,28 @@
-"""`make assign`: master notebook -> dist/student, dist/solution and dist/autograder.
+"""`make assign LESSON=<lesson>`: a lesson's master -> dist/<lesson>/, for any lesson of the course.
 
-    assignments/attention/master.py  --(master.py)-->  dist/build/notebook_student.ipynb  --(otter assign)-->
-        dist/student/notebook_student.ipynb      the graded notebook students get
-        dist/student/notebook.ipynb              the guided tour, no exercises (notebooks.py)
-        dist/student/explorer.html               the interactive page, one self-contained file
-        dist/student/requirements.txt            what students install, pinned as the kit is
-        dist/student/tests/                      the public tests as files, for `otter check`
-        dist/solution/notebook_solution.ipynb    the solution explained, to release after the deadline
-        dist/autograder/<name>-autograder.zip    the zip for Gradescope, `otter grade`, `otter run`
-                                                 and `make grade`
-        dist/autograder/kit_autograder-*.whl     the engine, for instructors who `otter run` with
-                                                 their own Otter
-        dist/otter/                              the Otter-format master and what it names, kept:
-                                                 `otter assign` on it gives the same zip
+    assignments/<lesson>/master.py --(otter_master)--> dist/<lesson>/otter/notebook_student.ipynb
+                                   --(otter assign)-->
+        dist/<lesson>/student/notebook_student.ipynb    the graded notebook students get
+        dist/<lesson>/student/notebook.ipynb            the guided tour, no exercises (notebooks.py)
+        dist/<lesson>/student/explorer.html             the lesson's interactive page, if it has one
+        dist/<lesson>/student/requirements.txt          what students install, pinned as the kit is
+        dist/<lesson>/student/tests/                    the public tests as files, for `otter check`
+        dist/<lesson>/solution/notebook_solution.ipynb  the solution explained, after the deadline
+        dist/<lesson>/autograder/<lesson>-autograder.zip  for Gradescope, `otter grade`, `otter run`
+                                                        and `make grade`
+        dist/<lesson>/autograder/kit_autograder-*.whl   the engine, for `otter run` in one's own Python
+        dist/<lesson>/otter/                            the Otter-format master and what it names,
+                                                        kept: `otter assign` on it gives the same zip
 
-The reference and the engine enter the zip through Otter's ``autograder_files`` and nowhere
-else. After building, the student folder is checked by content for anything hidden.
+Where a lesson's parts are is kit_autograder/build/course.py; what a lesson must provide is
+kit_autograder/lesson.py. The reference and the engine enter the zip through Otter's
+``autograder_files`` and nowhere else.
 """
 
 import argparse
+import base64
+import os
+import secrets
 import shutil
 import subprocess
 import sys
@@ -28,59 +32,41 @@ from pathlib import Path
 
 import nbformat
 
-from attention.explorer.build import inline as inline_explorer
 from kit_autograder import lesson as lesson_module
 from kit_autograder.build import otter_master as master_module
-from kit_autograder.build.rubric import load_rubric, points_table
-
+from kit_autograder.build.course import DEFAULT_LESSON, ROOT, LessonSources, zip_name
 from kit_autograder.build.figures import attach_figures
 from kit_autograder.build.notebooks import explained_solution, guided_tour
+from kit_autograder.build.pages import inline as inline_page
+from kit_autograder.build.rubric import load_rubric, points_table
 from kit_autograder.build.student_tests import student_tests
+from kit_autograder.bundle import PLUGIN
 
-ROOT = Path(__file__).resolve().parent.parent
-LESSON = ROOT / "assignments" / "attention"
-MASTER = LESSON / "master.py"
-# Otter's init cell names the master's file, so the master is built under the name students get.
+# Seed 003 names the class's three notebooks; every lesson uses these names. Otter's init cell
+# names the master's file, so the master is built under the name students get.
 NOTEBOOK_NAME = "notebook_student.ipynb"
 SOLUTION_NAME = "notebook_solution.ipynb"
 TOUR_NAME = "notebook.ipynb"
 EXPLORER_NAME = "explorer.html"
-FIGURES = LESSON / "figures"
-# Otter stamps its zip's name with the master's name and the time; every path uses this one.
-ZIP_NAME = "attention-autograder.zip"
+GUIDE_NAME = "assessment.md"
+SUPPORT_FOLDER = "student"  # files/student/ in the zip: what the sandbox lays out beside a notebook
 
-RUBRIC = ROOT / "rubrics" / "attention.yaml"
-
-# Copied beside the Otter master so that its `autograder_files` ship them in the zip: the
-# reference and the lesson, which the grader loads, the engine, which Otter imports as the
-# plugin, and the student folder's support files, which the sandbox places beside each
-# notebook it runs.
-AUTOGRADER_FILES = ("reference", "assignments/attention", "autograder/kit_autograder")
-SUPPORT_FOLDER = "student"
+# The course's student-side modules, in autograder/: every notebook's grader, and, for a lesson
+# with a lab, the shared lab runner and the challenge's validator with its schema.
+SHARED_STUDENT_FILES = ("notebook_grader.py", "notebook_code.py")
+LAB_STUDENT_FILES = ("lab_runner.py", "extension.py", "extension_schema.json")
 
 # The engine as a distribution of its own (autograder/pyproject.toml), for `otter run`.
 ENGINE_PROJECT = ROOT / "autograder"
 
-# Student-facing files that ship flat beside the notebook, as (source, name in dist/student):
-# the notebook's grader helper, the lab, what both need to read a notebook, the extension
-# validator and the assessment. The grading sandbox lays out exactly these beside a submission.
-STUDENT_FILES = (
-    ("autograder/notebook_grader.py", "notebook_grader.py"),
-    ("assignments/attention/lab.py", "lab.py"),
-    ("autograder/notebook_code.py", "notebook_code.py"),
-    ("assignments/attention/extension.py", "extension.py"),
-    ("assignments/attention/extension_schema.json", "extension_schema.json"),
-    ("assessment.md", "assessment.md"),
-)
-
 # Requirements the grading environment needs beyond Otter itself, and what a student installs
-# to run the notebook, the lab and the validator, both taken from the pinned requirements.txt
-# so that the versions live in one file.
+# to run the notebook in JupyterLab, the lab and the validator, both taken from the pinned
+# requirements.txt so that the versions live in one file.
 GRADING_REQUIREMENTS = ("numpy", "matplotlib", "nbformat", "jsonschema")
 STUDENT_REQUIREMENTS = ("otter-grader", "numpy", "matplotlib", "jsonschema", "ipykernel",
                         "jupyterlab")
 STUDENT_REQUIREMENTS_HEADER = (
-    "# Paquetes de la clase 055. Instálalos en una terminal abierta en esta carpeta con:\n"
+    "# Paquetes de la clase {title}. Instálalos en una terminal abierta en esta carpeta con:\n"
     "#     python -m pip install -r requirements.txt\n"
     "# Necesitas Python 3.11 o más reciente. Las versiones son las mismas con las que se corrige.\n"
     "# Después, en la misma terminal, abre el cuaderno con JupyterLab:\n"
@@ -97,50 +83,79 @@ def pinned_requirements(names):
     return "\n".join(keep) + "\n"
 
 
-def grading_requirements():
-    return pinned_requirements(GRADING_REQUIREMENTS)
+def load_lesson(sources: LessonSources):
+    """The lesson's ``lesson`` module, checked against the contract (structure and behaviour)."""
+    sources.check()
+    lesson = lesson_module.load(sources.import_paths(), sources.name)
+    lesson_module.check_behaviour(lesson)
+    return lesson
 
 
-def grading_salt(kept_master: Path):
+def student_files(sources: LessonSources, lesson):
+    """``[(source, name in the student folder)]``: what ships beside the notebook, the very
+    list the grading sandbox lays out beside a submission (files/student/ in the zip)."""
+    files = [(ROOT / "autograder" / name, name) for name in SHARED_STUDENT_FILES]
+    if getattr(lesson, "LAB", None) is not None:
+        files += [(ROOT / "autograder" / name, name) for name in LAB_STUDENT_FILES]
+        files.append((Path(lesson.LAB.__file__), "lab.py"))
+    files += [(sources.folder / name, Path(name).name)
+              for name in getattr(lesson, "STUDENT_FILES", ())]
+    return files
+
+
+def guide_text(sources: LessonSources, lesson, rubric) -> str:
+    """assessment.md as students get it: the lesson's guide and the points table of its rubric."""
+    guide = sources.guide(lesson)
+    text = guide.read_text("utf-8") if guide else f"# {getattr(lesson, 'TITLE', lesson.NAME)}\n"
+    return text.rstrip("\n") + "\n\n" + points_table(rubric)
+
+
+def grading_salt(kept_master: Path, lesson_name: str):
     """The secret that seeds each submission's hidden inputs (kit_autograder.hidden_inputs).
 
-    ``KIT_GRADING_SALT`` (base64) when set; otherwise the salt of the Otter master already in
-    ``dist/otter``, so rebuilding keeps every submission's inputs; otherwise a new one.
+    ``KIT_GRADING_SALT`` (base64) when set; otherwise the salt of this lesson's Otter master
+    already in ``dist/<lesson>/otter``, so rebuilding keeps every submission's inputs; otherwise
+    a new one. A kept master of another lesson is never reused.
     """
-    import base64
-    import os
-    import secrets
-
     if os.environ.get("KIT_GRADING_SALT"):
         return os.environ["KIT_GRADING_SALT"]
     try:
-        config = nbformat.read(kept_master, as_version=4).cells[0].source
-        for line in config.splitlines():
-            if line.strip().startswith("salt:"):
-                return line.split(":", 1)[1].strip().strip("'\"")
+        config = master_module._raw_config(nbformat.read(kept_master, as_version=4).cells[0],
+                                           master_module.CONFIG_HEADER) or {}
+        for entry in config.get("plugins") or []:
+            settings = entry.get(PLUGIN) if isinstance(entry, dict) else None
+            if settings and settings.get("lesson") == lesson_name and settings.get("salt"):
+                return str(settings["salt"])
     except (OSError, ValueError, KeyError, IndexError, AttributeError):
         pass
     return base64.b64encode(secrets.token_bytes(32)).decode()
 
 
-def stage_build(otter_dir: Path):
-    """``dist/otter``: the Otter-format master and everything its config names, kept so that
-    an instructor who knows Otter can run ``otter assign`` on it."""
-    salt = grading_salt(otter_dir / NOTEBOOK_NAME)
+def stage_build(sources: LessonSources, lesson, rubric, otter_dir: Path):
+    """``dist/<lesson>/otter``: the Otter-format master and everything its config names, kept
+    so that an instructor who knows Otter can run ``otter assign`` on it."""
+    salt = grading_salt(otter_dir / NOTEBOOK_NAME, sources.name)
     shutil.rmtree(otter_dir, ignore_errors=True)
     otter_dir.mkdir(parents=True)
-    lesson = lesson_module.load([ROOT / "assignments", ROOT], LESSON.name)
-    nb = master_module.build_otter_master(MASTER, load_rubric(RUBRIC), lesson, salt)
-    nbformat.write(attach_figures(nb, FIGURES), otter_dir / NOTEBOOK_NAME)
-    for source in map(Path, AUTOGRADER_FILES):
-        shutil.copytree(ROOT / source, otter_dir / source.name,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "explorer",
-                                                      "master.py"))
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "explorer", "figures", "master.py",
+                                    "synthetic.py")
+    # The lesson's package, its reference (reference/ is a namespace package: only this
+    # lesson's part of it ships), and the engine.
+    shutil.copytree(sources.folder, otter_dir / sources.name, ignore=ignore)
+    if sources.reference is not None:
+        shutil.copytree(sources.reference, otter_dir / "reference" / sources.name, ignore=ignore)
+    shutil.copytree(ROOT / "autograder" / "kit_autograder", otter_dir / "kit_autograder",
+                    ignore=ignore)
     support = otter_dir / SUPPORT_FOLDER
     support.mkdir()
-    for source, name in STUDENT_FILES:
-        shutil.copy(ROOT / source, support / name)
-    (otter_dir / "requirements.txt").write_text(grading_requirements())
+    for source, name in student_files(sources, lesson):
+        shutil.copy(source, support / name)
+    (support / GUIDE_NAME).write_text(guide_text(sources, lesson, rubric), encoding="utf-8")
+    (otter_dir / "requirements.txt").write_text(pinned_requirements(GRADING_REQUIREMENTS))
+    autograder_files = ["reference"] if sources.reference is not None else []
+    autograder_files += [sources.name, SUPPORT_FOLDER, "kit_autograder"]
+    nb = master_module.build_otter_master(sources.master, rubric, lesson, salt, autograder_files)
+    nbformat.write(attach_figures(nb, sources.figures), otter_dir / NOTEBOOK_NAME)
     return otter_dir / NOTEBOOK_NAME
 
 
@@ -151,9 +166,9 @@ def otter_command():
 
 
 def run_otter_assign(master_nb: Path, result_dir: Path, run_tests: bool):
-    """``cd dist/otter && otter assign notebook_student.ipynb RESULT``, the very command the
-    README gives instructors, so that the kept master is known to rebuild the zip. Otter wipes
-    its result folder, so it gets one of its own."""
+    """``cd dist/<lesson>/otter && otter assign notebook_student.ipynb RESULT``, the very command
+    the instructors' guide gives, so that the kept master is known to rebuild the zip. Otter
+    wipes its result folder, so it gets one of its own."""
     command = otter_command() + ["assign", master_nb.name, str(result_dir.resolve()),
                                  "--no-pdfs"]
     subprocess.run(command + ([] if run_tests else ["--no-run-tests"]), cwd=master_nb.parent,
@@ -183,7 +198,7 @@ def build_engine_wheel(out: Path):
     return wheel
 
 
-def arrange_dist(otter_out: Path, dist: Path):
+def arrange_dist(sources: LessonSources, lesson, rubric, otter_out: Path, dist: Path):
     student, autograder, solution = dist / "student", dist / "autograder", dist / "solution"
     for folder in (student, autograder, solution):
         shutil.rmtree(folder, ignore_errors=True)
@@ -194,40 +209,46 @@ def arrange_dist(otter_out: Path, dist: Path):
     (student / "tests").mkdir()
     for name, source in student_tests(student_nb).items():
         (student / "tests" / name).write_text(source, encoding="utf-8")
-    for source, name in STUDENT_FILES:
-        shutil.copy(ROOT / source, student / name)
-    with open(student / "assessment.md", "a", encoding="utf-8") as assessment:
-        assessment.write("\n" + points_table(load_rubric(RUBRIC)))
+    for source, name in student_files(sources, lesson):
+        shutil.copy(source, student / name)
+    (student / GUIDE_NAME).write_text(guide_text(sources, lesson, rubric), encoding="utf-8")
+    title = getattr(lesson, "TITLE", lesson.NAME)
     (student / "requirements.txt").write_text(
-        STUDENT_REQUIREMENTS_HEADER + pinned_requirements(STUDENT_REQUIREMENTS), encoding="utf-8")
-    lesson = lesson_module.load([ROOT / "assignments", ROOT], LESSON.name)
-    tour = attach_figures(guided_tour(master_module.lesson_notebook(MASTER, lesson),
-                                      lesson.FUNCTIONS), FIGURES)
+        STUDENT_REQUIREMENTS_HEADER.format(title=title)
+        + pinned_requirements(STUDENT_REQUIREMENTS), encoding="utf-8")
+    lesson_nb = master_module.lesson_notebook(sources.master, lesson)
+    tour = attach_figures(guided_tour(lesson_nb, lesson.FUNCTIONS), sources.figures)
     nbformat.write(master_module.number_cells(tour), student / TOUR_NAME)
-    explorer = (LESSON / "explorer" / "index.html").read_text(encoding="utf-8")
-    (student / EXPLORER_NAME).write_text(inline_explorer(explorer), encoding="utf-8")
+    if sources.explorer is not None:
+        (student / EXPLORER_NAME).write_text(inline_page(sources.explorer), encoding="utf-8")
 
     zips = list((otter_out / "autograder").glob("*.zip"))
     if len(zips) != 1:
         raise RuntimeError(f"otter assign produced {len(zips)} zips, expected 1")
-    shutil.copy(zips[0], autograder / ZIP_NAME)
+    shutil.copy(zips[0], autograder / zip_name(sources.name))
     build_engine_wheel(autograder)
     otter_solution = nbformat.read(otter_out / "autograder" / NOTEBOOK_NAME, as_version=4)
-    explained = explained_solution(otter_solution, master_module.load_master(MASTER))
+    explained = explained_solution(otter_solution, lesson_nb)
     nbformat.write(master_module.number_cells(explained), solution / SOLUTION_NAME)
 
 
-def find_autograder_zip(dist: Path = ROOT / "dist"):
-    """The one autograder zip that `make assign` built, or None."""
-    zips = sorted((dist / "autograder").glob("*-autograder.zip"))
+def find_autograder_zip(dist: Path):
+    """The one autograder zip that `make assign` built in a lesson's ``dist``, or None."""
+    zips = sorted((Path(dist) / "autograder").glob("*-autograder.zip"))
     return zips[0] if len(zips) == 1 else None
 
 
-def build(dist: Path = ROOT / "dist", run_tests: bool = True):
-    master_nb = stage_build(dist / "otter")
+
+def build(lesson: str = DEFAULT_LESSON, dist=None, run_tests: bool = True, root: Path = ROOT):
+    """Build ``lesson`` of the course at ``root`` into ``dist`` (``dist/<lesson>/``)."""
+    sources = LessonSources(lesson, Path(root))
+    dist = Path(dist) if dist is not None else Path(root) / "dist" / lesson
+    module = load_lesson(sources)
+    rubric = load_rubric(sources.rubric)
+    master_nb = stage_build(sources, module, rubric, dist / "otter")
     otter_out = dist / "build"
     run_otter_assign(master_nb, otter_out, run_tests)
-    arrange_dist(otter_out, dist)
+    arrange_dist(sources, module, rubric, otter_out, dist)
     # Otter's output folder is an intermediate; dist/ keeps only what someone will use.
     shutil.rmtree(otter_out)
     return dist
@@ -235,14 +256,22 @@ def build(dist: Path = ROOT / "dist", run_tests: bool = True):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dist", type=Path, default=ROOT / "dist")
+    parser.add_argument("--lesson", default=DEFAULT_LESSON,
+                        help=f"the lesson's folder under assignments/ (default {DEFAULT_LESSON})")
+    parser.add_argument("--dist", type=Path, default=None,
+                        help="where to build (default dist/<lesson>)")
     parser.add_argument("--no-run-tests", action="store_true",
                         help="skip Otter's check that the solution passes every test")
     args = parser.parse_args(argv)
-    dist = build(args.dist, run_tests=not args.no_run_tests)
+    try:
+        dist = build(args.lesson, args.dist, run_tests=not args.no_run_tests)
+    except (FileNotFoundError, lesson_module.LessonError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     print(f"student notebook: {dist / 'student' / NOTEBOOK_NAME}")
     print(f"autograder zip:   {find_autograder_zip(dist)}")
     print(f"engine wheel:     {dist / 'autograder' / engine_wheel_name()}")
+    return 0
 
 
 if __name__ == "__main__":

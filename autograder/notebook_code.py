@@ -1,75 +1,51 @@
-"""Pull a student's function definitions out of a notebook without running its other cells.
+"""Find a student's notebook in its folder, read it, and define its functions as the kernel does.
 
-The lab, the validator and the out-of-kernel verifier all need the student's functions but
-none of the notebook's demo code (plots, prints, random draws, grader calls). So this module
-reads the notebook's JSON, parses each code cell with ``ast``, and keeps only the top-level
-statements that *bind* something a requested function needs:
+The lab and the validator need the student's functions. Inside the notebook they take the
+kernel's own, live (``lab.run_in_notebook``). From a terminal (``python lab.py``) they get the
+functions *Restart & Run All* would define: ``restart_and_run_all`` runs every code cell of the
+saved notebook, in order, in a fresh IPython shell, and goes on after a failing cell as the
+grader's sandbox does. So magics (``%%time``, ``%%capture``), star imports, dataclasses,
+closures and helpers defined after the graded cell all behave as in Jupyter, and no reading
+of the code can disagree with what the kernel would define. Three things differ from a kernel,
+on purpose:
 
-* ``def`` and ``class`` statements, with their decorators;
-* ``import`` statements;
-* assignments to plain names (``EPS = 1e-9``, ``NEG_INF = -np.inf``, ``relu = lambda z: ...``,
-  ``row_softmax = partial(softmax, axis=-1)``), since a function may read one;
-* statements that change something bound above in place (``setattr(Attention, "__call__",
-  forward)``, ``Attention.forward = forward``, ``CONFIG["eps"] = 1e-6``): d2l's way of adding
-  methods to a class, and the notebook's way of configuring a helper.
-
-Only what a requested function needs is kept, transitively, so a demo cell's plots and draws
-never run unless a function reads their result. Those statements run, in notebook order, in a
-fresh namespace that already holds numpy as ``np``. When a name is bound twice, the later
-binding (and what changes it afterwards) wins, as when the notebook runs from top to bottom. Cells that do not parse are skipped, and IPython magics and shell lines are
-blanked out first, so one broken cell costs only its own definitions.
+* shell escapes and the magics that start programs (``!pip``, ``%pip``, ``%%bash``...) do
+  nothing, with a note: loading a notebook must not install packages or run commands;
+* figures are drawn off-screen and never shown;
+* the kit's own cells are quiet: ``otter`` is a stand-in whose calls do nothing (no check, no
+  export zip), and the lab and the validator, called from inside, return at once.
 
 It also finds *which* notebook is the student's (``find_notebook``): the one a Jupyter or VS
-Code kernel says it runs, else the only one in the folder that carries the assignment's Otter
+Code kernel says it runs, else the only one of the folder that carries an Otter assignment
 name, whatever the file is called, since browsers and LMSs rename downloads.
 
-This file ships to students beside ``lab.py``, so it needs only the standard library and
-numpy (nbformat only for notebooks older than format 4), and its messages are in Spanish.
+This file ships to students beside ``lab.py``: standard library, plus IPython (which Jupyter
+brings) only to run a notebook, and nbformat only for notebooks older than format 4. Its
+messages are in Spanish.
 """
 
-import ast
-import builtins
+import contextlib
+import io
 import json
 import os
 import re
-import symtable
 import sys
-from dataclasses import dataclass
+import types
+import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Optional, Union
+from typing import Optional, Union
 
-import numpy as np
+__all__ = ["NotebookCodeError", "read_notebook", "cell_source", "assignment_name",
+           "find_notebook", "restart_and_run_all", "NotebookRun", "running_a_notebook"]
 
-__all__ = ["NotebookCodeError", "read_notebook", "extract_definitions", "load_functions",
-           "find_notebook", "assignment_name"]
-
-# Each cell's code is compiled under this file name, so a failure can be traced to its cell.
-CELL_FILENAME = "<celda {number}>"
-CELL_FILENAME_PATTERN = re.compile(r"^<celda (\d+)>$")
-
-# IPython syntax that is not Python: `%magic`, `!shell`, `x = !ls`, `obj?` and `obj??`.
-_IPYTHON_LINE = re.compile(
-    r"""^(?P<indent>\s*)(?:
-          [%!]                              # line magic or shell escape
-        | [\w.,\s]+=\s*[%!]                 # x = !ls   /   t = %timeit f()
-        | [\w.]+\s*\?{1,2}\s*$              # np.sum?
-    )""",
-    re.VERBOSE,
-)
+# Programs a cell magic starts: under the lab they are skipped, as shell escapes are.
+_PROGRAM_CELL_MAGICS = ("bash", "sh", "script", "perl", "ruby", "python", "python2",
+                        "python3", "pypy", "system", "sx", "writefile")
 
 
 class NotebookCodeError(Exception):
     """The notebook cannot provide what was asked. The message is meant for the student."""
-
-
-@dataclass(frozen=True)
-class _Binding:
-    """One top-level statement of a cell and the names it binds."""
-
-    names: tuple
-    node: ast.stmt
-    cell: int  # 1-based position of the cell in the notebook
-    source: str  # the cell's source after blanking IPython lines
 
 
 def read_notebook(notebook: Union[str, Path, dict]) -> dict:
@@ -125,7 +101,8 @@ def assignment_name(path: Union[str, Path]) -> Optional[str]:
     except NotebookCodeError:
         return None
     otter = metadata.get("otter") if isinstance(metadata, dict) else None
-    return otter.get("assignment_name") if isinstance(otter, dict) else None
+    name = otter.get("assignment_name") if isinstance(otter, dict) else None
+    return name if isinstance(name, str) else None
 
 
 def kernel_notebook() -> Optional[Path]:
@@ -145,212 +122,194 @@ def kernel_notebook() -> Optional[Path]:
     return None
 
 
-def find_notebook(folder: Union[str, Path], assignment: str) -> Path:
+def find_notebook(folder: Union[str, Path], assignment: Optional[str] = None,
+                  defines=()) -> Path:
     """The student's notebook in ``folder``, whatever its name; a Spanish error if unsure.
 
     In order: the notebook this kernel runs (inside Jupyter or VS Code); the only notebook of
-    the folder whose metadata carries ``assignment``; the only notebook of the folder at all.
+    the folder whose metadata carries ``assignment`` (with ``assignment=None``, any Otter
+    assignment: the class's tour carries none), narrowed, if there are several, to those whose
+    code defines every function of ``defines`` (another class's notebook in the same folder
+    does not); the only notebook of the folder at all.
     """
     folder = Path(folder)
     own = kernel_notebook()
     if own is not None and own.resolve().parent == folder.resolve():
         return own
     notebooks = sorted(folder.glob("*.ipynb"))
-    ours = [path for path in notebooks if assignment_name(path) == assignment]
+    names = {path: assignment_name(path) for path in notebooks}
+    ours = [path for path, name in names.items()
+            if (name == assignment if assignment else name is not None)]
+    if len(ours) > 1 and defines:
+        ours = [path for path in ours if _defines_all(path, defines)] or ours
     if len(ours) == 1:
         return ours[0]
     if not ours and len(notebooks) == 1:
         return notebooks[0]
     if not notebooks:
         raise NotebookCodeError(f"No hay ningún cuaderno .ipynb en la carpeta «{folder}».")
-    names = ", ".join(f"«{path.name}»" for path in (ours or notebooks))
+    listed = ", ".join(f"«{path.name}»" for path in (ours or notebooks))
     raise NotebookCodeError(
-        f"Hay varios cuadernos de esta tarea en «{folder}» ({names}) y no sé cuál es el tuyo. "
-        "Deja solo uno en la carpeta (mueve o borra las copias) o indica cuál con --notebook."
+        f"Hay varios cuadernos de esta tarea en «{folder}» ({listed}) y no sé cuál es el tuyo. "
+        "Deja solo uno en la carpeta: mueve o borra las copias."
     )
 
 
-def extract_definitions(notebook, names: Optional[Iterable[str]] = None) -> str:
-    """The source of the statements that define ``names`` and what they need, in notebook order.
-
-    With ``names=None`` it returns every definition, import and literal constant of the
-    notebook. Each statement is preceded by a comment naming its cell.
-    """
-    chunks = []
-    for binding in _select(_bindings(read_notebook(notebook)), names):
-        chunks.append(f"# celda {binding.cell}\n{_statement_source(binding)}\n")
-    return "\n".join(chunks)
-
-
-def load_functions(notebook, names: Iterable[str]) -> dict:
-    """Run the definitions that ``names`` need in a fresh namespace; return name -> object."""
-    names = list(names)
-    namespace = {"__name__": "cuaderno_del_estudiante", "__builtins__": builtins, "np": np}
-    for binding in _select(_bindings(read_notebook(notebook)), names):
-        module = ast.Module(body=[binding.node], type_ignores=[])
-        code = compile(module, CELL_FILENAME.format(number=binding.cell), "exec")
-        try:
-            exec(code, namespace)
-        except ImportError as exc:
-            raise NotebookCodeError(
-                f"La celda {binding.cell} importa un módulo que no está disponible "
-                f"({exc.name or exc}). Instálalo o quita esa importación."
-            ) from None
-        except Exception as exc:
-            raise NotebookCodeError(
-                f"La celda {binding.cell} falla al definir {', '.join(binding.names)}: "
-                f"{type(exc).__name__}: {exc}"
-            ) from None
-    return {name: namespace[name] for name in names}
-
-
-def _bindings(notebook: dict) -> dict:
-    """Name -> the statements that give it its final value: the last top-level statement
-    that binds it, then those that change it in place afterwards."""
-    found = {}
-    for number, cell in enumerate(notebook.get("cells", []), start=1):
-        if cell.get("cell_type") != "code":
-            continue
-        parsed = _parse_cell(cell_source(cell))
-        if parsed is None:
-            continue
-        source, tree = parsed
-        for node in tree.body:
-            names = bound_names(node)
-            for name in names:
-                found[name] = [_Binding(names, node, number, source)]
-            for name in changed_names(node):
-                if name in found and name not in names:
-                    found[name].append(_Binding((name,), node, number, source))
-    return found
-
-
-def _parse_cell(source: str):
-    """``(python_source, tree)`` for a code cell, or ``None`` if it is not Python."""
-    # Plain Python first: blanking is only for cells that need it, since a continuation
-    # line such as `    % args` would otherwise be taken for a magic.
-    candidates = [source, _blank_ipython_lines(source)]
-    for candidate in candidates:
-        if candidate is None:
-            continue
-        try:
-            return candidate, ast.parse(candidate)
-        except (SyntaxError, ValueError):
-            continue
-    # A cell that does not parse defines nothing; the others still count.
-    return None
-
-
-def _blank_ipython_lines(source: str) -> Optional[str]:
-    """The cell as Python: IPython-only lines become ``pass``; ``None`` for a cell magic."""
-    lines = source.splitlines()
-    first = next((line.strip() for line in lines if line.strip()), "")
-    if first.startswith("%%"):
-        return None
-    # `pass` keeps the indentation and the line numbers, so messages point at the real line.
-    return "\n".join(
-        f"{match.group('indent')}pass" if (match := _IPYTHON_LINE.match(line)) else line
-        for line in lines
-    )
-
-
-def bound_names(node: ast.stmt) -> tuple:
-    """The names a top-level statement binds, if it is one this module keeps."""
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return (node.name,)
-    if isinstance(node, ast.Import):
-        return tuple((alias.asname or alias.name).split(".")[0] for alias in node.names)
-    if isinstance(node, ast.ImportFrom):
-        # `from x import *` binds names nobody can see statically, so it cannot be selected.
-        return tuple(alias.asname or alias.name for alias in node.names if alias.name != "*")
-    if isinstance(node, ast.Assign):
-        names = [_plain_names(target) for target in node.targets]
-        if all(n is not None for n in names):
-            return tuple(name for group in names for name in group)
-    if isinstance(node, ast.AnnAssign) and node.value is not None:
-        if isinstance(node.target, ast.Name):
-            return (node.target.id,)
-    return ()
-
-
-def _plain_names(target: ast.expr) -> Optional[tuple]:
-    """``a`` or ``a, b`` (any nesting): the names; anything else (``a.b``, ``a[0]``): None."""
-    if isinstance(target, ast.Name):
-        return (target.id,)
-    if isinstance(target, (ast.Tuple, ast.List)):
-        parts = [_plain_names(element) for element in target.elts]
-        return None if None in parts else tuple(n for part in parts for n in part)
-    return None
-
-
-def changed_names(node: ast.stmt) -> tuple:
-    """The names whose object a top-level statement changes in place: ``setattr(C, ...)``,
-    ``C.attr = ...``, ``C[key] = ...`` (and their augmented forms)."""
-    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-        call = node.value
-        if (isinstance(call.func, ast.Name) and call.func.id == "setattr" and call.args
-                and isinstance(call.args[0], ast.Name)):
-            return (call.args[0].id,)
-        return ()
-    targets = (node.targets if isinstance(node, ast.Assign)
-               else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else [])
-    found = []
-    for target in targets:
-        while isinstance(target, (ast.Attribute, ast.Subscript)):
-            target = target.value
-            if isinstance(target, ast.Name):
-                found.append(target.id)
-    return tuple(found)
-
-
-def _select(bindings: dict, names: Optional[Iterable[str]]) -> list:
-    """The bindings that ``names`` need, transitively, in notebook order."""
-    if names is None:
-        selected = {id(b.node): b for group in bindings.values() for b in group}
-    else:
-        names = list(names)
-        missing = [name for name in names if name not in bindings]
-        if missing:
-            raise NotebookCodeError(
-                f"No encuentro en el cuaderno la definición de: {', '.join(missing)}. "
-                "Comprueba que su celda («def ...(») sigue en el cuaderno con ese nombre "
-                "y que guardaste el cuaderno."
-            )
-        selected, pending = {}, list(names)
-        while pending:
-            for binding in bindings.get(pending.pop(), []):
-                if id(binding.node) not in selected:  # one statement may change two names
-                    selected[id(binding.node)] = binding
-                    pending.extend(_names_used(binding.node))
-    return sorted(selected.values(), key=lambda b: (b.cell, b.node.lineno, b.node.col_offset))
-
-
-def _names_used(node: ast.AST) -> set:
-    """The notebook-level names a statement reads: for a ``def`` or a ``class``, the globals
-    its body uses, not its parameters or locals. A parameter called ``x`` must not pull in a
-    demo cell's ``x = transformer_block(...)``, which would run the student's code at load
-    time. Python's own symbol table decides what is global."""
+def _defines_all(path: Path, functions) -> bool:
     try:
-        table = symtable.symtable(ast.unparse(node), "<celda>", "exec")
-    except (SyntaxError, ValueError, RecursionError):  # the generous reading: every name
-        return {n.id for n in ast.walk(node)
-                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    names, tables = set(), [table]
-    while tables:
-        current = tables.pop()
-        for symbol in current.get_symbols():
-            if symbol.is_referenced() and (current is table or symbol.is_global()):
-                names.add(symbol.get_name())
-        tables.extend(current.get_children())
-    return names
+        code = "\n".join(cell_source(cell) for cell in read_notebook(path).get("cells", [])
+                         if isinstance(cell, dict) and cell.get("cell_type") == "code")
+    except NotebookCodeError:
+        return False
+    return all(f"def {name}(" in code for name in functions)
 
 
-def _statement_source(binding: _Binding) -> str:
-    node = binding.node
-    segment = ast.get_source_segment(binding.source, node)
-    decorators = getattr(node, "decorator_list", [])
-    if decorators:
-        # The node starts at `def`; its decorators sit on the lines above it.
-        lines = binding.source.splitlines()[decorators[0].lineno - 1 : node.lineno - 1]
-        segment = "\n".join(lines + [segment])
-    return segment
+# --- Restart & Run All, in this process -------------------------------------------------------
+
+
+@dataclass
+class NotebookRun:
+    """What running a notebook's cells left behind."""
+
+    namespace: dict
+    errors: list = field(default_factory=list)  # [(the cell's first line, the error's one line)]
+    skipped: list = field(default_factory=list)  # Spanish notes: shell lines not run
+
+    def failed_cell_defining(self, name: str) -> Optional[str]:
+        """The one-line error of a failed cell that was meant to define ``name``, if any."""
+        return next((error for defines, error in self._failures if name in defines), None)
+
+    _failures: list = field(default_factory=list, repr=False)  # [(names it defines, error)]
+
+
+# IPython's name for a cell's code, which means nothing to a student.
+_IPYTHON_FILE = re.compile(r"\s*\(<ipython-input-\d+-[0-9a-f]+>, line (\d+)\)")
+_LOADING = []  # non-empty while restart_and_run_all runs: the kit's cells inside stay quiet
+
+
+def running_a_notebook() -> bool:
+    """True while ``restart_and_run_all`` runs a notebook's cells (the lab's own cell in
+    that notebook must not start the lab again)."""
+    return bool(_LOADING)
+
+
+def restart_and_run_all(notebook, *, output=None) -> NotebookRun:
+    """Run the saved notebook's code cells in order in a fresh IPython shell, as *Restart &
+    Run All* does, going on after a failing cell. What the cells print goes to ``output``
+    (discarded by default: the lab's stdout is its JSON, and the errors are kept apart)."""
+    nb = read_notebook(notebook)
+    sources = [cell_source(cell) for cell in nb.get("cells", [])
+               if isinstance(cell, dict) and cell.get("cell_type") == "code"]
+    shell = _fresh_shell()
+    run = NotebookRun(shell.user_ns)
+    folder = Path(notebook).resolve().parent if isinstance(notebook, (str, Path)) else Path.cwd()
+    output = output if output is not None else io.StringIO()
+    with _quiet_kit(), contextlib.chdir(folder), contextlib.redirect_stdout(output), \
+            contextlib.redirect_stderr(output), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _without_programs(shell, run.skipped)
+        for source in sources:
+            if not source.strip():
+                continue
+            result = shell.run_cell(source, store_history=False, silent=False)
+            error = result.error_before_exec or result.error_in_exec
+            if error is not None:
+                line = _IPYTHON_FILE.sub(r" (línea \1)", f"{type(error).__name__}: {error}")
+                line = line.strip().rstrip(":")
+                # The cell's first line, which the student can find; Jupyter shows no number.
+                first = next(text.strip() for text in source.splitlines() if text.strip())
+                run.errors.append((first[:80], line))
+                run._failures.append((_defined_names(source), line))
+    return run
+
+
+def _fresh_shell():
+    try:
+        from IPython.core.interactiveshell import InteractiveShell
+        from traitlets.config import Config
+    except ImportError:
+        raise NotebookCodeError(
+            "Para ejecutar tu cuaderno fuera de Jupyter falta el paquete IPython. Instala lo que "
+            "necesita la clase con «pip install -r requirements.txt»."
+        ) from None
+    import matplotlib
+
+    matplotlib.use("Agg")  # figures are drawn off-screen, never shown in a window
+    config = Config()
+    config.HistoryManager.enabled = False  # no SQLite file in the student's home
+    config.InteractiveShell.xmode = "Minimal"
+    config.InteractiveShell.colors = "nocolor"
+    if InteractiveShell.initialized():
+        # Already inside IPython (a test, a kernel): a shell of its own, never the running one.
+        shell = InteractiveShell(config=config)
+    else:
+        shell = InteractiveShell.instance(config=config)
+        shell.user_ns.clear()
+        shell.init_user_ns()
+    shell.enable_gui = lambda gui=None: None  # `%matplotlib inline` needs no event loop here
+    return shell
+
+
+def _without_programs(shell, notes):
+    """Shell escapes and program-starting magics do nothing, and say so once each."""
+
+    def skipped(what):
+        def note(*args, **kwargs):
+            line = " ".join(str(a) for a in args if isinstance(a, str))[:80]
+            notes.append(f"no se ha ejecutado la orden de terminal «{what}{line}»: fuera de "
+                         "Jupyter, lab.py no instala paquetes ni ejecuta programas")
+            return None
+        return note
+
+    shell.system = skipped("!")
+    shell.system_piped = shell.system_raw = shell.system
+    shell.getoutput = skipped("!")
+    for name in _PROGRAM_CELL_MAGICS:
+        shell.register_magic_function(skipped(f"%%{name} "), "cell", name)
+    for name in ("pip", "conda", "mamba", "micromamba", "uv", "sx", "system"):
+        shell.register_magic_function(skipped(f"%{name} "), "line", name)
+
+
+class _OtterStandIn:
+    """``otter.Notebook(...)`` while a notebook is loaded: every call does nothing."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: None
+
+
+@contextlib.contextmanager
+def _quiet_kit():
+    """``otter`` is a stand-in, and the lab and validator know they run inside, until the end."""
+    stand_in = types.ModuleType("otter")
+    stand_in.__path__ = []
+    stand_in.Notebook = _OtterStandIn
+    saved = sys.modules.get("otter")
+    sys.modules["otter"] = stand_in
+    _LOADING.append(True)
+    try:
+        yield
+    finally:
+        _LOADING.pop()
+        if saved is None:
+            sys.modules.pop("otter", None)
+        else:
+            sys.modules["otter"] = saved
+
+
+def _defined_names(source: str) -> tuple:
+    """The functions and classes a cell defines at its top level, or that it meant to (a
+    cell that does not parse still says, line by line, what it was for)."""
+    import ast
+    import re
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return tuple(a or b for a, b in re.findall(r"^(?:async\s+)?def\s+(\w+)|^class\s+(\w+)",
+                                                   source, re.M))
+    return tuple(node.name for node in tree.body
+                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+

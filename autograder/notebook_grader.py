@@ -25,10 +25,8 @@ import zipfile
 from pathlib import Path
 from typing import Optional
 
-try:
-    from autograder.notebook_code import NotebookCodeError, cell_source, find_notebook, read_notebook
-except ImportError:  # the student folder: the module sits beside this file
-    from notebook_code import NotebookCodeError, cell_source, find_notebook, read_notebook
+# The student folder holds it beside this file; the kit's checkout, in the same folder (autograder/).
+from notebook_code import NotebookCodeError, cell_source, find_notebook, read_notebook
 
 __all__ = ["Grader", "CheckReport"]
 

@@ -35,7 +35,7 @@ def built_dist(tmp_path_factory):
     previous = os.environ.get("KIT_GRADING_SALT")
     os.environ["KIT_GRADING_SALT"] = TEST_SALT
     try:
-        return build(tmp_path_factory.mktemp("dist"), run_tests=False)
+        return build("attention", tmp_path_factory.mktemp("dist"), run_tests=False)
     finally:
         if previous is None:
             del os.environ["KIT_GRADING_SALT"]
@@ -58,7 +58,7 @@ def autograder_zip(built_dist):
 @dataclass
 class Venvs:
     image: Path  # what the zip's environment.yml installs: Otter and the pins, not the kit
-    instructor: Path  # the README's install line: the pins and the engine's wheel
+    instructor: Path  # the instructors' guide's install line: the pins and the engine's wheel
 
 
 @pytest.fixture(scope="session")
@@ -66,8 +66,9 @@ def otter_venvs(built_dist, autograder_zip):
     from otter_paths import build_venv, image_requirements, readme_install_line
 
     pip = [sys.executable, "-m", "pip"]
-    install = [str(built_dist / arg[len("dist/"):]) if arg.startswith("dist/") else arg
-               for arg in readme_install_line(ROOT / "README.md")]
+    # The guide's paths are the default lesson's build, dist/attention/...: here, built_dist.
+    install = [str(built_dist / arg[len("dist/attention/"):]) if arg.startswith("dist/attention/")
+               else arg for arg in readme_install_line(ROOT / "docs" / "instructors.md")]
     # /var/tmp: on disk, where /tmp may be a small tmpfs.
     home = Path(tempfile.mkdtemp(prefix="kit-otter-venvs-", dir="/var/tmp"))
     try:
@@ -90,3 +91,23 @@ def fresh_python(built_dist, tmp_path_factory):
                       ["-r", str(built_dist / "student" / "requirements.txt")],
                       [sys.executable, "-m", "pip"])
     return home / "bin" / "python"
+
+
+# --- the fast tier: `make test-fast` is `pytest -m "not slow"` ----------------------------------
+
+# A test that needs any of these waits for a build, a venv, or a whole batch in the sandbox.
+SLOW_FIXTURES = {"built_dist", "autograder_zip", "otter_venvs", "fresh_python"}
+# Modules whose tests start sandboxes, servers or browsers, or reach those fixtures only through
+# request.getfixturevalue, which the fixture closure does not show.
+SLOW_MODULES = {"test_attacks", "test_batch", "test_batch_under_attack", "test_class_report",
+                "test_explorer", "test_front_ends", "test_otter_paths", "test_sandbox",
+                "test_sandbox_modes", "test_second_lesson", "test_student_install",
+                "test_student_journey", "test_real_code_styles", "test_solution_notebook",
+                "test_examples"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if (SLOW_FIXTURES & set(getattr(item, "fixturenames", ()))
+                or item.module.__name__ in SLOW_MODULES):
+            item.add_marker(pytest.mark.slow)

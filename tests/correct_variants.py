@@ -12,7 +12,7 @@ function, so one notebook can carry a set.
 
 import numpy as np
 
-from reference import attention, layer_norm, multihead, softmax
+from reference.attention import attention, layer_norm, multihead, softmax
 
 # --- attention -------------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ sandbox does, and judged by the lesson's own ``judge``.
 
 import numpy as np
 
-import reference
+from reference import attention as reference
 from attention.cases import cases_for
 from attention.functions import FUNCTIONS
 from attention.judge import judge

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-BUILD = ROOT / "assignments" / "attention" / "explorer" / "build.py"
+PAGE = ROOT / "assignments" / "attention" / "explorer" / "index.html"
 ARTIFACTS = ROOT / "tests" / "artifacts" / "explorer"
 CHROMIUM = Path("/usr/bin/chromium")
 # Without the background-networking flags, Chromium keeps dialing Google from a closed network.
@@ -36,8 +36,9 @@ def chromium():
 
 
 def build_page(out_dir):
-    """Run build.py as `make explorer` does, into out_dir; return the built file."""
-    subprocess.run([sys.executable, str(BUILD), str(out_dir)], check=True, capture_output=True)
+    """Build the page as `make explorer` does, into out_dir; return the built file."""
+    subprocess.run([sys.executable, "-m", "kit_autograder.build.pages", str(PAGE), str(out_dir)],
+                   check=True, capture_output=True)
     return Path(out_dir) / "index.html"
 
 

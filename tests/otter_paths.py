@@ -65,11 +65,11 @@ def image_requirements(autograder_zip):
 
 
 def readme_install_line(readme):
-    """The README's one install line for instructors who bring their own Otter, as arguments."""
+    """The guide's one install line for instructors who bring their own Otter, as arguments."""
     lines = [line.strip() for line in Path(readme).read_text("utf-8").splitlines()
              if line.strip().startswith("pip install") and "kit_autograder-" in line]
     if len(lines) != 1:
-        raise ValueError(f"the README gives {len(lines)} install lines for the engine's wheel")
+        raise ValueError(f"{Path(readme).name} gives {len(lines)} install lines for the engine's wheel")
     return shlex.split(lines[0])[2:]
 
 

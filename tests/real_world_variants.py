@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-import reference
+from reference import attention as reference
 
 
 @dataclass(frozen=True)

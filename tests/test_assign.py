@@ -7,10 +7,10 @@ import zipfile
 import nbformat
 import pytest
 
-import reference
-from autograder.assign import (MASTER, NOTEBOOK_NAME, RUBRIC, SOLUTION_NAME, TOUR_NAME,
-                               ZIP_NAME, build, engine_wheel_name)
-from autograder.notebook_code import assignment_name
+from reference import attention as reference
+from autograder.assign import NOTEBOOK_NAME, SOLUTION_NAME, TOUR_NAME, build, engine_wheel_name
+from lesson055 import MASTER, RUBRIC, ZIP_NAME
+from notebook_code import assignment_name
 from attention.cases import cases_for
 from attention.functions import FUNCTIONS
 
@@ -97,7 +97,7 @@ def test_every_notebook_question_takes_its_points_from_the_rubric():
     from attention import lesson
 
     rubric = load_rubric(RUBRIC)
-    nb = build_otter_master(MASTER, rubric, lesson, "c2FsdA==")
+    nb = build_otter_master(MASTER, rubric, lesson, "c2FsdA==", [])
     configs = [c for c in (_raw_config(cell, QUESTION_HEADER) for cell in nb.cells) if c]
     # A per-test list starts with a 0 for each public test (student_extension has one).
     expected = {name: question_points(rubric, name)
@@ -119,7 +119,7 @@ def test_extension_question_awards_each_criterion_its_rubric_points(autograder_z
 def test_zip_ships_the_reference_only_as_autograder_files(autograder_zip):
     with zipfile.ZipFile(autograder_zip) as zf:
         names = zf.namelist()
-    assert "files/reference/transformer.py" in names
+    assert "files/reference/attention/transformer.py" in names
     assert not [n for n in names if "reference" in n and not n.startswith("files/")]
 
 
@@ -144,7 +144,7 @@ def test_the_zip_carries_the_salt_and_a_rebuild_keeps_it(built_dist, autograder_
 
 
 def test_building_twice_gives_the_same_student_notebook(built_dist, tmp_path):
-    again = build(tmp_path / "again", run_tests=False)
+    again = build("attention", tmp_path / "again", run_tests=False)
     first = (built_dist / "student" / NOTEBOOK_NAME).read_bytes()
     second = (again / "student" / NOTEBOOK_NAME).read_bytes()
     assert first == second

@@ -76,10 +76,10 @@ class Arena:
             # The grader's own copies of the reference. (The repository's copy is as
             # readable as the instructor leaves it; see test_sandbox_modes for what a job can
             # read in each mode.)
-            secrets=[str(dist / "otter" / "reference" / "*.py"),
-                     "/tmp/kit-bundle-*/source/files/reference/*.py",
-                     "/tmp/gradescope-*/source/files/reference/*.py",
-                     "/tmp/gradescope-*/submission/reference/*.py"])
+            secrets=[str(dist / "otter" / "reference" / "*" / "*.py"),
+                     "/tmp/kit-bundle-*/source/files/reference/*/*.py",
+                     "/tmp/gradescope-*/source/files/reference/*/*.py",
+                     "/tmp/gradescope-*/submission/reference/*/*.py"])
         self.notebooks = Notebooks(dist)
         self.leak = self.notebooks.with_function(
             "stub", "attention", attacks.LEAKY_FUNCTIONS["attention"],
@@ -119,12 +119,13 @@ class Arena:
 
     def classmate_lab_json(self):
         sys.path.insert(0, str(ROOT / "assignments"))
-        import reference
+        import lab_runner
+        from reference import attention as reference
         from attention import lab
 
         functions = {name: getattr(reference, name) for name in
                      ("attention", "multihead", "positional_encoding", "transformer_block")}
-        return json.loads(lab.to_json(lab.run_lab(functions, 55)))
+        return json.loads(lab_runner.to_json(lab.run_lab(functions, 55)))
 
     def forged_lab_cell(self):
         borrowed = self.classmate_lab_json()
@@ -152,7 +153,7 @@ class Arena:
                 for case in cases_for("attention")}
 
     def table_source(self):
-        import reference
+        from reference import attention as reference
 
         table = {}
         for inputs in self.leaked_inputs().values():

@@ -10,7 +10,7 @@ Each is graded on many draws of every hidden case, as submissions are.
 import numpy as np
 import pytest
 
-import reference
+from reference import attention as reference
 from attention.misconceptions import render_source
 from attention.cases import cases_for
 from correct_variants import VARIANTS, all_variants

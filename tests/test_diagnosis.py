@@ -10,7 +10,7 @@ everything the diagnosis knows must get no name at all.
 import numpy as np
 import pytest
 
-import reference
+from reference import attention as reference
 from draws import assert_named, caught_on_every_draw, diagnoses, grade, named
 
 # --- helpers -----------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-BUNDLED = ROOT / "examples" / "submissions"
+BUNDLED = ROOT / "examples" / "attention"
 
 
 def test_bundled_submissions_are_what_the_generator_writes_from_the_current_build(built_dist):
@@ -16,7 +16,7 @@ def test_bundled_submissions_are_what_the_generator_writes_from_the_current_buil
     assert sorted(bundled) == sorted(written)
     stale = [name for name, data in written.items() if bundled[name] != data]
     assert not stale, (f"{stale} differ from the current build: run `make assign` and "
-                       "`.venv/bin/python examples/make_submissions.py`")
+                       "`.venv/bin/python examples/make_submissions.py --lesson attention`")
 
 
 def test_the_generator_writes_into_any_folder_and_removes_what_the_demo_lost(built_dist,
@@ -27,5 +27,5 @@ def test_the_generator_writes_into_any_folder_and_removes_what_the_demo_lost(bui
     finally:
         sys.path.remove(str(ROOT / "examples"))
     (tmp_path / "vieja.ipynb").write_text("{}")
-    written = write_demo(built_dist, tmp_path)
+    written = write_demo("attention", built_dist, tmp_path)
     assert sorted(path.name for path in Path(tmp_path).iterdir()) == written

@@ -22,7 +22,7 @@ if not CHROMIUM.exists():
         allow_module_level=True,
     )
 
-from reference import attention, positional_encoding, softmax  # noqa: E402
+from reference.attention import attention, positional_encoding, softmax  # noqa: E402
 
 PRESET_BUTTONS = ["ejemplo", "grandes", "simetrica"]
 

@@ -11,18 +11,18 @@ from pathlib import Path
 import pytest
 
 from autograder.assign import NOTEBOOK_NAME, SOLUTION_NAME
-from attention.extension import CRITERION_IDS, UnusableInput, check_criterion, validate
-from autograder.notebook_code import load_functions
-from test_lab import LAB, NOTEBOOK_CODE, reference_notebook, stub
+from extension import CRITERION_IDS, UnusableInput, check_criterion, validate
+from notebook_code import restart_and_run_all
+from test_lab import GRADED, LAB, LAB_RUNNER, NOTEBOOK_CODE, reference_notebook, stub
 
 ROOT = Path(__file__).resolve().parent.parent
-EXTENSION = ROOT / "assignments" / "attention" / "extension.py"
-SCHEMA = ROOT / "assignments" / "attention" / "extension_schema.json"
+EXTENSION = ROOT / "autograder" / "extension.py"
+SCHEMA = ROOT / "autograder" / "extension_schema.json"
 
 # Cites seed 003's worked example, which result.worked_example prints for any seed.
 def printed_by_lab(data):
     """A lab run that printed ``data`` without its extension, as a fresh run would."""
-    from attention.extension import LabRun
+    from extension import LabRun
 
     printed = {k: v for k, v in data.items() if k != "student_extension"}
     return LabRun("python lab.py", 0, json.dumps(printed))
@@ -41,7 +41,7 @@ GOOD_EXTENSION = {
 def folder(tmp_path_factory):
     """A student folder: the notebook, lab.py, notebook_code.py and the validator, flat."""
     folder = tmp_path_factory.mktemp("student")
-    for source in (LAB, NOTEBOOK_CODE, EXTENSION, SCHEMA):
+    for source in (LAB, NOTEBOOK_CODE, LAB_RUNNER, EXTENSION, SCHEMA):
         shutil.copy(source, folder / source.name)
     reference_notebook(folder / "notebook_student.ipynb")
     return folder
@@ -63,7 +63,7 @@ def failed(results):
 
 
 def run_validator(path, *args, cwd=None, module=True):
-    command = [sys.executable, "-m", "attention.extension"] if module else [sys.executable, "extension.py"]
+    command = [sys.executable, "-m", "extension"] if module else [sys.executable, "extension.py"]
     return subprocess.run([*command, str(path), *args], capture_output=True, text=True, cwd=cwd or ROOT, timeout=120)
 
 
@@ -138,16 +138,32 @@ def test_broken_extension_fails_only_its_criterion(good, folder, break_it, crite
     assert message in failed(validate(good, folder / "notebook_student.ipynb", only=criterion))[criterion]
 
 
-def test_lab_that_fails_blocks_every_criterion_that_needs_its_evidence(good, tmp_path):
-    # `good` is a correct lab's output: with a stub, a copy of it is borrowed evidence, and
-    # only the criterion that does not read the lab's numbers (the risk) can still hold.
-    notebook = reference_notebook(tmp_path / "notebook_student.ipynb", attention=stub("attention"))
+def test_a_lab_that_measures_nothing_blocks_every_criterion_that_needs_its_evidence(good, tmp_path):
+    # `good` is a correct lab's output: with every function a stub, a copy of it is borrowed
+    # evidence, and only the criterion that does not read the lab's numbers (the risk) holds.
+    stubs = {name: stub(name) for name in GRADED}
+    notebook = reference_notebook(tmp_path / "notebook_student.ipynb", **stubs)
     problems = failed(validate(good, notebook, lab=LAB))
     assert list(problems) == ["lab_exits_zero", "result_schema", "lab_output_unchanged",
                               "cites_lab_numbers"]
-    assert "attention todavía no está implementada" in problems["lab_exits_zero"]
+    assert "no se ha podido medir ningún hecho" in problems["lab_exits_zero"]
     assert "criterio 1" in problems["result_schema"]
     assert "(criterio 1)" in problems["lab_output_unchanged"]
+
+
+def test_one_stub_costs_only_the_criteria_that_read_its_facts(tmp_path):
+    # The extension is the student's own, on their own lab run: a stub transformer_block leaves
+    # every other fact measured, so a citation of one of them keeps all five criteria.
+    folder = tmp_path / "carpeta"
+    folder.mkdir()
+    for source in (LAB, NOTEBOOK_CODE, LAB_RUNNER, EXTENSION, SCHEMA):
+        shutil.copy(source, folder / source.name)
+    notebook = reference_notebook(folder / "notebook_student.ipynb",
+                                  transformer_block=stub("transformer_block"))
+    done = subprocess.run([sys.executable, "lab.py"], cwd=folder, capture_output=True)
+    assert done.returncode == 0, done.stderr.decode()
+    data = {**json.loads(done.stdout), "student_extension": dict(GOOD_EXTENSION)}
+    assert failed(validate(data, notebook)) == {}
 
 
 def test_cited_numbers_must_be_printed_by_a_fresh_run_not_by_the_copy(good, folder):
@@ -162,7 +178,7 @@ def test_cited_numbers_must_be_printed_by_a_fresh_run_not_by_the_copy(good, fold
 
 
 def test_missing_lab_fails_criterion_1_with_where_to_put_it(good, tmp_path, monkeypatch):
-    monkeypatch.setattr("attention.extension.find_lab", lambda notebook=None: None)
+    monkeypatch.setattr("extension.find_lab", lambda notebook=None: None)
     problems = failed(validate(good, reference_notebook(tmp_path / "nb.ipynb")))
     assert "no encuentro lab.py" in problems["lab_exits_zero"]
 
@@ -280,7 +296,7 @@ def test_utf16_file_from_powershell_is_read(good, folder, tmp_path):
 
 
 def test_cli_without_a_file_is_a_spanish_usage_error():
-    done = subprocess.run([sys.executable, "-m", "attention.extension"], capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run([sys.executable, "-m", "extension"], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 2
     assert "argumentos no válidos" in done.stderr
 
@@ -289,8 +305,8 @@ def test_cli_without_a_file_is_a_spanish_usage_error():
 
 
 def notebook_extension(notebook):
-    # notebook_code keeps literal constants, so the extension's dict comes out without running cells.
-    return load_functions(notebook, ["student_extension"])["student_extension"]
+    """The notebook's student_extension, as Restart & Run All leaves it."""
+    return restart_and_run_all(notebook).namespace["student_extension"]
 
 
 def test_model_answer_of_the_solution_notebook_passes_every_criterion(built_dist, tmp_path):
@@ -308,7 +324,7 @@ def test_untouched_student_template_is_unusable_with_a_fill_in_message(built_dis
 
 def test_criteria_1_and_3_share_one_lab_run_until_the_notebook_changes(good, folder, tmp_path,
                                                                        monkeypatch):
-    from attention import extension
+    import extension
 
     copy_of = shutil.copytree(folder, tmp_path / "copia")
     calls = []
@@ -332,7 +348,7 @@ def test_in_process_validation_prints_what_the_command_line_prints(good, folder,
         break_it(good)
     path = write(folder, good, "mismo.json")
     done = run_validator(path.name, cwd=folder, module=False)
-    from attention import extension
+    import extension
 
     extension._LAB_RUNS.clear()  # the in-process run must not reuse the command line's
     with contextlib.chdir(folder):
@@ -341,7 +357,7 @@ def test_in_process_validation_prints_what_the_command_line_prints(good, folder,
 
 
 def test_in_process_lab_run_equals_the_subprocess_run(folder):
-    from attention import extension
+    import extension
 
     notebook = folder / "notebook_student.ipynb"
     arguments = extension._lab_arguments(55, notebook)
@@ -350,13 +366,14 @@ def test_in_process_lab_run_equals_the_subprocess_run(folder):
 
 
 def test_a_failing_lab_reads_the_same_in_process(good, tmp_path):
-    from attention import extension
+    import extension
 
-    notebook = reference_notebook(tmp_path / "notebook_student.ipynb", attention=stub("attention"))
+    stubs = {name: stub(name) for name in GRADED}
+    notebook = reference_notebook(tmp_path / "notebook_student.ipynb", **stubs)
     arguments = extension._lab_arguments(55, notebook)
     in_process = extension._run_lab_in_process(arguments, LAB, 60)
     assert in_process == extension._run_lab(arguments, LAB, 60)
-    assert "attention todavía no está implementada" in in_process.problem
+    assert "no se ha podido medir ningún hecho" in in_process.problem
 
 
 def test_help_is_spanish_and_names_the_student_command():
@@ -373,3 +390,21 @@ def test_missing_jsonschema_is_named_in_spanish_without_a_traceback(tmp_path):
     assert done.returncode == 1
     assert "falta el paquete jsonschema" in done.stderr and "pip install -r requirements.txt" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+# -- inside the notebook: the kernel's own functions, not the saved file (issue 20) ---------
+
+
+def test_in_the_notebook_the_validator_reruns_the_lab_on_the_kernels_functions(good, folder, capsys):
+    import extension
+    from reference import attention as reference
+
+    path = write(folder, good, "en_el_cuaderno.json")
+    kernel = {name: getattr(reference, name) for name in GRADED}
+    assert extension.run_in_notebook(path, kernel) == 0
+    assert "5 de 5 criterios se cumplen." in capsys.readouterr().out
+    # The control: a kernel whose attention has since changed measures other numbers, so the
+    # same result no longer matches a fresh run (criterion 3), whatever the saved file holds.
+    kernel["attention"] = lambda Q, K, V, mask=None: reference.attention(2 * Q, K, V, mask)
+    assert extension.run_in_notebook(path, kernel) == 1
+    assert "lab_output_unchanged" in capsys.readouterr().out

@@ -17,14 +17,17 @@ import nbformat
 import numpy as np
 import pytest
 
-import reference
+from reference import attention as reference
 from autograder.assign import NOTEBOOK_NAME, SOLUTION_NAME
-from attention.extension import FIELD_ALIASES, schema_errors
-from autograder.notebook_code import NotebookCodeError, extract_definitions, load_functions
+from extension import FIELD_ALIASES, schema_errors
+import lab_runner
+import notebook_code
+from notebook_code import NotebookCodeError, restart_and_run_all
 
 ROOT = Path(__file__).resolve().parent.parent
 LAB = ROOT / "assignments" / "attention" / "lab.py"
 NOTEBOOK_CODE = ROOT / "autograder" / "notebook_code.py"
+LAB_RUNNER = ROOT / "autograder" / "lab_runner.py"
 GRADED = ("attention", "multihead", "positional_encoding", "transformer_block")
 GIVEN = ("softmax", "init_multihead", "layer_norm")
 
@@ -69,8 +72,7 @@ def import_lab():
 
 
 def lab_report(notebook, seed=55):
-    lab = import_lab()
-    return lab.run_lab(load_functions(notebook, GRADED), seed)
+    return json.loads(run_lab("--seed", seed, "--notebook", notebook).stdout)
 
 
 def fact(report, fact_id):
@@ -95,44 +97,72 @@ def good_report(good_run):
     return json.loads(good_run.stdout)
 
 
-# -- notebook_code -------------------------------------------------------------------------
+# -- notebook_code: the functions Restart & Run All defines ---------------------------------
 
 
-def test_load_functions_returns_working_functions_without_running_demo_cells(good_notebook):
-    functions = load_functions(good_notebook, GRADED)
-    output, weights = functions["attention"](np.eye(2), np.eye(2), np.array([[1.0, 2.0], [3.0, 4.0]]))
+def run_all(cells):
+    return restart_and_run_all(nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell(source) for source in cells]))
+
+
+def test_the_saved_notebook_runs_top_to_bottom_and_its_functions_work(good_notebook):
+    ran = restart_and_run_all(good_notebook)
+    output, weights = ran.namespace["attention"](np.eye(2), np.eye(2), np.array([[1.0, 2.0], [3.0, 4.0]]))
     assert np.allclose(weights, [[0.6698, 0.3302], [0.3302, 0.6698]], atol=1e-4)
-    assert set(functions) == set(GRADED)
+    # The demo cells ran too, as in the kernel, and their failures were kept apart.
+    assert ran.namespace["x"] is not None
+    kinds = [error.split(":")[0] for _, error in ran.errors]
+    assert kinds == ["RuntimeError", "SyntaxError"], ran.errors
+    assert ran.errors[0][0] == "raise RuntimeError('the lab must not run demo cells')"
 
 
-def test_extract_definitions_keeps_needed_helpers_and_drops_demo_code(good_notebook):
-    source = extract_definitions(good_notebook, ["transformer_block"])
-    for needed in ("def transformer_block(", "def multihead(", "def attention(", "def softmax(",
-                   "def layer_norm(", "import numpy as np"):
-        assert needed in source
-    for unneeded in ("def positional_encoding(", "def init_multihead(", "RuntimeError", "matplotlib", "%"):
-        assert unneeded not in source
+@pytest.mark.parametrize("cells, name, expected", [
+    (["%%time\ndef f():\n    return 3"], "f", 3),
+    (["%%capture\ndef f():\n    return 3"], "f", 3),
+    (["from numpy import *\ndef f():\n    return float(sqrt(9.0))"], "f", 3.0),
+    (["%pip install -q numpy matplotlib\nimport numpy as np\ndef f():\n    return int(np.sum([1, 2]))"], "f", 3),
+    (["!pip install numpy\ndef f():\n    return 3"], "f", 3),
+    (["def f():\n    return helper()", "def helper():\n    return 3"], "f", 3),
+    (["from dataclasses import dataclass\n@dataclass\nclass C:\n    k: int = 3\n"
+      "def f():\n    return C().k"], "f", 3),
+    (["def make(k):\n    def inner():\n        return k\n    return inner\nf = make(3)"], "f", 3),
+    (["def f():\n    return 1", "LIMIT = 3\ndef f():\n    return LIMIT"], "f", 3),
+    (["raise ValueError('una demo que falla')", "def f():\n    return 3"], "f", 3),
+    (['def f(x=0.5):\n    return ("%.2f"\n            % x)'], "f", "0.50"),
+], ids=["cell_time_magic", "cell_capture_magic", "star_import", "pip_magic_first_line",
+        "shell_pip", "helper_after", "dataclass", "closure", "later_definition_wins",
+        "failing_demo_cell", "percent_continuation"])
+def test_notebook_habits_define_what_the_kernel_defines(cells, name, expected):
+    assert run_all(cells).namespace[name]() == expected
 
 
-def test_later_definition_wins_as_when_the_notebook_runs_top_to_bottom(tmp_path):
-    nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("def f():\n    return 1"),
-        nbformat.v4.new_code_cell("LIMIT = 7\ndef f():\n    return LIMIT"),
-    ])
-    assert load_functions(nb, ["f"])["f"]() == 7
+def test_shell_escapes_start_no_program_while_python_in_the_cell_does(tmp_path):
+    # The control: the same cell's os.system does run, so the notebook's code runs for real.
+    ran = run_all([f"!touch {tmp_path / 'escape'}\nimport os\nos.system('touch {tmp_path / 'python'}')",
+                   f"%%bash\ntouch {tmp_path / 'bash'}"])
+    assert (tmp_path / "python").exists()
+    assert not (tmp_path / "escape").exists() and not (tmp_path / "bash").exists()
+    assert len(ran.skipped) == 2 and all("no instala paquetes" in note for note in ran.skipped)
 
 
-def test_missing_definition_is_named_in_spanish(tmp_path):
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("def attention(Q, K, V, mask=None):\n    pass")])
-    with pytest.raises(NotebookCodeError, match="definición de: multihead"):
-        load_functions(nb, ["attention", "multihead"])
+def test_a_cell_that_fails_before_its_def_says_why_its_function_is_missing():
+    ran = run_all(["import no_existe\ndef attention(Q, K, V, mask=None):\n    pass"])
+    assert "attention" not in ran.namespace
+    assert ran.failed_cell_defining("attention") == "ModuleNotFoundError: No module named 'no_existe'"
+
+
+def test_the_kit_cells_are_quiet_while_a_notebook_is_loaded(tmp_path):
+    ran = run_all(["import notebook_code\ninside = notebook_code.running_a_notebook()",
+                   "import otter\nexported = otter.Notebook('x.ipynb').export()"])
+    assert ran.namespace["inside"] is True and ran.namespace["exported"] is None
+    assert not notebook_code.running_a_notebook()
 
 
 def test_unreadable_notebook_is_a_spanish_error(tmp_path):
     bad = tmp_path / "roto.ipynb"
     bad.write_text("{ no es json")
     with pytest.raises(NotebookCodeError, match="No puedo leer"):
-        load_functions(bad, ["attention"])
+        restart_and_run_all(bad)
 
 
 # -- the JSON contract ---------------------------------------------------------------------
@@ -229,37 +259,64 @@ def test_lab_source_holds_no_solution():
 # -- failures: Spanish, non-zero, no traceback ---------------------------------------------
 
 
-def test_stub_notebook_exits_nonzero_with_a_spanish_message_and_no_traceback(tmp_path):
-    notebook = reference_notebook(tmp_path / "nb.ipynb", attention=stub("attention"))
+def not_measured(report):
+    return {item["id"]: item["not_measured"] for item in report["evidence"] if item["holds"] is None}
+
+
+def test_a_stub_costs_only_the_facts_that_need_it(tmp_path):
+    notebook = reference_notebook(tmp_path / "nb.ipynb", transformer_block=stub("transformer_block"))
     done = run_lab("--notebook", notebook)
+    report = json.loads(done.stdout)
+    assert done.returncode == 0
+    assert set(not_measured(report)) == {"block_output_normalized", "block_causal"}
+    assert all("`transformer_block` todavía no está implementada" in why
+               for why in not_measured(report).values())
+    measured = [item for item in report["evidence"] if item["holds"] is not None]
+    assert len(measured) == 9 and all(item["holds"] for item in measured)
+    assert report["result"]["worked_example"] is not None
     stderr = done.stderr.decode()
+    assert "no se ha medido «block_causal»" in stderr and "Traceback" not in stderr
+
+
+def test_a_stub_attention_leaves_the_positional_encoding_measured(tmp_path):
+    done = run_lab("--notebook", reference_notebook(tmp_path / "nb.ipynb", attention=stub("attention")))
+    report = json.loads(done.stdout)
+    assert done.returncode == 0
+    assert fact(report, "pe_rotation")["holds"] is True
+    # multihead and the block call the student's own attention: their facts go with it.
+    assert "permutation_equivariance_without_pe" in not_measured(report)
+    assert report["result"]["worked_example"] is None
+
+
+def test_with_every_function_a_stub_nothing_is_measured_and_the_lab_exits_1(tmp_path):
+    stubs = {name: stub(name) for name in GRADED}
+    done = run_lab("--notebook", reference_notebook(tmp_path / "nb.ipynb", **stubs))
     assert done.returncode == 1
-    assert done.stdout == b""
-    assert "attention todavía no está implementada" in stderr
-    assert "Traceback" not in stderr
+    assert json.loads(done.stdout)["result"]["checks_measured"] == 0
+    assert "no se ha podido medir ningún hecho" in done.stderr.decode()
 
 
 def test_stub_reached_through_another_function_names_the_stub(tmp_path):
     notebook = reference_notebook(tmp_path / "nb.ipynb", positional_encoding=stub("positional_encoding"))
     stderr = run_lab("--notebook", notebook).stderr.decode()
-    assert "positional_encoding todavía no está implementada (celda" in stderr
+    assert "`positional_encoding` todavía no está implementada" in stderr
 
 
-def test_exception_in_a_function_names_it_and_its_cell(tmp_path):
+def test_exception_in_a_function_names_it(tmp_path):
     crashing = inspect.getsource(reference.multihead).replace("outputs = [", "outputs = 1 / 0 or [")
     notebook = reference_notebook(tmp_path / "nb.ipynb", multihead=crashing)
     done = run_lab("--notebook", notebook)
     stderr = done.stderr.decode()
-    assert done.returncode == 1
-    assert "multihead falló (celda" in stderr and "ZeroDivisionError" in stderr
+    assert done.returncode == 0
+    assert "`multihead` falló con ZeroDivisionError" in stderr
     assert "Traceback" not in stderr
 
 
 def test_output_of_the_wrong_shape_is_reported(tmp_path):
     transposed = inspect.getsource(reference.positional_encoding).replace("return pe, omega", "return pe.T, omega")
     done = run_lab("--notebook", reference_notebook(tmp_path / "nb.ipynb", positional_encoding=transposed))
-    assert done.returncode == 1
-    assert "positional_encoding: pe tiene forma (16, 100) y se esperaba (100, 16)" in done.stderr.decode()
+    assert "`positional_encoding`: pe tiene forma (16, 100) y se esperaba (100, 16)" in done.stderr.decode()
+    assert "pe_rotation" in not_measured(json.loads(done.stdout))
 
 
 def test_prints_inside_student_functions_do_not_corrupt_the_json(tmp_path):
@@ -283,6 +340,7 @@ def student_folder(tmp_path, notebooks=("notebook_student.ipynb",)):
     folder.mkdir()
     shutil.copy(LAB, folder / "lab.py")
     shutil.copy(NOTEBOOK_CODE, folder / "notebook_code.py")
+    shutil.copy(LAB_RUNNER, folder / "lab_runner.py")
     for name in notebooks:
         reference_notebook(folder / name)
     return folder
@@ -309,12 +367,6 @@ def test_built_student_notebook_is_reported_as_stubs_and_solution_runs(built_dis
     solution = run_lab("--notebook", built_dist / "solution" / SOLUTION_NAME)
     assert solution.returncode == 0, solution.stderr.decode()
     assert json.loads(solution.stdout)["result"]["failed_checks"] == []
-
-
-def test_percent_at_the_start_of_a_continuation_line_is_not_taken_for_a_magic():
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
-        'def label(x):\n    return ("%.2f"\n            % x)')])
-    assert load_functions(nb, ["label"])["label"](0.5) == "0.50"
 
 
 # -- the saturation facts say no more than they check (issue 13) ---------------------------
@@ -364,8 +416,8 @@ def test_lab_reads_the_notebook_as_plain_json_without_importing_nbformat(good_no
 def test_json_and_nbformat_readings_give_byte_identical_output(good_notebook, good_run):
     lab = import_lab()
     node = nbformat.read(str(good_notebook), as_version=4)
-    report = lab.run_lab(load_functions(node, GRADED), 55)
-    assert lab.to_json(report).encode("utf-8") == good_run.stdout
+    report = lab.run_lab(restart_and_run_all(node).namespace, 55)
+    assert lab_runner.to_json(report).encode("utf-8") == good_run.stdout
 
 
 def test_a_format_3_notebook_is_still_read_through_nbformat(tmp_path, good_notebook, good_run):
@@ -430,7 +482,10 @@ def otter_notebook(path: Path, assignment="055-atencion-transformer") -> Path:
 def test_renamed_notebook_is_found_by_its_assignment_beside_the_tour(tmp_path, good_run):
     folder = student_folder(tmp_path, notebooks=())
     otter_notebook(folder / "attention (1).ipynb")
-    otter_notebook(folder / "otra tarea.ipynb", assignment="054-rnn")
+    # Another class's notebook, in the same folder: it defines that class's functions.
+    other = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("def rnn_step(h, x):\n    return h")],
+                                     metadata={"otter": {"assignment_name": "054-rnn"}})
+    nbformat.write(other, str(folder / "otra tarea.ipynb"))
     reference_notebook(folder / "notebook.ipynb")  # the guided tour carries no assignment
     done = run_lab(lab=folder / "lab.py", cwd=tmp_path)
     assert done.returncode == 0, done.stderr.decode()
@@ -446,7 +501,7 @@ def test_two_copies_of_the_assignment_are_named_and_the_fix_is_said(tmp_path):
 
 
 def test_the_kernel_s_own_notebook_wins_over_copies(tmp_path, monkeypatch):
-    from autograder.notebook_code import find_notebook
+    from notebook_code import find_notebook
 
     first = otter_notebook(tmp_path / "notebook_student.ipynb")
     second = otter_notebook(tmp_path / "notebook_student (1).ipynb")

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import reference
+from reference import attention as reference
 from attention import misconceptions
 from attention.cases import cases_for
 from attention.diagnose import same_outcome

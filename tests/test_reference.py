@@ -8,9 +8,9 @@ import matplotlib
 import numpy as np
 import pytest
 
-import reference
+from reference import attention as reference
 from kit_autograder.build.otter_master import PLACEHOLDER, load_master
-from autograder.assign import MASTER
+from lesson055 import MASTER
 from seed_lines import assert_matches_seed, assert_token_means_vanish
 
 matplotlib.use("Agg")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from attention.extension import CRITERIA, CRITERION_IDS, FIELD_ALIASES
+from extension import CRITERIA, CRITERION_IDS, FIELD_ALIASES
 from kit_autograder.build.otter_master import hidden_tests_for
 from kit_autograder.build.rubric import load_rubric, question_points
 
@@ -35,7 +35,7 @@ def criterion_rows():
 
 @pytest.fixture(scope="module")
 def rubric():
-    from autograder.assign import RUBRIC
+    from lesson055 import RUBRIC
 
     return load_rubric(RUBRIC)
 

@@ -5,14 +5,15 @@ import shutil
 import nbformat
 from nbclient import NotebookClient
 
-from autograder.assign import SOLUTION_NAME, STUDENT_FILES
+from autograder.assign import SOLUTION_NAME
+from lesson055 import student_files
 from seed_lines import assert_matches_seed
 
 
 def test_executed_solution_prints_the_numbers_of_seed_000(built_dist, tmp_path):
     # Released after the deadline, it sits beside the student's files, under its own name
     # (the init cell finds it by its assignment, not by the graded notebook's name).
-    for _, name in STUDENT_FILES:
+    for _, name in student_files():
         shutil.copy(built_dist / "student" / name, tmp_path / name)
     notebook = shutil.copy(built_dist / "solution" / SOLUTION_NAME, tmp_path / SOLUTION_NAME)
     nb = nbformat.read(notebook, as_version=4)

@@ -16,12 +16,11 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from attention import lab as lab_module
-from attention.extension import validate
-from autograder.assign import (EXPLORER_NAME, MASTER, NOTEBOOK_NAME, SOLUTION_NAME, STUDENT_FILES,
-                               TOUR_NAME)
+from extension import validate
+from autograder.assign import EXPLORER_NAME, NOTEBOOK_NAME, SOLUTION_NAME, TOUR_NAME
+from lesson055 import MASTER, student_files
 from kit_autograder.build.otter_master import load_master
-from autograder.notebook_code import assignment_name
+from notebook_code import assignment_name
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -172,13 +171,13 @@ def test_student_requirements_are_the_kit_s_own_pins(built_dist):
     assert {"otter-grader", "numpy", "jsonschema"} <= {line.split("==")[0] for line in lines}
 
 
-def test_the_init_cell_and_the_lab_name_the_master_s_assignment():
-    master = load_master(MASTER)
-    config = master.cells[0].source
+def test_the_built_init_cell_names_the_master_s_assignment(built_dist):
+    config = load_master(MASTER).cells[0].source
     name = re.search(r"^name: (\S+)$", config, re.M).group(1)
-    (init,) = [c for c in master.cells if c.cell_type == "code" and "Grader(" in c.source]
+    student = nbformat.read(built_dist / "student" / NOTEBOOK_NAME, as_version=4)
+    (init,) = [c for c in student.cells if c.cell_type == "code" and "Grader(" in c.source]
     assert f'Grader(assignment="{name}")' in init.source
-    assert lab_module.ASSIGNMENT == name
+    assert assignment_name(built_dist / "student" / NOTEBOOK_NAME) == name
 
 
 def test_every_explorer_link_of_the_notebooks_points_to_a_section_that_exists(built_dist):
@@ -194,8 +193,8 @@ def test_every_explorer_link_of_the_notebooks_points_to_a_section_that_exists(bu
 
 
 def test_support_files_the_sandbox_lays_out_are_all_in_the_student_folder(built_dist):
-    assert {name for _, name in STUDENT_FILES} <= {p.name for p in (built_dist / "student").iterdir()}
-    assert "notebook_grader.py" in {name for _, name in STUDENT_FILES}
+    assert {name for _, name in student_files()} <= {p.name for p in (built_dist / "student").iterdir()}
+    assert "notebook_grader.py" in {name for _, name in student_files()}
 
 
 def test_no_english_of_otter_or_argparse_in_what_students_receive(built_dist):
@@ -207,7 +206,7 @@ def test_no_english_of_otter_or_argparse_in_what_students_receive(built_dist):
         for english in ENGLISH:
             assert english not in text, english
     # Python files a student may open: no Otter scaffolding, and no argparse to print English.
-    for _, name in STUDENT_FILES:
+    for _, name in student_files():
         text = (built_dist / "student" / name).read_text(encoding="utf-8")
         for english in ("Initialize Otter", "Please save before exporting", "import argparse", "ArgumentParser"):
             assert english not in text, (name, english)
@@ -284,14 +283,12 @@ def test_everything_students_read_speaks_the_notebook_s_dialect(built_dist):
 
 
 def test_check_all_reports_every_question_and_fails_an_empty_challenge(built_dist, tmp_path, monkeypatch):
-    from autograder.notebook_code import load_functions
-    from autograder.notebook_grader import Grader
+    from notebook_code import restart_and_run_all
+    from notebook_grader import Grader
 
     folder = student_folder(built_dist, tmp_path, built_dist / "solution" / SOLUTION_NAME, "mi cuaderno.ipynb")
     monkeypatch.chdir(folder)
-    namespace = load_functions(folder / "mi cuaderno.ipynb",
-                               ["attention", "multihead", "positional_encoding", "transformer_block",
-                                "student_extension"])
+    namespace = dict(restart_and_run_all(folder / "mi cuaderno.ipynb").namespace)
     namespace["grader"] = Grader(assignment=assignment_name(folder / "mi cuaderno.ipynb"))
     exec("finished = grader.check_all()", namespace)
     finished = repr(namespace["finished"])

@@ -22,7 +22,7 @@ from itertools import permutations
 
 import numpy as np
 
-import reference
+from reference import attention as reference
 from kit_autograder.verdicts.compare import same_within
 from kit_autograder.verdicts.outcome import Failure
 

@@ -9,7 +9,7 @@ then the diagnosis names the mistake when it can (diagnose.py).
 
 import numpy as np
 
-import reference
+from reference import attention as reference
 from kit_autograder.verdicts.compare import compare_part, where
 from kit_autograder.verdicts.in_process import run_in_process
 from kit_autograder.verdicts.messages import error_message

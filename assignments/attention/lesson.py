@@ -1,28 +1,23 @@
 """Lesson 055 as the grading engine sees it: see kit_autograder.lesson for the contract."""
 
-import reference
-from kit_autograder.lesson import DataQuestion, NamedMistake
+from reference import attention as reference
+from kit_autograder import challenge
+from kit_autograder.lesson import NamedMistake
 
-from . import stand_ins
+from . import lab, stand_ins
 from .cases import cases_for
-from .challenge import CRITERIA, grade_student_extension
 from .functions import FUNCTIONS
 from .judge import judge
 
 NAME = "attention"
+TITLE = "055 — Atención y arquitectura Transformer"
 REFERENCE = reference
 STAND_INS = stand_ins  # the reference, also for a stack of heads
-GRADED_FUNCTIONS = tuple(FUNCTIONS)
+LAB = lab
+# The course-wide student guide (assessment.md at the top of the course) is this lesson's.
+STUDENT_GUIDE = "../../assessment.md"
 
-# The notebook variable holding the lab result extended with `student_extension`.
-EXTENSION_RESULT = "resultado"
-
-DATA_QUESTIONS = {
-    "student_extension": DataQuestion((EXTENSION_RESULT,), CRITERIA,
-                                      lambda values, functions: grade_student_extension(
-                                          values.get(EXTENSION_RESULT), functions)),
-}
-
+DATA_QUESTIONS = {"student_extension": challenge.question(LAB)}
 
 
 def misconception_catalog():
@@ -33,7 +28,3 @@ def misconception_catalog():
     return {entry.id: NamedMistake(entry.name, entry.explanation, FUNCTIONS[entry.function].step,
                                    entry.function)
             for entry in misconceptions.CATALOG}
-
-
-__all__ = ["NAME", "FUNCTIONS", "cases_for", "REFERENCE", "judge", "DATA_QUESTIONS",
-           "misconception_catalog"]

@@ -21,13 +21,6 @@
 # tests:
 #   ok_format: false
 #   files: false
-# autograder_files:
-#   - reference
-#   - attention
-#   - student
-#   # The grading engine, which the plugin below imports: in Gradescope's and `otter grade`'s
-#   # images it is found in files/ (the zip's run_otter.py puts that folder on sys.path).
-#   - kit_autograder
 # generate:
 #   pdf: false
 #   show_stdout: false
@@ -76,7 +69,7 @@
 # %% [markdown] tags=["graded-only"]
 # ## Antes de empezar
 #
-# 1. **Trabaja dentro de la carpeta de la clase, sin separar sus archivos.** Este cuaderno usa los que vienen con él: `notebook_grader.py` y `notebook_code.py` (las comprobaciones y la entrega), `lab.py`, `extension.py` y `extension_schema.json` (el reto), `requirements.txt` y `assessment.md` (la guía de la evaluación). `notebook.ipynb` es el recorrido guiado de la clase, sin ejercicios, y `explorer.html` el explorador interactivo, que se abre con el navegador.
+# 1. **Trabaja dentro de la carpeta de la clase, sin separar sus archivos.** Este cuaderno usa los que vienen con él: `notebook_grader.py` y `notebook_code.py` (las comprobaciones y la entrega), `lab.py`, `lab_runner.py`, `extension.py` y `extension_schema.json` (el reto), `requirements.txt` y `assessment.md` (la guía de la evaluación). `notebook.ipynb` es el recorrido guiado de la clase, sin ejercicios, y `explorer.html` el explorador interactivo, que se abre con el navegador.
 # 2. **Instala los paquetes** con Python 3.11 o más reciente. En una terminal abierta en la carpeta:
 #
 #    ```
@@ -88,13 +81,7 @@
 # 4. Ejecuta la celda siguiente antes que ninguna otra.
 
 # %% deletable=false editable=false tags=["graded-only"]
-# Prepara grader.check(...) y la entrega. Encuentra este cuaderno aunque el navegador le haya cambiado el nombre.
-try:
-    from notebook_grader import Grader
-except ModuleNotFoundError as falta:
-    raise ModuleNotFoundError(f"Falta «{falta.name}». Abre el cuaderno dentro de la carpeta de la clase, junto a "
-                              "notebook_grader.py, e instala requirements.txt (mira «Antes de empezar»).") from None
-grader = Grader(assignment="055-atencion-transformer")
+# <kit: init>
 
 # %% [markdown]
 # ## Resultados de aprendizaje
@@ -810,17 +797,14 @@ print(f"Filas de la FFN que cambian al tocar el token 4: {rows_changed}")
 # %% [markdown] tags=["graded-only"]
 # ## Reto verificable
 #
-# Hasta aquí, las pruebas comprobaban tus funciones. Ahora vas a usarlas como evidencia: `lab.py` carga **tus** cuatro funciones desde este cuaderno (el archivo guardado), mide con ellas varias propiedades y lo imprime todo como un JSON con `kind`, `seed`, `inputs`, `result`, `evidence` y `limitations`. Tu trabajo es ampliar ese resultado con una clave `student_extension` que interprete los datos sin ir más allá de ellos. Las reglas completas, con los cinco criterios de aceptación, están en `assessment.md`.
+# Hasta aquí, las pruebas comprobaban tus funciones. Ahora vas a usarlas como evidencia: `lab.py` toma **tus** cuatro funciones de este cuaderno, mide con ellas varias propiedades y lo imprime todo como un JSON con `kind`, `seed`, `inputs`, `result`, `evidence` y `limitations`. Tu trabajo es ampliar ese resultado con una clave `student_extension` que interprete los datos sin ir más allá de ellos. Las reglas completas, con los cinco criterios de aceptación, están en `assessment.md`.
 #
 # **Un solo camino.** Todo el reto se hace en este cuaderno: aquí escribes `student_extension`, y la celda del paso 3 escribe `resultado.json` por ti (y lo **sobrescribe** cada vez que la ejecutas, así que no lo edites a mano). Lo que se califica al entregar es la `student_extension` de este cuaderno. En una terminal puedes ejecutar lo mismo para verlo con tus ojos, `python lab.py --seed 55` y `python extension.py resultado.json`, pero no hace falta.
 #
-# **1. Guarda el cuaderno (Ctrl+S)** y ejecuta el laboratorio con una semilla explícita. La celda siguiente hace lo mismo que `python lab.py --seed 55` en una terminal abierta en esta carpeta, sin abrir otro Python. Si alguna de tus funciones todavía lanza `NotImplementedError` o falla, `lab.py` te dice cuál y en qué celda, y termina con un código distinto de 0.
+# **1. Ejecuta el laboratorio** con una semilla explícita. La celda siguiente hace lo mismo que `python lab.py --seed 55` en una terminal abierta en esta carpeta, con las funciones que tienes definidas ahora en el cuaderno. Si una de tus funciones todavía lanza `NotImplementedError` o falla, el laboratorio no mide los hechos que la usan (salen como «no medido», con el motivo) y mide todos los demás: un error te cuesta solo lo que depende de él. `assessment.md` lo explica con detalle.
 
 # %% tags=["graded-only"]
-import lab
-
-SEED = 55
-resultado_lab = lab.run_in_notebook(SEED)
+# <kit: lab>
 
 # %% [markdown] tags=["graded-only"]
 # **2. Lee la evidencia.** Cada hecho dice qué se comprobó, si se cumple con tu código y con qué números. Ejecuta la celda dos veces: con la misma semilla, los números no cambian (pregunta 3). Si algo no se cumple, esa es la primera pista para revisar tu función.
@@ -899,13 +883,7 @@ def test_student_extension_has_five_filled_texts(student_extension):
 # **3. Guarda el resultado ampliado y valídalo.** La celda siguiente escribe `resultado.json` junto a este cuaderno y ejecuta el validador, lo mismo que `python extension.py resultado.json` en una terminal. El validador vuelve a ejecutar `lab.py`, comprueba los cinco criterios y escribe una línea por cada uno que falle, con qué corregir. Repite hasta leer «5 de 5 criterios se cumplen».
 
 # %% tags=["graded-only"]
-import json
-
-import extension
-
-with open("resultado.json", "w", encoding="utf-8") as f:
-    json.dump(resultado, f, ensure_ascii=False, indent=2, sort_keys=True)
-validacion = extension.run_in_notebook("resultado.json")
+# <kit: validate>
 
 # %% [markdown] tags=["graded-only"]
 # ## Entrega
@@ -915,4 +893,4 @@ validacion = extension.run_in_notebook("resultado.json")
 # 3. Sube ese `.zip` a Gradescope. Si después cambias algo, guarda y vuelve a ejecutar la celda: cada vez se crea un `.zip` nuevo, con la fecha y la hora en el nombre.
 
 # %% deletable=false editable=false tags=["graded-only"]
-grader.export()
+# <kit: export>

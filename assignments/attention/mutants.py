@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-import reference
-from reference import attention, multihead, softmax
+from reference import attention as reference
+from reference.attention import attention, multihead, softmax
 
 # --- attention(Q, K, V, mask=None) -----------------------------------------------------------
 

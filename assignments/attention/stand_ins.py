@@ -8,8 +8,8 @@ answers such a call one head at a time, so that correct code loses nothing for i
 
 import numpy as np
 
-import reference
-from reference import multihead  # noqa: F401  (stands in as it is)
+from reference import attention as reference
+from reference.attention import multihead  # noqa: F401  (stands in as it is)
 
 
 def attention(Q, K, V, mask=None):

@@ -103,6 +103,12 @@ class Outputs:
             questions = [c for c in points if c not in ("file", "total_points_earned",
                                                         "percent_correct", "grading_status")]
             frame[questions] = frame[questions].fillna(0)
+            # Otter's columns, with the questions in the lesson's order rather than Otter's
+            # alphabetical one, as the feedback and Gradescope show them.
+            ordered = [q for q in self.grader.tests if q in questions]
+            ordered += [q for q in questions if q not in ordered]
+            frame = frame[["file", *ordered, "total_points_earned", "percent_correct",
+                           "grading_status"]]
         frame[otter_results.FLAGS_COLUMN] = ([""] if points else []) + flags
         frame.to_csv(self.out / "final_grades.csv", index=False, errors="replace")
 

@@ -44,7 +44,16 @@ class Bundle:
 
     @property
     def salt(self) -> bytes:
-        return base64.b64decode(self.settings.get("salt", ""))
+        """The secret behind every submission's hidden inputs. Fail closed: without one, every
+        submission would draw the same inputs, which a leaked table of answers would answer."""
+        try:
+            salt = base64.b64decode(str(self.settings.get("salt") or ""), validate=True)
+        except (ValueError, TypeError):
+            salt = b""
+        if len(salt) < 16:
+            raise BundleError("the zip's otter_config.json carries no usable salt for the hidden "
+                              "inputs (at least 16 bytes, base64): rebuild it with `make assign`")
+        return salt
 
     @property
     def lesson(self):
@@ -62,7 +71,11 @@ class Bundle:
                 if path.is_file()} if folder.is_dir() else {}
 
     def question_names(self):
-        return sorted(path.stem for path in (self.source / "tests").glob("*.py"))
+        """The zip's questions in the lesson's order (its functions, then its data questions),
+        then any other test file the zip holds, by name: the order every output shows."""
+        shipped = {path.stem for path in (self.source / "tests").glob("*.py")}
+        ordered = [q for q in lesson_module.questions(self.lesson) if q in shipped]
+        return ordered + sorted(shipped - set(ordered))
 
     def test_file(self, question):
         """A fresh, unrun Otter test file: points, visibility and messages as shipped.

@@ -63,14 +63,7 @@ class Grader:
         self.salt = bundle.salt
         self.support = bundle.support_files()
         self.tests = {name: bundle.test_file(name) for name in bundle.question_names()}
-        functions = list(self.lesson.FUNCTIONS)
-        for position, name in enumerate(functions):
-            # A stand-in answers only for functions already graded: a function could otherwise
-            # ask it for the answers to hidden cases it has not yet been given.
-            late = [s for s in self.lesson.FUNCTIONS[name].stand_ins
-                    if s not in functions[:position]]
-            if late:
-                raise ValueError(f"{name} stands in {late}, graded after it")
+        # (A stand-in answers only for functions already graded; lesson.load checks that order.)
         # The notebook variables that data questions and the public tests take, by name;
         # the graded functions are answered by the job instead.
         self.export = sorted({variable for test_file in self.tests.values() if test_file

@@ -14,7 +14,9 @@ from .verdicts.in_process import run_in_process
 
 
 def _lesson(name):
-    return lesson_module.load([os.getcwd()], name)
+    # Otter copies the zip's files/ beside the notebook: the lesson, and the student folder's
+    # modules (the lab runner and the validator) in student/.
+    return lesson_module.load([os.getcwd(), os.path.join(os.getcwd(), "student")], name)
 
 
 def check(lesson_name, function_name, student_function, case_name):

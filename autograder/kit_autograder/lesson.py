@@ -1,35 +1,57 @@
-"""What the engine asks of a lesson, and how it finds one.
+"""What the engine asks of a lesson, how it finds one, and the checks that hold it to that.
 
-A lesson is a Python package (``assignments/<lesson>/`` in the repository, ``files/<lesson>/``
-in the zip) whose ``lesson`` module provides:
+A lesson is a Python package, ``assignments/<lesson>/`` in a course checkout (``files/<lesson>/``
+in its zip), whose ``lesson`` module provides:
 
-* ``NAME``: the package's name;
-* ``FUNCTIONS``: ``{name: GradedFunction}`` in the order the notebook teaches them;
-* ``cases_for(function)``: that function's hidden cases, each with ``name``, ``description``
-  (Spanish) and ``inputs(rng)``;
+* ``NAME``: the package's name, the ``LESSON=`` of every make target;
+* ``FUNCTIONS``: ``{name: GradedFunction}`` in the order the notebook teaches them. A
+  function's ``stand_ins`` (graded functions the reference answers for while it is graded)
+  must come before it, or it could ask them for the answers of cases it has not been given;
+* ``cases_for(function)``: that function's hidden cases, each with ``name`` (a Python
+  identifier, unique for the function: it names an Otter test), ``description`` (Spanish, the
+  only thing a student reads of it) and ``inputs(rng=None)``: the call's arguments as
+  ``{parameter: value}``, drawn from ``rng``, and from a fixed default without one;
 * ``REFERENCE``: the module holding the reference implementations, by function name;
-* ``judge(function, inputs, outcome)``: the failures of a student's ``Outcome`` on one case
-  (comparison, the lesson's properties, and the diagnosis of the mistake), empty when right;
+* ``judge(function, inputs, outcome)``: the failures of a student's ``Outcome`` on one case,
+  empty when right. Each failure is a ``verdicts.outcome.Failure`` whose ``details`` carry a
+  ``kind`` (``"misconception"`` failures carry the catalog's ``id`` too);
 * ``DATA_QUESTIONS``: ``{question: DataQuestion}`` for questions graded on a variable the
-  notebook leaves behind rather than on a function.
+  notebook leaves behind rather than on a function (``{}`` when there are none).
 
 and may provide:
 
+* ``TITLE``: the class as students read it («055 — Atención y arquitectura Transformer»);
 * ``misconception_catalog()``: ``{id: NamedMistake}`` for every mistake its diagnosis can
   name (the ids of ``Verdict.misconceptions``), which the class report explains;
 * ``STAND_INS``: the module whose functions stand in for graded ones inside others, when it
-  must accept more than ``REFERENCE`` does (the calls are the student's); ``REFERENCE`` if absent.
+  must accept more than ``REFERENCE`` does (the calls are the student's); ``REFERENCE`` if absent;
+* ``STUDENT_GUIDE``: the student's guide, a path relative to the lesson's folder
+  (``assessment.md`` if absent and present);
+* ``STUDENT_FILES``: more files of its folder that ship beside the notebook;
+* ``LAB``: its lab (``lab.py`` of its folder, experiments on the shared ``lab_runner``), which
+  makes the course's challenge (``student_extension``, kit_autograder/challenge.py) available.
 
-The engine itself never names a function, a case or a criterion.
+Everything else a lesson may bring lives in its folder under a fixed name, each optional:
+``master.py`` (required by ``make assign``), ``figures/``, ``explorer/index.html``, and
+``synthetic.py`` (submissions for ``make bench`` and the demo). Its points live in
+``rubrics/<lesson>.yaml``. The engine itself never names a function, a case or a criterion.
+
+``load`` checks the contract's structure, one clear line per rule broken (``LessonError``);
+``check_behaviour``, which ``make assign`` runs, also runs the reference through the judge.
 """
 
 import importlib
+import inspect
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 REQUIRED = ("NAME", "FUNCTIONS", "cases_for", "REFERENCE", "judge", "DATA_QUESTIONS")
+
+
+class LessonError(ImportError):
+    """A lesson breaks its contract; the message lists every rule it breaks, one per line."""
 
 
 @dataclass(frozen=True)
@@ -46,9 +68,9 @@ class GradedFunction:
 class DataQuestion:
     """A question graded on notebook variables (JSON data), one verdict per criterion.
 
-    ``grade(values, functions, report)`` receives the variables as parsed JSON (or None when
-    missing or not JSON), the student's graded functions as callables that run in the
-    sandbox, and returns ``[(criterion id, passed, Spanish message)]`` in rubric order.
+    ``grade(values, functions)`` receives the variables as parsed JSON (or None when missing
+    or not JSON) and the student's graded functions as callables that run in the sandbox,
+    and returns ``[(criterion id, passed, Spanish message)]`` in rubric order.
     """
 
     variables: tuple
@@ -71,14 +93,151 @@ def stand_in(lesson, name):
     return getattr(getattr(lesson, "STAND_INS", lesson.REFERENCE), name)
 
 
+def questions(lesson):
+    """Every automatically graded question, in the lesson's order: functions, then data."""
+    return list(lesson.FUNCTIONS) + list(lesson.DATA_QUESTIONS)
+
+
 def load(folders, name):
     """Import the lesson package ``name`` from ``folders`` (they go first on ``sys.path``) and
-    return its ``lesson`` module, checked for what the engine needs."""
+    return its ``lesson`` module, checked against the contract."""
     for folder in reversed([str(Path(f).resolve()) for f in folders]):
         if folder not in sys.path:
             sys.path.insert(0, folder)
-    module = importlib.import_module(f"{name}.lesson")
+    try:
+        module = importlib.import_module(f"{name}.lesson")
+    except ModuleNotFoundError as exc:
+        if exc.name not in (name, f"{name}.lesson"):
+            raise
+        raise LessonError(f"no lesson {name!r}: expected a package {name}/ with a lesson.py "
+                          f"in {', '.join(map(str, folders))}") from None
+    problems = contract_problems(module, name)
+    if problems:
+        raise LessonError(f"lesson {name!r} breaks its contract (kit_autograder/lesson.py):\n"
+                          + "\n".join(f"- {problem}" for problem in problems))
+    return module
+
+
+# --- the contract's checks ------------------------------------------------------------------
+
+
+def contract_problems(module, name) -> list:
+    """Every structural rule ``module`` breaks, as one English sentence each (cheap: no judge)."""
     missing = [attribute for attribute in REQUIRED if not hasattr(module, attribute)]
     if missing:
-        raise ImportError(f"lesson {name!r} lacks {', '.join(missing)}")
-    return module
+        return [f"lesson.py lacks {', '.join(missing)}"]
+    problems = []
+    if module.NAME != name:
+        problems.append(f"NAME is {module.NAME!r}, but the package is {name!r}")
+    functions = module.FUNCTIONS
+    if not isinstance(functions, dict) or not functions:
+        return problems + ["FUNCTIONS must be a non-empty {name: GradedFunction} dict"]
+    order = list(functions)
+    for position, (key, spec) in enumerate(functions.items()):
+        problems += _function_problems(module, key, spec, order[:position])
+    problems += _data_question_problems(module.DATA_QUESTIONS)
+    catalog = getattr(module, "misconception_catalog", None)
+    if catalog is not None:
+        for mistake_id, mistake in catalog().items():
+            if getattr(mistake, "question", None) not in functions:
+                problems.append(f"misconception {mistake_id!r} belongs to no graded function")
+    return problems
+
+
+def _function_problems(module, key, spec, earlier) -> list:
+    if not isinstance(spec, GradedFunction) or spec.name != key:
+        return [f"FUNCTIONS[{key!r}] must be GradedFunction({key!r}, ...)"]
+    problems = []
+    if not spec.parts or not all(isinstance(part, str) for part in spec.parts):
+        problems.append(f"{key}: parts must name each returned value in Spanish")
+    late = [s for s in spec.stand_ins if s not in earlier]
+    if late:
+        problems.append(f"{key} stands in {late}, which are not graded before it "
+                        "(list them earlier in FUNCTIONS)")
+    reference = getattr(module.REFERENCE, key, None)
+    if not callable(reference):
+        return problems + [f"REFERENCE has no function {key}"]
+    parameters = set(inspect.signature(reference).parameters)
+    try:
+        cases = list(module.cases_for(key))
+    except Exception as exc:
+        return problems + [f"cases_for({key!r}) raised {type(exc).__name__}: {exc}"]
+    if not cases:
+        problems.append(f"{key} has no hidden case")
+    names = [getattr(case, "name", None) for case in cases]
+    for case, case_name in zip(cases, names):
+        if not isinstance(case_name, str) or not case_name.isidentifier():
+            problems.append(f"{key}: case name {case_name!r} is not a Python identifier "
+                            "(it names an Otter test)")
+            continue
+        if names.count(case_name) > 1:
+            problems.append(f"{key}: case name {case_name!r} is used twice")
+        if not isinstance(getattr(case, "description", None), str) or not case.description:
+            problems.append(f"{key}.{case_name}: description must be a Spanish sentence")
+        try:
+            inputs = case.inputs()
+        except Exception as exc:
+            problems.append(f"{key}.{case_name}: inputs() without an argument raised "
+                            f"{type(exc).__name__}: {exc}")
+            continue
+        if not isinstance(inputs, dict) or not set(inputs) <= parameters:
+            problems.append(f"{key}.{case_name}: inputs() must return {{parameter: value}} for "
+                            f"parameters of the reference's {key}{tuple(sorted(parameters))}")
+    return problems
+
+
+def _data_question_problems(data_questions) -> list:
+    if not isinstance(data_questions, dict):
+        return ["DATA_QUESTIONS must be a {question: DataQuestion} dict ({} for none)"]
+    problems = []
+    for question, data in data_questions.items():
+        if not isinstance(data, DataQuestion):
+            problems.append(f"DATA_QUESTIONS[{question!r}] must be a DataQuestion")
+            continue
+        ids = [criterion for criterion, _ in data.criteria]
+        if not ids or not all(isinstance(i, str) and i.isidentifier() for i in ids) \
+                or len(set(ids)) != len(ids):
+            problems.append(f"{question}: criteria ids must be distinct Python identifiers")
+    return problems
+
+
+def check_behaviour(lesson) -> None:
+    """The rules only running the lesson can check; ``LessonError`` lists what breaks.
+
+    On every case's default inputs, the reference passes its own judge, and an answer of zeros
+    of the right shapes fails with failures that carry a ``kind``."""
+    from .verdicts.outcome import Outcome
+
+    problems = []
+    for function, spec in lesson.FUNCTIONS.items():
+        reference = getattr(lesson.REFERENCE, function)
+        for case in lesson.cases_for(function):
+            inputs = case.inputs()
+            answer = reference(**case.inputs())
+            parts = list(answer) if len(spec.parts) > 1 else [answer]
+            try:
+                failures = lesson.judge(function, inputs, Outcome(parts=_as_arrays(parts)))
+            except Exception as exc:
+                problems.append(f"judge({function}, {case.name}) raised {type(exc).__name__} "
+                                f"on the reference's own answer: {exc}")
+                continue
+            if failures:
+                problems.append(f"judge fails the reference's own answer on {function}."
+                                f"{case.name}: {failures[0].message}")
+            zeros = [array * 0.0 for array in _as_arrays(parts)]
+            if all(not array.any() for array in _as_arrays(parts)):
+                continue  # the reference's answer is zeros: nothing wrong to try
+            wrong = lesson.judge(function, case.inputs(), Outcome(parts=zeros))
+            if not wrong:
+                problems.append(f"judge accepts zeros on {function}.{case.name}")
+            elif any("kind" not in getattr(failure, "details", {}) for failure in wrong):
+                problems.append(f"judge's failures on {function}.{case.name} lack details['kind']")
+    if problems:
+        raise LessonError(f"lesson {lesson.NAME!r} fails its behaviour checks:\n"
+                          + "\n".join(f"- {problem}" for problem in problems))
+
+
+def _as_arrays(parts):
+    import numpy as np
+
+    return [np.array(part, dtype=np.float64) for part in parts]

@@ -18,8 +18,6 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
-ALLOWED_GRADED_MODULES = frozenset({"numpy", "math"})
-
 _FILE_OR_PROCESS = frozenset({
     "os", "posix", "nt", "subprocess", "pathlib", "shutil", "socket", "ssl", "http", "urllib",
     "requests", "ftplib", "smtplib", "io", "fileinput", "glob", "tempfile", "mmap", "ctypes",

@@ -6,17 +6,21 @@ here, at build time, from the lesson:
 
 * the given helpers (``# <reference: NAME>`` cells) and the solution bodies come from the
   lesson's reference;
+* the kit's own cells (``# <kit: NAME>``: the grader's init and export, the lab and the
+  validator) come from ``cells/NAME.py``, the same for every lesson;
 * the points of each question come from ``rubrics/``;
 * one hidden test per hidden case and one per criterion of a data question, each a one-line
   call into ``kit_autograder.incell``;
-* the kit plugin's settings in ``plugins:``: the lesson, the salt of the hidden inputs and the
-  points graded by hand.
+* the kit plugin's settings in ``plugins:`` (the lesson, the salt of the hidden inputs and the
+  points graded by hand) and ``autograder_files``, what the build lays out beside the master.
 """
 
 import ast
 import inspect
 import re
+import string
 import textwrap
+from pathlib import Path
 
 import jupytext
 import nbformat
@@ -26,6 +30,8 @@ from .notebooks import graded_cells
 from .rubric import manual_points, question_points
 
 PLACEHOLDER = re.compile(r"^# <reference: (\w+)>\s*$")
+KIT_CELL = re.compile(r"^# <kit: (\w+)>\s*$")
+KIT_CELLS = Path(__file__).with_name("cells")
 QUESTION_HEADER = "# BEGIN QUESTION"
 CONFIG_HEADER = "# ASSIGNMENT CONFIG"
 PLUGIN = "kit_autograder.otter_plugin.VerificationPlugin"
@@ -61,6 +67,36 @@ def _fill_reference_helpers(nb, lesson):
         match = PLACEHOLDER.match(cell.source) if cell.cell_type == "code" else None
         if match:
             cell.source = "\n".join(_without_docstring(getattr(lesson.REFERENCE, match.group(1))))
+
+
+def assignment_name(nb):
+    """The Otter assignment name of a master, from its ASSIGNMENT CONFIG."""
+    for cell in nb.cells:
+        config = _raw_config(cell, CONFIG_HEADER)
+        if config is not None:
+            if not config.get("name"):
+                raise ValueError("the master's ASSIGNMENT CONFIG has no name")
+            return str(config["name"])
+    raise ValueError("the master has no ASSIGNMENT CONFIG cell")
+
+
+def _fill_kit_cells(nb, lesson):
+    """Each ``# <kit: NAME>`` cell becomes the shared cell ``cells/NAME.py``, filled in with the
+    assignment's name and, for the lab, the lesson's seed."""
+    lab = getattr(lesson, "LAB", None)
+    values = {"assignment": assignment_name(nb),
+              "seed": lab.LAB.default_seed if lab is not None else ""}
+    for cell in nb.cells:
+        match = KIT_CELL.match(cell.source) if cell.cell_type == "code" else None
+        if match:
+            template = KIT_CELLS / f"{match.group(1)}.py"
+            if not template.is_file():
+                raise ValueError(f"the master asks for kit cell {match.group(1)!r}; the kit has "
+                                 f"{sorted(p.stem for p in KIT_CELLS.glob('*.py'))}")
+            if match.group(1) in ("lab", "validate") and lab is None:
+                raise ValueError(f"the master has a {match.group(1)} cell, but lesson "
+                                 f"{lesson.NAME!r} has no LAB")
+            cell.source = string.Template(template.read_text("utf-8")).substitute(values).rstrip()
 
 
 def _graded_name(cell, lesson):
@@ -200,8 +236,9 @@ def number_cells(nb):
     return nb
 
 
-def _fill_plugin_settings(nb, lesson, rubric, salt):
-    """The master names the kit's plugin; its settings are filled in here."""
+def _fill_plugin_settings(nb, lesson, rubric, salt, autograder_files):
+    """The master names the kit's plugin; its settings, and the files the build lays out
+    beside the master for the zip, are filled in here."""
     for cell in nb.cells:
         config = _raw_config(cell, CONFIG_HEADER)
         if config is None:
@@ -214,6 +251,7 @@ def _fill_plugin_settings(nb, lesson, rubric, salt):
         config["plugins"] = [{PLUGIN: settings} if (p == PLUGIN or (isinstance(p, dict) and
                                                                      PLUGIN in p)) else p
                              for p in plugins]
+        config["autograder_files"] = list(autograder_files)
         cell.source = CONFIG_HEADER + "\n" + yaml.safe_dump(config, sort_keys=False,
                                                             allow_unicode=True)
         return
@@ -221,17 +259,19 @@ def _fill_plugin_settings(nb, lesson, rubric, salt):
 
 
 def lesson_notebook(master_path, lesson):
-    """The master with its given helpers filled in, and no solution: the tour starts here."""
+    """The master with its given helpers and the kit's cells filled in, and no solution: the
+    tour and the explained solution start here."""
     nb = load_master(master_path)
     _fill_reference_helpers(nb, lesson)
+    _fill_kit_cells(nb, lesson)
     return nb
 
 
-def build_otter_master(master_path, rubric, lesson, salt):
+def build_otter_master(master_path, rubric, lesson, salt, autograder_files):
     """The Otter Assign notebook for ``master_path``, with every single-source fact filled in."""
     nb = graded_cells(lesson_notebook(master_path, lesson))
     _fill_solutions(nb, lesson)
     _fill_points(nb, rubric)
     _add_hidden_tests(nb, lesson)
-    _fill_plugin_settings(nb, lesson, rubric, salt)
+    _fill_plugin_settings(nb, lesson, rubric, salt, autograder_files)
     return number_cells(nb)

@@ -1,15 +1,33 @@
-"""Read points from rubrics/, the single source of every point value in the kit."""
+"""Read points from ``rubrics/<lesson>.yaml``, the single source of every point value of a lesson.
+
+A rubric has ``questions:`` (graded automatically: a function's total, or a challenge's
+``criteria`` with points each) and may have ``written:`` (questions a person grades with the
+levels given there). Either section may be absent.
+"""
 
 from pathlib import Path
 
 import yaml
 
-RUBRIC_PATH = Path(__file__).resolve().parents[3] / "rubrics" / "attention.yaml"
+
+class RubricError(ValueError):
+    """The rubric file cannot give the points asked for; the message says which and where."""
 
 
-def load_rubric(path=RUBRIC_PATH):
-    with open(path, encoding="utf-8") as f:
-        return yaml.safe_load(f)
+def load_rubric(path):
+    path = Path(path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            rubric = yaml.safe_load(f) or {}
+    except FileNotFoundError:
+        raise RubricError(f"no rubric at {path}: a lesson's points live in rubrics/<lesson>.yaml") \
+            from None
+    if not isinstance(rubric, dict):
+        raise RubricError(f"{path} must be a mapping with questions: and written:")
+    rubric.setdefault("questions", {})
+    rubric.setdefault("written", {})
+    rubric["_source"] = path.name
+    return rubric
 
 
 def question_points(rubric, name):
@@ -18,9 +36,9 @@ def question_points(rubric, name):
     A question with ``criteria`` (the extension) is graded one hidden test per criterion, so its
     points are the list of the criteria's points, in order.
     """
-    entry = rubric.get("questions", {}).get(name) or rubric.get("written", {}).get(name)
+    entry = rubric["questions"].get(name) or rubric["written"].get(name)
     if entry is None:
-        raise KeyError(f"question {name!r} has no entry in {RUBRIC_PATH.name}")
+        raise RubricError(f"question {name!r} has no entry in {rubric.get('_source', 'the rubric')}")
     if "criteria" in entry:
         return [criterion["points"] for criterion in entry["criteria"]]
     return entry["points"]
@@ -28,15 +46,16 @@ def question_points(rubric, name):
 
 def manual_points(rubric):
     """The points a person grades by hand (the written questions)."""
-    return sum(entry["points"] for entry in rubric.get("written", {}).values())
+    return sum(entry["points"] for entry in rubric["written"].values())
 
 
 def points_table(rubric):
-    """A Spanish Markdown table of every point value, appended to the students' assessment.md.
+    """A Spanish Markdown table of every point value, appended to the students' guide.
 
     Students get their own copy of the points this way without a second source to keep in sync.
     """
-    rows = ["## Puntos", "", "Esta tabla se genera desde `rubrics/attention.yaml` al construir tu carpeta.",
+    rows = ["## Puntos", "",
+            f"Esta tabla se genera desde `rubrics/{rubric.get('_source', '')}` al construir tu carpeta.",
             "", "| Parte | Qué se evalúa | Puntos |", "|---|---|---|"]
     for name, entry in rubric["questions"].items():
         if "criteria" in entry:

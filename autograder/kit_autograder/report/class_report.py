@@ -22,6 +22,7 @@ import argparse
 import html
 import math
 import statistics
+import string
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,8 @@ from . import plots
 from .feedback import number
 
 REPORT_NAME = "report.html"
+# The page's skeleton and style, kept as files so that they read (and diff) as HTML and CSS.
+TEMPLATES = Path(__file__).with_name("templates")
 
 # The sandbox's endings that mean "over a limit", in the instructor's words.
 LIMITS = {"time": "tiempo", "memory": "memoria", "disk": "disco"}
@@ -508,89 +511,15 @@ def _challenge(counted):
 </section>"""
 
 
-STYLE = """
-:root { --ink: #1d2430; --muted: #5b6472; --line: #d9dee6; --accent: #3b6ea8;
-        --good: #2e7d4f; --bad: #b3412f; --paper: #fbfcfd; }
-* { box-sizing: border-box; }
-body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;
-       color: var(--ink); background: var(--paper); margin: 0; }
-header, main { max-width: 1040px; margin: 0 auto; padding: 0 24px; }
-header { padding-top: 24px; }
-h1 { font-size: 1.6rem; margin: 0 0 4px; }
-h2 { font-size: 1.3rem; border-bottom: 2px solid var(--accent); padding-bottom: 4px; }
-h3 { font-size: 1.05rem; margin: 1.4em 0 .4em; }
-nav { display: flex; flex-wrap: wrap; gap: 14px; margin: 10px 0 0; }
-nav a, a { color: var(--accent); }
-section { background: #fff; border: 1px solid var(--line); border-radius: 10px;
-          padding: 4px 22px 20px; margin: 18px 0; }
-article { border-top: 1px solid var(--line); margin-top: 14px; }
-.stats { display: grid; grid-template-columns: repeat(auto-fit, minmax(135px, 1fr)); gap: 12px; }
-.stat { background: var(--paper); border: 1px solid var(--line); border-radius: 8px;
-        padding: 10px 14px; }
-.stat .value { display: block; font-size: 1.6rem; font-weight: 600; }
-.stat .label { color: var(--muted); font-size: .85rem; }
-.note { color: var(--muted); font-size: .9rem; }
-table { border-collapse: collapse; margin: 8px 0; background: #fff; }
-th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
-thead th { background: #eef2f7; font-weight: 600; font-size: .9rem; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
-td.failed { color: var(--bad); }
-.rate { white-space: nowrap; }
-.bar { display: inline-block; width: 110px; height: 10px; background: #f1d4cf;
-       border-radius: 5px; overflow: hidden; margin-right: 6px; vertical-align: middle; }
-.bar > span { display: block; height: 100%; background: var(--good); }
-.question { display: flex; flex-wrap: wrap; gap: 18px; align-items: flex-start; }
-figure { margin: 0; flex: 0 1 410px; }
-.question > .detail { flex: 1 1 360px; min-width: 0; }
-svg.plot { max-width: 100%; height: auto; display: block; }
-.scroll { overflow-x: auto; }
-table.counts { font-size: .8rem; }
-table.counts td, table.counts th { padding: 1px 6px; text-align: center; }
-ol.mistakes { padding-left: 1.4em; }
-ol.mistakes > li { margin-bottom: 8px; }
-ol.mistakes > li > details > summary { color: var(--ink); }
-ol.mistakes .name { font-weight: 600; }
-ol.mistakes > li > details > :not(summary) { margin-left: 1.1em; }
-.meta, .where { color: var(--muted); margin: 2px 0; }
-ul.students { columns: 3 14em; margin: 4px 0; }
-details > summary { cursor: pointer; color: var(--accent); }
-td ul { margin: 0; padding-left: 1.1em; }
-td.reason { max-width: 640px; }
-tr.sum th, tr.sum td { font-weight: 600; background: #eef2f7; }
-"""
-
-
 def render(counted: ClassTally, *, title=None) -> str:
-    """The page, as one string of HTML."""
+    """The page, as one string of HTML: the templates' skeleton and style around its sections."""
     heading = f"Informe de la clase: {title}" if title else "Informe de la clase"
-    return f"""<!DOCTYPE html>
-<html lang="es">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{_e(heading)}</title>
-<style>{STYLE}</style>
-</head>
-<body>
-<header>
-  <h1>{_e(heading)}</h1>
-  <p class="note">Calculado a partir de <code>records/</code>, la misma fuente de
-  <code>final_grades.csv</code> y de los informes de <code>feedback/</code>. Se rehace sin
-  volver a corregir con <code>make report OUT=…</code>.</p>
-  <nav><a href="#resumen">Resumen</a><a href="#preguntas">Pregunta a pregunta</a>
-  <a href="#errores">Errores frecuentes</a><a href="#revision">Para revisar a mano</a>
-  {'<a href="#reto">El reto</a>' if counted.data_questions else ''}</nav>
-</header>
-<main>
-{_summary(counted)}
-{_questions_section(counted)}
-{_mistakes_section(counted)}
-{_needs_human(counted)}
-{_challenge(counted)}
-</main>
-</body>
-</html>
-"""
+    sections = [_summary(counted), _questions_section(counted), _mistakes_section(counted),
+                _needs_human(counted), _challenge(counted)]
+    return string.Template((TEMPLATES / "report.html").read_text("utf-8")).substitute(
+        heading=_e(heading), style=(TEMPLATES / "report.css").read_text("utf-8"),
+        challenge_link='<a href="#reto">El reto</a>' if counted.data_questions else "",
+        sections="\n".join(sections))
 
 
 def main(argv=None):

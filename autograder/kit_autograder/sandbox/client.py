@@ -64,6 +64,9 @@ class SandboxError(RuntimeError):
 class JobFailed(Exception):
     """A job gave no (valid) answer. ``reason``: time, memory, disk, died, protocol."""
 
+    # lab_runner.call lets it through: no answer is no fact of the student's (fail closed).
+    stops_the_lab = True
+
     def __init__(self, reason, detail=""):
         super().__init__(f"{reason}: {detail}" if detail else reason)
         self.reason, self.detail = reason, detail

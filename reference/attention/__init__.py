@@ -1,4 +1,4 @@
-"""The hidden reference solution. It ships only inside the autograder zip, never to students."""
+"""The hidden reference solution of lesson 055. It ships only inside the autograder zip, never to students."""
 
 from .transformer import (
     attention,

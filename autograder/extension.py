@@ -1,8 +1,9 @@
-"""Validate a lab result that a student extended with ``student_extension``.
+"""Validate a lab result that a student extended with ``student_extension``: the course's
+challenge, the same for every class (seed 003).
 
     python extension.py FILE.json [--notebook NB]
 
-The five acceptance criteria of the lesson's challenge, one check each, in rubric order:
+The five acceptance criteria of seed 003, one check each, in rubric order:
 
 1. ``lab_exits_zero``      lab.py termina con código 0.
 2. ``result_schema``       El resultado contiene kind, seed, evidence y limitations.
@@ -14,11 +15,12 @@ Exit codes: 0 when every criterion holds; 1 when some criterion fails, with one 
 per failure; 2 when the input is unusable (unreadable, not JSON, not an object, too large,
 no ``student_extension`` object, a field of it that is not text). Never a traceback.
 
-The notebook's hidden tests call ``check_criterion(id, resultado)``; anything else calls
-``validate``. This file also works as a plain script beside ``lab.py`` in the student folder,
-so it needs only the standard library, jsonschema and its schema file. The notebook's
-challenge cell calls ``run_in_notebook``, which prints what the command line prints but runs
-the lab in the notebook's own process instead of starting another Python.
+Criteria 1 to 4 read a fresh run of the class's ``lab.py`` with the result's seed. From a
+terminal that is ``python lab.py`` on the saved notebook; in the notebook (``run_in_notebook``)
+it is the same lab on the kernel's own functions; in the grader (kit_autograder/challenge.py)
+it is the kit's own copy of the lab on the student's functions, answered from the sandbox
+(``lab_run_with``). This file ships to students beside ``lab.py``: the standard library,
+jsonschema, its schema file and the lab runner.
 """
 
 import contextlib
@@ -34,6 +36,9 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
+
+from lab_runner import CliRun, to_json
+from notebook_code import running_a_notebook
 
 try:
     import jsonschema
@@ -242,12 +247,9 @@ def _json_type(value) -> str:
 
 
 def find_lab(notebook=None) -> Optional[Path]:
-    """lab.py beside the notebook, here, in the student folder, or in the kit's sources."""
-    here = Path(__file__).resolve().parent
-    kit = here.parent
+    """The class's lab.py: beside the notebook, in this folder, or beside this file."""
     candidates = [Path(notebook).resolve().parent / "lab.py"] if notebook else []
-    candidates += [Path.cwd() / "lab.py", here / "lab.py", kit / "dist" / "student" / "lab.py",
-                   kit / "assignments" / "lab.py"]
+    candidates += [Path.cwd() / "lab.py", Path(__file__).resolve().parent / "lab.py"]
     return next((path for path in candidates if path.is_file()), None)
 
 
@@ -326,6 +328,37 @@ def _import_lab(lab: Path):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+SEED_RANGE = (0, 2**32 - 1)
+
+
+def lab_run_for(data, lab_module, functions, unavailable=None) -> LabRun:
+    """The fresh lab run that criteria 1 to 4 read, for a result ``data``: the lab with the
+    result's own seed on ``functions``, or why there can be none."""
+    seed = data.get("seed")
+    if type(seed) is int and SEED_RANGE[0] <= seed <= SEED_RANGE[1]:
+        return lab_run_with(lab_module, functions, seed, unavailable)
+    if seed is None:  # the notebook's own lab run failed, so its result never came back
+        return LabRun("python lab.py", None, "",
+                      "tu `resultado` no trae la semilla («seed») de lab.py: lab.py no llegó a "
+                      "terminar en tu cuaderno. Mira la salida de la celda del reto, que dice "
+                      "por qué.")
+    return LabRun("python lab.py", None, "",
+                  "la semilla de tu resultado («seed») no es un número entero válido.")
+
+
+def lab_run_with(lab_module, functions, seed, unavailable=None) -> LabRun:
+    """What ``python lab.py --seed SEED`` prints, computed by ``lab_module`` on ``functions``
+    (name -> callable) without reading any notebook: the kernel's own functions inside the
+    notebook, the sandbox's answers in the grader."""
+    report = lab_module.LAB.run(functions, seed, unavailable)
+    code = lab_module.LAB.exit_code(report)
+    stderr = "" if code == 0 else ("lab.py: no se ha podido medir ningún hecho con tus "
+                                   "funciones: " + "; ".join(
+                                       dict.fromkeys(item["not_measured"]
+                                                     for item in report["evidence"])))
+    return _lab_run(f"python lab.py --seed {seed}", code, to_json(report), stderr)
 
 
 def _lab_run(shown: str, returncode: int, stdout: str, stderr: str) -> LabRun:
@@ -615,20 +648,8 @@ opciones:
   -h, --help        muestra esta ayuda y termina"""
 
 
-@dataclass(frozen=True)
-class CliRun:
-    """What one run of the command line printed, and its exit code."""
-
-    code: int
-    stdout: str
-    stderr: str
-
-
 def main(argv=None) -> int:
-    run = run_cli(sys.argv[1:] if argv is None else argv)
-    sys.stderr.write(run.stderr)
-    sys.stdout.write(run.stdout)
-    return run.code
+    return run_cli(sys.argv[1:] if argv is None else argv).emit()
 
 
 def run_cli(argv, in_process=False) -> CliRun:
@@ -639,11 +660,28 @@ def run_cli(argv, in_process=False) -> CliRun:
     return CliRun(code, out.getvalue(), err.getvalue())
 
 
-def run_in_notebook(path="resultado.json", notebook=None) -> int:
-    """For the notebook: ``python extension.py PATH``, printed alike, with the lab run in-process."""
-    run = run_cli([str(path)] + (["--notebook", str(notebook)] if notebook else []), in_process=True)
-    print(run.stdout + run.stderr, end="")
-    return run.code
+def run_in_notebook(path="resultado.json", namespace=None) -> int:
+    """For the notebook: ``python extension.py PATH``, printed alike, with the lab run on the
+    kernel's own functions (the caller's globals) instead of the saved file."""
+    if running_a_notebook():  # lab.py is running this notebook from a terminal
+        return 0
+    namespace = sys._getframe(1).f_globals if namespace is None else namespace
+    try:
+        data = load_result(path)
+        check_usable(data)
+        lab = find_lab(path)
+        if lab is None:
+            raise UnusableInput("no encuentro lab.py junto al cuaderno ni en esta carpeta.")
+        module = _import_lab(lab)
+        functions, unavailable = module.LAB.functions_of(namespace)
+        results = validate(data, lab_run=lab_run_for(data, module, functions, unavailable))
+    except UnusableInput as exc:
+        print(f"No se puede validar: {exc}")
+        return 2
+    except Exception as exc:  # a bug here must not show a student a traceback
+        print(f"Error inesperado del validador ({type(exc).__name__}). Avisa a tu profesor.")
+        return 2
+    return _print_results(results)
 
 
 def _run(argv, in_process) -> int:
@@ -654,13 +692,17 @@ def _run(argv, in_process) -> int:
         return usage.code
     try:
         data = load_result(path)
-        results = validate(data, notebook or _notebook_beside(path), in_process=in_process)
+        results = validate(data, notebook or find_notebook_beside(path), in_process=in_process)
     except UnusableInput as exc:
         print(f"No se puede validar: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:  # a bug here must not show a student a traceback
         print(f"Error inesperado del validador ({type(exc).__name__}). Avisa a tu profesor.", file=sys.stderr)
         return 2
+    return _print_results(results)
+
+
+def _print_results(results) -> int:
     for result in results:
         if not result.passed:
             print(result.line())
@@ -701,7 +743,7 @@ def _parse_args(argv):
     return files[0], notebook
 
 
-def _notebook_beside(json_path) -> Optional[Path]:
+def find_notebook_beside(json_path) -> Optional[Path]:
     found = sorted(Path(json_path).resolve().parent.glob("*.ipynb"))
     return found[0] if len(found) == 1 else None
 
