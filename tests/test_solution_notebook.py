@@ -5,15 +5,17 @@ import shutil
 import nbformat
 from nbclient import NotebookClient
 
-from autograder.assign import SOLUTION_NAME, STUDENT_FILES
+from autograder.assign import NOTEBOOK_NAME, SOLUTION_NAME
 from seed_lines import assert_matches_seed
 
 
 def test_executed_solution_prints_the_numbers_of_seed_000(built_dist, tmp_path):
-    # Released after the deadline, it sits beside the student's files, under its own name
-    # (the init cell finds it by its assignment, not by the graded notebook's name).
-    for _, name in STUDENT_FILES:
-        shutil.copy(built_dist / "student" / name, tmp_path / name)
+    # Released after the deadline, it sits beside the student's files (the support files and
+    # those the build writes, such as step 9's weights), under its own name: the init cell finds
+    # it by its assignment, not by the graded notebook's name.
+    for path in (built_dist / "student").iterdir():
+        if path.is_file() and path.name != NOTEBOOK_NAME:
+            shutil.copy(path, tmp_path / path.name)
     notebook = shutil.copy(built_dist / "solution" / SOLUTION_NAME, tmp_path / SOLUTION_NAME)
     nb = nbformat.read(notebook, as_version=4)
     NotebookClient(nb, timeout=120, kernel_name="python3",
