@@ -103,6 +103,16 @@ def student_files(sources: LessonSources, lesson):
     return files
 
 
+def lay_out_student_files(sources: LessonSources, lesson, rubric, folder: Path):
+    """What lies beside a lesson's notebook: its support files, its guide, and the files the
+    lesson makes at build time (``write_student_files``)."""
+    for source, name in student_files(sources, lesson):
+        shutil.copy(source, folder / name)
+    (folder / GUIDE_NAME).write_text(guide_text(sources, lesson, rubric), encoding="utf-8")
+    if hasattr(lesson, "write_student_files"):
+        lesson.write_student_files(folder)
+
+
 def guide_text(sources: LessonSources, lesson, rubric) -> str:
     """assessment.md as students get it: the lesson's guide and the points table of its rubric."""
     guide = sources.guide(lesson)
@@ -148,9 +158,7 @@ def stage_build(sources: LessonSources, lesson, rubric, otter_dir: Path):
                     ignore=ignore)
     support = otter_dir / SUPPORT_FOLDER
     support.mkdir()
-    for source, name in student_files(sources, lesson):
-        shutil.copy(source, support / name)
-    (support / GUIDE_NAME).write_text(guide_text(sources, lesson, rubric), encoding="utf-8")
+    lay_out_student_files(sources, lesson, rubric, support)
     (otter_dir / "requirements.txt").write_text(pinned_requirements(GRADING_REQUIREMENTS))
     autograder_files = ["reference"] if sources.reference is not None else []
     autograder_files += [sources.name, SUPPORT_FOLDER, "kit_autograder"]
@@ -209,9 +217,7 @@ def arrange_dist(sources: LessonSources, lesson, rubric, otter_out: Path, dist: 
     (student / "tests").mkdir()
     for name, source in student_tests(student_nb).items():
         (student / "tests" / name).write_text(source, encoding="utf-8")
-    for source, name in student_files(sources, lesson):
-        shutil.copy(source, student / name)
-    (student / GUIDE_NAME).write_text(guide_text(sources, lesson, rubric), encoding="utf-8")
+    lay_out_student_files(sources, lesson, rubric, student)
     title = getattr(lesson, "TITLE", lesson.NAME)
     (student / "requirements.txt").write_text(
         STUDENT_REQUIREMENTS_HEADER.format(title=title)
@@ -230,6 +236,8 @@ def arrange_dist(sources: LessonSources, lesson, rubric, otter_out: Path, dist: 
     otter_solution = nbformat.read(otter_out / "autograder" / NOTEBOOK_NAME, as_version=4)
     explained = explained_solution(otter_solution, lesson_nb)
     nbformat.write(master_module.number_cells(explained), solution / SOLUTION_NAME)
+    # The solution runs from its own folder: the same files beside it as beside the notebook.
+    lay_out_student_files(sources, lesson, rubric, solution)
 
 
 def find_autograder_zip(dist: Path):

@@ -42,7 +42,12 @@ def test_autograder_folder_holds_the_zip_and_the_engines_wheel_and_the_solution_
         built_dist):
     assert sorted(p.name for p in (built_dist / "autograder").iterdir()) == sorted(
         [ZIP_NAME, engine_wheel_name()])
-    assert sorted(p.name for p in (built_dist / "solution").iterdir()) == [SOLUTION_NAME]
+    # The solution runs from its own folder: the student's files lie beside it, no other notebook.
+    solution = sorted(p.name for p in (built_dist / "solution").iterdir())
+    assert [name for name in solution if name.endswith(".ipynb")] == [SOLUTION_NAME]
+    student = {p.name for p in (built_dist / "student").iterdir() if p.is_file()}
+    assert set(solution) - {SOLUTION_NAME} == student - {NOTEBOOK_NAME, TOUR_NAME, "explorer.html",
+                                                         "requirements.txt"}
 
 
 @pytest.mark.parametrize("name", GRADED_FUNCTIONS)

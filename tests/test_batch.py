@@ -137,8 +137,9 @@ def test_the_demo_gets_the_scores_the_readme_promises(zoo):
 def test_the_csv_is_otter_grades_format_with_a_flags_column(zoo):
     out, rows, _, files = zoo
     header = (out / "final_grades.csv").read_text("utf-8").splitlines()[0].split(",")
+    # Otter's columns, with the questions in the lesson's order (Otter's own is alphabetical).
     assert header == ["file", "attention", "multihead", "positional_encoding",
-                      "student_extension", "transformer_block", "total_points_earned",
+                      "transformer_block", "student_extension", "total_points_earned",
                       "percent_correct", "grading_status", "flags"]
     assert rows["points-per-question"]["total_points_earned"] == "20.0"
     assert set(rows) - {"points-per-question"} == set(files)

@@ -1,4 +1,4 @@
-"""The explained solution runs beside the student folder's files and shows the lesson's numbers."""
+"""The explained solution runs from its own folder and shows the lesson's numbers."""
 
 import shutil
 
@@ -6,19 +6,17 @@ import nbformat
 from nbclient import NotebookClient
 
 from autograder.assign import SOLUTION_NAME
-from lesson055 import student_files
 from seed_lines import assert_matches_seed
 
 
 def test_executed_solution_prints_the_numbers_of_seed_000(built_dist, tmp_path):
-    # Released after the deadline, it sits beside the student's files, under its own name
-    # (the init cell finds it by its assignment, not by the graded notebook's name).
-    for _, name in student_files():
-        shutil.copy(built_dist / "student" / name, tmp_path / name)
-    notebook = shutil.copy(built_dist / "solution" / SOLUTION_NAME, tmp_path / SOLUTION_NAME)
+    # Released after the deadline as its folder is built, it runs from there: dist/solution/
+    # holds the student's files (and the weights the build writes) beside it.
+    folder = shutil.copytree(built_dist / "solution", tmp_path / "solution")
+    notebook = folder / SOLUTION_NAME
     nb = nbformat.read(notebook, as_version=4)
     NotebookClient(nb, timeout=120, kernel_name="python3",
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+                   resources={"metadata": {"path": str(folder)}}).execute()
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
               if o.output_type == "error"]
     assert not errors, errors[0].get("evalue")

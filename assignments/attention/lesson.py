@@ -20,6 +20,13 @@ STUDENT_GUIDE = "../../assessment.md"
 DATA_QUESTIONS = {"student_extension": challenge.question(LAB)}
 
 
+def write_student_files(folder):
+    """The files the build makes for the student folder: step 9's trained model."""
+    from .trained_model import write_trained_model
+
+    write_trained_model(folder)
+
+
 def misconception_catalog():
     """Every mistake the diagnosis can name, by id, with the step of the function it breaks."""
     # Imported here: the catalog brings the mutants, which grading only needs once a case fails.

@@ -583,6 +583,35 @@ def test_transformer_block_keeps_shape_and_normalizes_each_token(transformer_blo
         "Tras la última LayerNorm cada token (fila) debe tener media 0: ¿normalizas por filas y al final?"
     assert np.allclose(np.var(y, axis=1), 1, atol=1e-3), "Tras la última LayerNorm cada token (fila) debe tener varianza 1"
 
+# %%
+""" # BEGIN TEST CONFIG
+points: 0
+""" # END TEST CONFIG
+def test_trained_model_gets_every_running_maximum_right(positional_encoding, transformer_block):
+    import os
+    import sys
+    import numpy as np
+    # Los pesos están junto al cuaderno; donde el kit corrige, en la carpeta de la clase, que está en sys.path.
+    paths = [os.path.join(folder, "modelo_entrenado.npz") for folder in [os.getcwd(), *sys.path]]
+    paths = [path for path in paths if os.path.isfile(path)]
+    assert paths, "No encuentro modelo_entrenado.npz: abre el cuaderno en la carpeta de la clase, junto a ese archivo"
+    with np.load(paths[0], allow_pickle=False) as archive:
+        m = dict(archive)
+    n, d_model = int(m["longitud"]), m["embeddings"].shape[1]
+    heads = list(zip(m["W_Q"], m["W_K"], m["W_V"]))
+    pe, causal = positional_encoding(n, d_model)[0], np.tril(np.ones((n, n), dtype=bool))
+    # Las 100 primeras secuencias de prueba del paso 9: bastan para ver un fallo, y la prueba tarda poco.
+    sequences = np.random.default_rng(2017).integers(0, len(m["embeddings"]), size=(200, n))[:100]
+    right = 0
+    for s in sequences:
+        y = transformer_block(m["embeddings"][s] + pe, heads, m["W_O"], m["W1"], m["b1"], m["W2"], m["b2"], mask=causal)
+        right += np.sum(np.argmax(y @ m["W_salida"] + m["b_salida"], axis=1) == np.maximum.accumulate(s))
+    percent = f"{100 * right / sequences.size:.1f}".replace(".", ",")
+    assert right == sequences.size, (
+        f"Con tus funciones, el modelo entrenado del paso 9 acierta {right} de {sequences.size} dígitos ({percent} %); "
+        "con las funciones de referencia los acierta todos. Si tus demás pruebas públicas se cumplen, revisa sobre todo "
+        "tu attention: la softmax va por filas (axis=-1) y la máscara pone -inf antes de la softmax.")
+
 # %% [raw]
 # # END TESTS
 
@@ -613,6 +642,116 @@ changed = x_in.copy()
 changed[4] += 1.0                                    # cambiamos solo el token 4
 rows_changed = np.flatnonzero(np.any(ffn(changed) != ffn(x_in), axis=1))
 print(f"Filas de la FFN que cambian al tocar el token 4: {rows_changed}")
+
+# %% [markdown]
+# ## Paso 9: Un Transformer entrenado, con tus funciones
+#
+# Hasta aquí todos los pesos eran aleatorios, y por eso ningún patrón de atención significaba nada. Para ver qué cambia al entrenar, el kit entrena, al preparar esta clase, un Transformer diminuto con **exactamente** la arquitectura de este cuaderno. Aquí lo ejecutas con **tus** funciones.
+#
+# Su tarea es el **máximo acumulado**: lee una secuencia de dígitos y escribe, en cada posición, el mayor dígito visto hasta ella. Por ejemplo, `2 0 3 1 5 4 8 6` da `2 2 3 3 5 5 8 8`. Cada posición solo puede mirar hacia atrás, así que el bloque usa la máscara causal del paso 5. El modelo entero son tres pasos:
+#
+# 1. cada dígito se convierte en un vector, su fila de la matriz `embeddings`, y se le suma la codificación posicional de tu `positional_encoding`;
+# 2. un bloque de tu `transformer_block`, con la máscara causal;
+# 3. una proyección final, `W_salida` y `b_salida`, da una puntuación a cada dígito posible en cada posición, y el de mayor puntuación es la predicción.
+#
+# Sus pesos están en `modelo_entrenado.npz`, en tu carpeta. Salen del descenso del gradiente (con el optimizador Adam y la entropía cruzada como pérdida) sobre secuencias al azar; entrenar no forma parte del ejercicio. Cargamos el archivo:
+
+# %%
+try:
+    with np.load("modelo_entrenado.npz") as archivo:
+        modelo = dict(archivo)
+except FileNotFoundError:
+    raise FileNotFoundError("No encuentro modelo_entrenado.npz: abre el cuaderno en la carpeta de la clase, "
+                            "junto a ese archivo (mira «Antes de empezar»).") from None
+heads_entrenadas = list(zip(modelo["W_Q"], modelo["W_K"], modelo["W_V"]))
+longitud, (n_digitos, d_modelo) = int(modelo["longitud"]), modelo["embeddings"].shape
+n_pesos = sum(modelo[nombre].size for nombre in modelo if nombre != "longitud")
+print(f"Secuencias de {longitud} dígitos, del 0 al {n_digitos - 1}; d_model = {d_modelo}; "
+      f"{len(heads_entrenadas)} cabezas de dimensión {heads_entrenadas[0][0].shape[1]}; "
+      f"d_ff = {modelo['W1'].shape[1]}; {n_pesos} parámetros en total")
+
+# %% [markdown]
+# Con los pesos cargados, el modelo entero cabe en una función, con una línea por paso (la máscara causal es la del paso 5). La probamos con el ejemplo de arriba:
+
+# %%
+def mascara_causal(n):
+    """El token i solo puede ver los tokens 0..i."""
+    return np.tril(np.ones((n, n), dtype=bool))
+
+
+def maximos(secuencia):
+    """Los dígitos que escribe el modelo entrenado para una secuencia, calculados con tus funciones."""
+    x = modelo["embeddings"][secuencia] + positional_encoding(len(secuencia), d_modelo)[0]
+    y = transformer_block(x, heads_entrenadas, modelo["W_O"], modelo["W1"], modelo["b1"], modelo["W2"], modelo["b2"],
+                          mask=mascara_causal(len(secuencia)))
+    return np.argmax(y @ modelo["W_salida"] + modelo["b_salida"], axis=1)
+
+
+ejemplo = np.array([2, 0, 3, 1, 5, 4, 8, 6])
+print(f"Entrada {ejemplo} -> el modelo escribe {maximos(ejemplo)}; la respuesta es {np.maximum.accumulate(ejemplo)}")
+
+# %% [markdown]
+# Un ejemplo no demuestra nada. Medimos la exactitud sobre 200 secuencias de prueba nuevas, sacadas al azar con una semilla propia, y la comparamos con la que da el mismo modelo con las funciones de referencia, que aciertan todos los dígitos:
+
+# %%
+prueba = np.random.default_rng(2017).integers(0, n_digitos, size=(200, longitud))
+aciertos = np.array([maximos(s) == np.maximum.accumulate(s) for s in prueba])
+porcentaje = f"{100 * aciertos.mean():.1f}".replace(".", ",")
+print(f"Con tus funciones, el modelo acierta {aciertos.sum()} de {aciertos.size} dígitos ({porcentaje} %) "
+      f"y {aciertos.all(axis=1).sum()} de {len(prueba)} secuencias enteras.")
+if aciertos.all():
+    print("Es lo mismo que con las funciones de referencia: tus cuatro funciones ejecutan bien un modelo entrenado.")
+else:
+    print("Con las funciones de referencia acierta todos los dígitos, así que alguna de tus funciones no calcula lo "
+          "que debe. Mira qué dicen las pruebas públicas de attention, multihead, positional_encoding y transformer_block.")
+
+# %% [markdown]
+# ¿Qué mira cada cabeza? Con tu `attention` sobre las proyecciones de cada cabeza dibujamos sus pesos para la secuencia del ejemplo. Arriba, dos cabezas con pesos aleatorios de `init_multihead`, como las del paso 6; abajo, las dos cabezas entrenadas. En cada fila, la etiqueta dice qué dígito lee esa posición y qué escribe el modelo:
+
+# %%
+def pesos_de(cabeza, secuencia):
+    """Los pesos de atención de una cabeza (W_Q, W_K, W_V) sobre una secuencia, con tu attention."""
+    W_Qc, W_Kc, W_Vc = cabeza
+    x = modelo["embeddings"][secuencia] + positional_encoding(len(secuencia), d_modelo)[0]
+    return attention(x @ W_Qc, x @ W_Kc, x @ W_Vc, mask=mascara_causal(len(secuencia)))[1]
+
+
+heads_aleatorias, _ = init_multihead(d_modelo, len(heads_entrenadas), rng)
+filas = [f"{d} → {p}" for d, p in zip(ejemplo, maximos(ejemplo))]
+fig, axes = plt.subplots(2, len(heads_entrenadas), figsize=(11, 10))
+for fila, (cabezas, cuales) in enumerate([(heads_aleatorias, "pesos aleatorios"), (heads_entrenadas, "pesos entrenados")]):
+    for columna, cabeza in enumerate(cabezas):
+        ax = axes[fila, columna]
+        ax.imshow(pesos_de(cabeza, ejemplo), cmap='Blues', vmin=0, vmax=1)
+        ax.set_xticks(range(len(ejemplo)), ejemplo)
+        ax.set_yticks(range(len(ejemplo)), filas)
+        ax.set_xlabel('atiende a (claves)')
+        ax.set_ylabel('dígito → lo que escribe el modelo')
+        ax.set_title(f'Cabeza {columna + 1}, {cuales}')
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# Abajo se ve una escalera: cada posición mira al mayor dígito visto hasta ella, y el escalón sube cada vez que aparece un dígito mayor. Pero una figura es una sola secuencia. Lo medimos en las 200 de prueba: qué fracción de su atención pone cada posición en el mayor dígito visto hasta ella (si se repite, en cualquiera de sus copias). Como referencia, también calculamos lo que daría repartir la atención por igual entre todo lo que ve cada posición:
+
+# %%
+def peso_en_el_maximo(pesos, secuencia):
+    """Qué fracción de su atención pone, en promedio, cada posición en el mayor dígito visto hasta ella."""
+    es_el_maximo = np.tril(secuencia[None, :] == np.maximum.accumulate(secuencia)[:, None])
+    return np.sum(pesos * es_el_maximo, axis=1).mean()
+
+
+uniformes = mascara_causal(longitud) / np.arange(1, longitud + 1)[:, None]   # la fila i reparte 1 entre i + 1 claves
+print(f"Repartiendo por igual: {100 * np.mean([peso_en_el_maximo(uniformes, s) for s in prueba]):.0f} %")
+for h, (aleatoria, entrenada) in enumerate(zip(heads_aleatorias, heads_entrenadas)):
+    antes = np.mean([peso_en_el_maximo(pesos_de(aleatoria, s), s) for s in prueba])
+    despues = np.mean([peso_en_el_maximo(pesos_de(entrenada, s), s) for s in prueba])
+    print(f"Cabeza {h + 1}: {100 * antes:.0f} % con pesos aleatorios, {100 * despues:.0f} % con pesos entrenados")
+
+# %% [markdown]
+# **Los roles de las cabezas emergen del entrenamiento; nadie los asigna.** Nada en el código del modelo dice «busca el mayor dígito»: la arquitectura es la de los pasos 3 a 8, y el entrenamiento solo pedía acertar la salida. El descenso del gradiente ajustó $W^Q$ y $W^K$ hasta que la clave del mayor dígito visto diera la puntuación más alta para cada consulta, y la softmax hizo el resto. Con los pesos aleatorios del paso 6, una cabeza puede separarse algo del reparto uniforme por pura casualidad, pero ninguna dibuja la escalera: para atribuir un rol a una cabeza hay que medirlo, no basta con mirar una figura.
+#
+# Fíjate también en lo que **no** ha pasado: las dos cabezas no se han repartido el trabajo, sino que han aprendido casi lo mismo. Es el tercer error de la tabla que sigue, visto en un caso concreto: el diseño multicabeza da a cada cabeza sus propias proyecciones, pero no le asigna ningún papel. En los modelos grandes pasa lo mismo a escala: algunas cabezas acaban con un rol reconocible, como seguir la posición anterior o una relación sintáctica (Voita et al., 2019, *Analyzing Multi-Head Self-Attention*), y muchas otras se pueden quitar sin que el modelo empeore apenas (Michel et al., 2019, *Are Sixteen Heads Really Better than One?*).
 
 # %% [markdown]
 # ## Errores conceptuales frecuentes

@@ -28,6 +28,8 @@ and may provide:
 * ``STUDENT_GUIDE``: the student's guide, a path relative to the lesson's folder
   (``assessment.md`` if absent and present);
 * ``STUDENT_FILES``: more files of its folder that ship beside the notebook;
+* ``write_student_files(folder)``: files made at build time that ship beside the notebook too
+  (a trained model's weights): called for the student folder, the solution's and the zip's;
 * ``LAB``: its lab (``lab.py`` of its folder, experiments on the shared ``lab_runner``), which
   makes the course's challenge (``student_extension``, kit_autograder/challenge.py) available.
 
