@@ -63,6 +63,19 @@ EMPTY_RISKS = {
     "", "-", "--", "...", "n/a", "na", "none", "no", "ninguno", "ninguna", "nada", "no hay",
     "no aplica", "sin riesgo", "sin riesgos", "pendiente", "tbd", "todo", "xxx",
 }
+# A text that says something has at least this many words with letters: «x», «ok» or «ver
+# arriba» state no assumption, measurement, conclusion, limitation or risk.
+MIN_WORDS = 4
+# Fillers that are words but say nothing, after normalisation (no accents, lower case).
+FILLER_WORDS = {"x", "xx", "xxx", "asdf", "qwerty", "test", "prueba", "texto", "lorem", "ipsum",
+                "bla", "etc", "todo", "tbd", "pendiente", "rellenar", "aqui", "algo", "na"}
+# A risk that denies risk: the first clause is a bare «no hay riesgo alguno», «sin riesgos»,
+# «ninguno en absoluto». A clause that goes on («nada de esto vale para…», «no hay riesgo si…»)
+# names a condition, which is what criterion 5 asks for.
+_DENIES_RISK = re.compile(
+    r"^(?:(?:no (?:hay|existe|existen|tiene|veo|presenta|implica|conlleva|supone)|sin|cero)"
+    r"(?: (?:ningun|ninguno|ninguna|riesgo|riesgos|peligro|peligros|problema|problemas|nada))*"
+    r"|ningun[oa]?|nada|none|no risks?)(?: (?:alguno|alguna|ninguno|en absoluto|de ningun tipo))*$")
 
 
 class UnusableInput(Exception):
@@ -413,12 +426,16 @@ def lab_exits_zero(ctx: _Context) -> str:
 
 
 def result_schema(ctx: _Context) -> str:
-    """Criterion 2: the JSON Schema holds for the lab's fresh result with the extension."""
+    """Criterion 2: the JSON Schema holds for the lab's fresh result with the extension, and
+    each of the five texts says something (no placeholder, no filler, a sentence)."""
     if ctx.fresh is None:
         return ("No hay un resultado nuevo de lab.py con el que comprobar el contrato: "
                 "primero tiene que cumplirse el criterio 1.")
     problems = [_describe(error) for error in
                 schema_errors({**ctx.fresh, "student_extension": ctx.data["student_extension"]})]
+    if not problems:
+        problems = [problem for name in FIELD_ALIASES
+                    if name != "risk" and (problem := empty_text_problem(name, ctx.field(name)))]
     if not problems:
         return ""
     shown = "; ".join(dict.fromkeys(problems[:3]))
@@ -463,16 +480,38 @@ def cites_lab_numbers(ctx: _Context) -> str:
 
 
 def declares_risk(ctx: _Context) -> str:
-    """Criterion 5: a non-empty risk or no-use condition, not the guide's «<…>» placeholder."""
+    """Criterion 5: a risk or no-use condition that says something, not the guide's «<…>»
+    placeholder, and not a denial of any risk."""
     risk = ctx.field("risk")
     if is_placeholder(risk):
         return "«risk» (o «riesgo») todavía tiene el texto de ejemplo entre < >: sustitúyelo por tu riesgo."
-    if _normalized(risk) in EMPTY_RISKS:
+    if _normalized(risk) in EMPTY_RISKS or denies_risk(risk):
         return (
             "Escribe en «risk» (o «riesgo») al menos un riesgo o una condición en la que no "
-            "usarías este resultado; «ninguno» no cuenta."
+            "usarías este resultado; decir que no hay ninguno («ninguno», «no hay riesgo», "
+            "«nada») no cuenta: todo resultado de un laboratorio de juguete tiene alguno."
         )
+    return empty_text_problem("risk", risk)
+
+
+def empty_text_problem(name: str, text: str) -> str:
+    """Why the field ``name`` says nothing yet, in Spanish, or ''."""
+    where = f"«{name}» (o «{FIELD_ALIASES[name][-1]}»)"
+    if is_placeholder(text):
+        return f"{where} todavía tiene el texto de ejemplo entre < >: escribe el tuyo"
+    words = [word for word in _normalized(text).split() if any(c.isalpha() for c in word)]
+    if not words or all(word in FILLER_WORDS for word in words) or len(set("".join(words))) <= 2:
+        return f"{where} no dice nada todavía («{text.strip()[:40]}»): escribe una frase completa"
+    if len(words) < MIN_WORDS:
+        return (f"{where} es demasiado corto para decir algo («{text.strip()[:40]}»): escribe "
+                f"una frase completa, de al menos {MIN_WORDS} palabras")
     return ""
+
+
+def denies_risk(text: str) -> bool:
+    """A risk that says there is none («no hay riesgo alguno»), and nothing else."""
+    first_clause = re.split(r"[,;:()]", _normalized(text), maxsplit=1)[0].strip()
+    return bool(_DENIES_RISK.match(first_clause))
 
 
 @dataclass(frozen=True)

@@ -126,7 +126,7 @@ def no_risk_at_all(data):
     (edited_evidence, "lab_output_unchanged", "«evidence[3].values.max_weight_scaled[2]»"),
     (no_lab_number, "cites_lab_numbers", "no citan ningún número"),
     (blank_risk, "declares_risk", "al menos un riesgo"),
-    (no_risk_at_all, "declares_risk", "«ninguno» no cuenta"),
+    (no_risk_at_all, "declares_risk", "no cuenta"),
 ], ids=["extension_with_extra_field_fails_only_criterion_2",
         "extension_editing_lab_evidence_fails_only_criterion_3",
         "extension_citing_no_lab_number_fails_only_criterion_4",
@@ -172,7 +172,7 @@ def test_cited_numbers_must_be_printed_by_a_fresh_run_not_by_the_copy(good, fold
     key = next(k for k, v in fact["values"].items() if isinstance(v, (int, float)))
     fact["values"][key] = 0.123456
     good["student_extension"]["measurement"] = "El valor medido es 0,123456."
-    good["student_extension"]["conclusion"] = "Nada más."
+    good["student_extension"]["conclusion"] = "No saco ninguna otra conclusión de este valor."
     problems = failed(validate(good, folder / "notebook_student.ipynb"))
     assert list(problems) == ["lab_output_unchanged", "cites_lab_numbers"]
 
@@ -243,6 +243,54 @@ def test_integers_such_as_sizes_are_not_citable_measurements():
     data = {"evidence": [{"values": {"d_k": [4, 64, 512]}}], "result": {},
             "student_extension": {**GOOD_EXTENSION, "measurement": "d_k = 512", "conclusion": "con 64"}}
     assert validate(data, only="cites_lab_numbers", lab_run=printed_by_lab(data))[0].passed is False
+
+
+# -- the challenge measures thinking: junk is rejected with a Spanish reason (issue 21) ---------
+
+JUNK_X = {"assumption": "x", "measurement": "0,34", "conclusion": "x", "limitation": "x", "risk": "x"}
+JUNK_BOASTFUL = {**GOOD_EXTENSION, "risk": "no hay riesgo alguno",
+                 "conclusion": "mi código es perfecto y listo para producción"}
+
+
+def test_an_extension_of_xs_fails_the_texts_and_the_risk(good, folder):
+    good["student_extension"] = dict(JUNK_X)
+    problems = failed(validate(good, folder / "notebook_student.ipynb"))
+    # «0,34» is a number the lab printed, so criterion 4 holds; the texts say nothing.
+    assert set(problems) == {"result_schema", "declares_risk"}
+    assert "«assumption» (o «supuesto») no dice nada todavía («x»)" in problems["result_schema"]
+    assert "«risk» (o «riesgo») no dice nada todavía" in problems["declares_risk"]
+
+
+def test_a_risk_that_denies_risk_fails_criterion_5(good, folder):
+    good["student_extension"] = dict(JUNK_BOASTFUL)
+    problems = failed(validate(good, folder / "notebook_student.ipynb"))
+    assert list(problems) == ["declares_risk"]
+    assert "decir que no hay ninguno" in problems["declares_risk"]
+
+
+@pytest.mark.parametrize("field, text, criterion, reason", [
+    ("assumption", "<el supuesto que pones a prueba>", "result_schema", "texto de ejemplo"),
+    ("measurement", "ver arriba 0,6698", "result_schema", "demasiado corto"),
+    ("conclusion", "asdf asdf asdf asdf", "result_schema", "no dice nada"),
+    ("limitation", "Ninguna limitación.", "result_schema", "demasiado corto"),
+    ("risk", "Sin riesgos.", "declares_risk", "no cuenta"),
+    ("risk", "Ninguno en absoluto, es un ejemplo.", "declares_risk", "no cuenta"),
+    ("risk", "ok", "declares_risk", "no dice nada"),
+], ids=["placeholder", "too_short", "filler", "limitation_too_short", "no_risks",
+        "none_at_all", "ok"])
+def test_each_text_must_say_something(good, folder, field, text, criterion, reason):
+    good["student_extension"][field] = text
+    problems = failed(validate(good, folder / "notebook_student.ipynb"))
+    assert list(problems) == [criterion] and reason in problems[criterion]
+
+
+@pytest.mark.parametrize("risk", [
+    "No hay riesgo si solo se usa en clase, pero sí si se usa para decidir algo real.",
+    "Nada de esto vale para un modelo entrenado: los pesos aquí son aleatorios.",
+])
+def test_a_risk_that_names_a_condition_is_accepted_even_if_it_starts_with_no(good, folder, risk):
+    good["student_extension"]["risk"] = risk
+    assert failed(validate(good, folder / "notebook_student.ipynb")) == {}
 
 
 # -- unusable input: exit 2, a clear message, never a traceback ----------------------------
