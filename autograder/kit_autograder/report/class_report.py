@@ -196,7 +196,7 @@ def tally(out_dir, lesson) -> ClassTally:
 
 def write(out_dir, *, lesson, title=None) -> Path:
     """Build ``out_dir/report.html`` from ``out_dir/records/``; returns its path."""
-    page = render(tally(out_dir, lesson), title=title)
+    page = render(tally(out_dir, lesson), title=title, written=_written(out_dir, lesson))
     path = Path(out_dir) / REPORT_NAME
     partial = path.with_name(f".{REPORT_NAME}.partial")
     partial.write_text(page, "utf-8", errors="replace")
@@ -508,6 +508,42 @@ def _challenge(counted):
 </section>"""
 
 
+def _written(out_dir, lesson):
+    """The written answers' section, once a person has graded some: per question, the
+    distribution of its points and how many got each rubric level (written/merge.py)."""
+    from ..written.merge import class_summary
+
+    summary = class_summary(out_dir, getattr(lesson, "NAME", ""))
+    if not summary:
+        return ""
+    articles = []
+    for entry in summary:
+        question, points = entry["question"], entry["points"]
+        mean = number(statistics.fmean(points)) if points else "—"
+        figure = _points_figure(points, question.points, f"w-{question.name}",
+                                f"puntos en la pregunta {entry['number']} "
+                                f"(de {number(question.points)})")
+        levels = "".join(f'<tr><td class="num">{number(level.points)}</td>'
+                         f"<td>{_e(level.description)}</td>"
+                         f'<td class="num" data-level="{level.points:g}">{count}</td></tr>'
+                         for level, count in entry["levels"])
+        articles.append(
+            f'<article id="escrita-{_e(question.name)}" data-question="{_e(question.name)}">'
+            f"<h3>Pregunta {entry['number']}: {_e(question.prompt)}</h3>"
+            f'<p>Corregidas <span data-stat="graded">{entry["graded"]}</span> de '
+            f"{entry['total']}; media {mean} / {number(question.points)}.</p>"
+            f'<div class="question">{figure}<div class="detail"><table class="levels"><thead>'
+            "<tr><th>Puntos</th><th>Nivel de la rúbrica</th><th>Estudiantes</th></tr></thead>"
+            f"<tbody>{levels}</tbody></table></div></div></article>")
+    return f"""
+<section id="escritas">
+  <h2>Respuestas escritas</h2>
+  <p>Lo que una persona ha corregido hasta ahora con la rúbrica (<code>written_scores.csv</code>).
+  Los porcentajes de las secciones anteriores son solo de la parte automática.</p>
+  {''.join(articles)}
+</section>"""
+
+
 STYLE = """
 :root { --ink: #1d2430; --muted: #5b6472; --line: #d9dee6; --accent: #3b6ea8;
         --good: #2e7d4f; --bad: #b3412f; --paper: #fbfcfd; }
@@ -560,8 +596,8 @@ tr.sum th, tr.sum td { font-weight: 600; background: #eef2f7; }
 """
 
 
-def render(counted: ClassTally, *, title=None) -> str:
-    """The page, as one string of HTML."""
+def render(counted: ClassTally, *, title=None, written="") -> str:
+    """The page, as one string of HTML; ``written``: the written answers' section, if any."""
     heading = f"Informe de la clase: {title}" if title else "Informe de la clase"
     return f"""<!DOCTYPE html>
 <html lang="es">
@@ -579,7 +615,8 @@ def render(counted: ClassTally, *, title=None) -> str:
   volver a corregir con <code>make report OUT=…</code>.</p>
   <nav><a href="#resumen">Resumen</a><a href="#preguntas">Pregunta a pregunta</a>
   <a href="#errores">Errores frecuentes</a><a href="#revision">Para revisar a mano</a>
-  {'<a href="#reto">El reto</a>' if counted.data_questions else ''}</nav>
+  {'<a href="#reto">El reto</a>' if counted.data_questions else ''}
+  {'<a href="#escritas">Respuestas escritas</a>' if written else ''}</nav>
 </header>
 <main>
 {_summary(counted)}
@@ -587,6 +624,7 @@ def render(counted: ClassTally, *, title=None) -> str:
 {_mistakes_section(counted)}
 {_needs_human(counted)}
 {_challenge(counted)}
+{written}
 </main>
 </body>
 </html>
@@ -601,11 +639,14 @@ def main(argv=None):
                         help="the autograder zip, for its lesson (steps and catalog)")
     args = parser.parse_args(argv)
     from ..bundle import BundleError, OpenedZip
+    from ..written.merge import rebuild
+    from ..written.scores import ScoresError
 
     try:
         with OpenedZip(args.autograder) as bundle:
             path = write(args.out, lesson=bundle.lesson, title=bundle.assignment_name)
-    except (BundleError, ReportError) as exc:
+            rebuild(args.out, bundle)  # final_grades.csv and feedback/, written scores joined
+    except (BundleError, ReportError, ScoresError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(f"wrote {path}", file=sys.stderr)
