@@ -28,22 +28,25 @@ def ingest(source) -> Ingested:
         raise IngestError(f"no such submissions folder or zip: {source}")
     tree = Tree.of(source)
     try:
-        inner = tree.without_wrapper()
-        for name, layout in LAYOUTS:
-            try:
-                found = layout.uploads(inner)
-            except ValueError as exc:
-                raise IngestError(f"{source}: {exc}") from None
-            if found is None:
-                continue
-            uploads, notes = found
-            workdir = Path(tempfile.mkdtemp(prefix="kit-lms-"))
-            entries, absent = build_entries(inner, uploads, workdir)
-            return Ingested(name, source, entries, absent, notes, workdir, tree)
+        # A download inside one folder (a zip of it, Gradescope's assignment_<id>_export/) is
+        # read below that folder, unless the folder is itself the layout's (one student).
+        unwrapped = tree.without_wrapper()
+        for candidate in (tree, unwrapped) if unwrapped is not tree else (tree,):
+            for name, layout in LAYOUTS:
+                try:
+                    found = layout.uploads(candidate)
+                except ValueError as exc:
+                    raise IngestError(f"{source}: {exc}") from None
+                if found is None:
+                    continue
+                uploads, notes = found
+                workdir = Path(tempfile.mkdtemp(prefix="kit-lms-"))
+                entries, absent = build_entries(candidate, uploads, workdir)
+                return Ingested(name, source, entries, absent, notes, workdir, tree)
         if source.is_dir():
             tree.close()
             return _plain_folder(source)
-        return _plain_zip(source, inner, tree)
+        return _plain_zip(source, unwrapped, tree)
     except BaseException:
         tree.close()
         raise

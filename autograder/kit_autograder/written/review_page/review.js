@@ -207,7 +207,10 @@ function send(file, name, points, comment) {
   saving = saving.then(() => api("/api/score", { file, question: name, points, comment })
     .then((data) => {
       view.state.marks[file] = data.marks;
-      say(`Guardado: ${name}, ${points === null ? "sin corregir" : number(points) + " puntos"}.`);
+      const label = view.state.questions.find((q) => q.name === name).number;
+      const shown = points === null ? "sin corregir"
+        : `${number(points)} ${points === 1 ? "punto" : "puntos"}`;
+      say(`Guardado: pregunta ${label}, ${shown}.`);
       renderProgress();
     })
     .catch((error) => say(`No se ha podido guardar: ${error.message}`, true)));
