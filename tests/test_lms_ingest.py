@@ -22,14 +22,18 @@ def entries_of(source):
             e.file: (e.path.read_bytes() if e.path else None) for e in ingested.entries}
 
 
+def entries_of_zip(tmp_path, data, name="descarga.zip"):
+    path = tmp_path / name
+    path.write_bytes(data)
+    return entries_of(path)
+
+
 def by_id(entries):
     return {e.student_id: e for e in entries}
 
 
 def test_moodle_zip_in_folders_gives_each_participant_their_newest_file(tmp_path):
-    path = tmp_path / "descarga.zip"
-    path.write_bytes(fx.moodle_download())
-    layout, entries, absent, data = entries_of(path)
+    layout, entries, absent, data = entries_of_zip(tmp_path, fx.moodle_download())
     assert layout == "moodle"
     people = by_id(entries)
     assert sorted(people) == ["1234567", "2000001", "3000001", "3000002", "5000001", "6000001",
@@ -106,17 +110,14 @@ def test_a_file_over_a_submissions_size_is_refused_with_a_reason_not_extracted(t
     from kit_autograder.lms import tree as tree_module
 
     monkeypatch.setitem(tree_module.MAX_GRADED_BYTES, ".ipynb", 1000)
-    path = tmp_path / "descarga.zip"
-    path.write_bytes(fx.zip_bytes({"Ana_9_assignsubmission_file/nb.ipynb": NOTEBOOK}))
-    _, entries, _, _ = entries_of(path)
+    _, entries, _, _ = entries_of_zip(
+        tmp_path, fx.zip_bytes({"Ana_9_assignsubmission_file/nb.ipynb": NOTEBOOK}))
     (entry,) = entries
     assert entry.path is None and "demasiado" in entry.refusal
 
 
 def test_canvas_flat_download_reads_names_ids_late_and_the_newest_upload(tmp_path):
-    path = tmp_path / "submissions.zip"
-    path.write_bytes(fx.canvas_download())
-    layout, entries, absent, _ = entries_of(path)
+    layout, entries, absent, _ = entries_of_zip(tmp_path, fx.canvas_download(), "submissions.zip")
     assert layout == "canvas"
     people = by_id(entries)
     assert sorted(people) == ["101", "102", "103", "104", "106", "999"]
