@@ -170,7 +170,12 @@ submission_222:
         ("Óscar Gil", "A-0002", "submission_222/exportada.zip")]
 
 
-def test_a_plain_folder_is_graded_exactly_as_before(tmp_path):
+def test_a_plain_folder_is_graded_exactly_as_before_without_walking_its_subfolders(
+        tmp_path, monkeypatch):
+    def never(*args):
+        raise AssertionError("a plain folder's subfolders are not read")
+
+    monkeypatch.setattr(lms.Tree, "of", never)
     folder = tmp_path / "entregas"
     folder.mkdir()
     for name in ("b.ipynb", "a.zip", "notas.csv", ".oculto.ipynb", "x_1_2_y.txt"):

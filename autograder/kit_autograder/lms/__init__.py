@@ -17,6 +17,7 @@ from pathlib import Path
 from ..submission import find_submissions, shown_name
 from . import canvas, gradescope, moodle
 from .entries import Entry, Ingested, build_entries, read_manifest  # noqa: F401 (the API)
+from . import tree as tree_module
 from .tree import IngestError, Tree
 
 LAYOUTS = (("gradescope", gradescope), ("moodle", moodle), ("canvas", canvas))
@@ -26,6 +27,8 @@ def ingest(source) -> Ingested:
     source = Path(source)
     if not source.exists():
         raise IngestError(f"no such submissions folder or zip: {source}")
+    if source.is_dir() and not _named_like_a_download(source):
+        return _plain_folder(source)  # read as before, without walking its subfolders
     tree = Tree.of(source)
     try:
         # A download inside one folder (a zip of it, Gradescope's assignment_<id>_export/) is
@@ -50,6 +53,19 @@ def ingest(source) -> Ingested:
     except BaseException:
         tree.close()
         raise
+
+
+def _named_like_a_download(folder, depth=0):
+    """Whether a folder's own entries carry an LMS's names (or sit in one folder that does)."""
+    try:
+        children = [c for c in folder.iterdir() if not tree_module.debris(c.name)]
+    except OSError as exc:
+        raise IngestError(f"cannot read {folder}: {exc}") from None
+    names = [child.name for child in children]
+    if any(layout.named_like(names) for _, layout in LAYOUTS):
+        return True
+    return (depth == 0 and len(children) == 1 and children[0].is_dir()
+            and _named_like_a_download(children[0], 1))
 
 
 def _plain_folder(folder):

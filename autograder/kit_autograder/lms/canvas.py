@@ -27,6 +27,12 @@ ASSIGNMENT_COLUMN = re.compile(r"^.*\(\d+\)\s*$")
 POINTS_POSSIBLE = "points possible"
 
 
+def named_like(names):
+    """Whether top-level ``names`` are Canvas's: every notebook and zip named its way."""
+    gradable = [n for n in names if n.lower().endswith((".ipynb", ".zip"))]
+    return bool(gradable) and all(UPLOAD.match(n) or ANONYMOUS.match(n) for n in gradable)
+
+
 def uploads(tree):
     """Every student's ``Upload``, or None when ``tree`` is not a Canvas download."""
     top = [item for item in tree.items if len(item.parts) == 1]

@@ -30,6 +30,10 @@ def _untagged(loader, suffix, node):
 _Loader.add_multi_constructor("!", _untagged)
 
 
+def named_like(names):
+    return METADATA in names
+
+
 def uploads(tree):
     """Every submission's ``Upload``, or None when ``tree`` is not a Gradescope export."""
     metadata = next((item for item in tree.items if item.path == METADATA), None)

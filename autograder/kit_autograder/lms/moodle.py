@@ -42,6 +42,11 @@ COMMENTS = ("comentarios de retroalimentación", "comentarios de retroalimentaci
 FULL_NAME = ("nombre completo", "full name")
 
 
+def named_like(names):
+    """Whether top-level ``names`` are Moodle's (a cheap look before reading a tree)."""
+    return any(PREFIX.match(name) for name in names)
+
+
 def uploads(tree):
     """Every participant's ``Upload``, or None when ``tree`` is not a Moodle download."""
     students, ignored = {}, []

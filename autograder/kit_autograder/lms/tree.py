@@ -129,9 +129,9 @@ class Tree:
 def _folder_items(root: Path):
     items = []
     for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not _debris(d))
+        dirs[:] = sorted(d for d in dirs if not debris(d))
         for name in sorted(files):
-            if _debris(name):
+            if debris(name):
                 continue
             path = Path(folder) / name
             try:
@@ -159,7 +159,7 @@ def _zip_items(infos):
         # Absolute, parent-relative or drive-letter names are not where an LMS puts files.
         if not parts or parts[0] == "/" or ".." in parts or ":" in parts[0]:
             continue
-        if any(_debris(part) for part in parts):
+        if any(debris(part) for part in parts):
             continue
         try:
             mtime = datetime.datetime(*info.date_time).timestamp()
@@ -181,7 +181,8 @@ def _member_name(info):
         return info.filename
 
 
-def _debris(name):
+def debris(name):
+    """Files no student handed in: hidden files, macOS and Windows leftovers."""
     return (name.startswith(".") or name == "__MACOSX" or name.startswith("~$")
             or name in ("Thumbs.db", "desktop.ini"))
 
