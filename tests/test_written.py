@@ -200,3 +200,16 @@ def test_unreadable_scores_are_left_out_with_the_cell_named(tmp_path):
                                           "a.ipynb,,,9,,,,,,,,,\n", "utf-8")
     written = merge.Written(tmp_path, "attention")
     assert written.sheet is None and "column q1: «9»" in written.error
+
+
+def test_the_nth_marked_question_is_the_rubrics_nth_written_question():
+    # The built notebook names no question: answers are matched by order, so the master's
+    # manual questions must come in the rubric's order.
+    from attention import lesson
+    from autograder.assign import MASTER, RUBRIC
+    from kit_autograder.build.otter_master import QUESTION_HEADER, _raw_config, build_otter_master
+    from kit_autograder.build.rubric import load_rubric
+
+    nb = build_otter_master(MASTER, load_rubric(RUBRIC), lesson, "c2FsdA==")
+    configs = [c for c in (_raw_config(cell, QUESTION_HEADER) for cell in nb.cells) if c]
+    assert [c["name"] for c in configs if c.get("manual")] == NAMES
