@@ -314,8 +314,8 @@ def main(argv=None):
     except BatchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"\nwrote {args.out / 'final_grades.csv'}, results/, feedback/, records/ and "
-          "report.html", file=sys.stderr)
+    print(f"\nwrote {args.out / 'final_grades.csv'}, results/, feedback/, records/, written/ "
+          "and report.html", file=sys.stderr)
     return 0
 
 
