@@ -144,36 +144,41 @@ def grade_folder(submissions, out, *, autograder_zip, jobs=None, limits=Limits()
         ingested = lms.ingest(submissions)
     except lms.IngestError as exc:
         raise BatchError(str(exc)) from exc
-    with ingested:
-        entries = ingested.entries
-        if not entries:
-            raise BatchError(f"no .ipynb or .zip files in {submissions}")
-        for note in ingested.notes:
-            print(note, file=log)
-        for absent in ingested.absent:
-            who = " ".join(p for p in (absent.student_name, absent.student_id) if p)
-            print(f"not graded: {who or absent.origin}: {absent.reason}", file=log)
-        jobs = max(1, int(jobs or os.cpu_count() or 1))
-        _prepare(out)
-        started = time.monotonic()
-        stems = output_stems([PurePath(entry.name_hint) for entry in entries])
-        ingested.write_manifest(out, stems)
-        try:
-            with OpenedZip(autograder_zip) as bundle:
-                grader = Grader(bundle)
-                outputs = Outputs(out, grader, {e.file: (e.student_name, e.student_id)
-                                                for e in entries})
-                with Sandbox(limits, jobs=jobs, allow_bwrap=allow_bwrap) as sandbox:
-                    if not unconfined_ok and unconfined(sandbox.description):
-                        raise BatchError(UNCONFINED)
-                    _run(grader, sandbox, outputs, entries, stems, jobs, log)
-                    description = dict(sandbox.description)
-                description["cpu"] = dict(sandbox.cpu)
-                outputs.write_csv([stems[entry.name_hint] for entry in entries])
-                written_merge.after_grading(out, grader.lesson.NAME)
-                class_report.write(out, lesson=grader.lesson, title=bundle.assignment_name)
-        except (BundleError, SandboxError) as exc:
-            raise BatchError(str(exc)) from exc
+    with ingested:  # the files extracted from a download zip are removed after grading
+        return _grade(ingested, out, autograder_zip, jobs, limits, log, allow_bwrap,
+                      unconfined_ok)
+
+
+def _grade(ingested, out, autograder_zip, jobs, limits, log, allow_bwrap, unconfined_ok):
+    entries = ingested.entries
+    if not entries:
+        raise BatchError(f"no .ipynb or .zip files in {ingested.source}")
+    for note in ingested.notes:
+        print(note, file=log)
+    for absent in ingested.absent:
+        who = " ".join(part for part in (absent.student_name, absent.student_id) if part)
+        print(f"not graded: {who or absent.origin}: {absent.reason}", file=log)
+    jobs = max(1, int(jobs or os.cpu_count() or 1))
+    _prepare(out)
+    started = time.monotonic()
+    stems = output_stems([PurePath(entry.name_hint) for entry in entries])
+    ingested.write_manifest(out, stems)
+    try:
+        with OpenedZip(autograder_zip) as bundle:
+            grader = Grader(bundle)
+            outputs = Outputs(out, grader, {e.file: (e.student_name, e.student_id)
+                                            for e in entries})
+            with Sandbox(limits, jobs=jobs, allow_bwrap=allow_bwrap) as sandbox:
+                if not unconfined_ok and unconfined(sandbox.description):
+                    raise BatchError(UNCONFINED)
+                _run(grader, sandbox, outputs, entries, stems, jobs, log)
+                description = dict(sandbox.description)
+            description["cpu"] = dict(sandbox.cpu)
+            outputs.write_csv([stems[entry.name_hint] for entry in entries])
+            written_merge.after_grading(out, grader.lesson.NAME)
+            class_report.write(out, lesson=grader.lesson, title=bundle.assignment_name)
+    except (BundleError, SandboxError) as exc:
+        raise BatchError(str(exc)) from exc
     seconds = time.monotonic() - started
     summary = _summary(out, entries, stems, seconds, jobs, description)
     print(summary, file=sys.stdout)
