@@ -124,6 +124,10 @@ def test_a_person_grades_the_class_with_the_keyboard_and_every_change_is_saved(r
         assert "María José García López (1)" in page.inner_text("#student-title")
         page.keyboard.press("1")
         expect(page.locator("#overall")).to_have_text("Corregidas: 4 de 15 respuestas")
+        # The third handed in no answer: one click gives it 0, seen first in this question.
+        page.click("text=Dar 0 a la respuesta vacía sin corregir")
+        expect(page.locator("#overall")).to_have_text("Corregidas: 5 de 15 respuestas")
+        expect(page.locator("#zero-blank")).to_be_hidden()
 
         page.screenshot(path=str(ARTIFACTS / "review.png"), full_page=True)
         count, snapshot = axe_violations(page)
@@ -138,7 +142,7 @@ def test_a_person_grades_the_class_with_the_keyboard_and_every_change_is_saved(r
     assert (first["q1"], first["q1_comment"], first["q2"]) == ("2", "Muy bien; cita la fórmula.",
                                                                "1")
     assert (second["q1"], second["student_name"], second["student_id"]) == ("0", "Ana Martín", "2")
-    assert third["q1"] == "1" and third["q2"] == ""
+    assert third["q1"] == "1" and third["q2"] == "0" and third["q3"] == ""
 
 
 @needs_chromium

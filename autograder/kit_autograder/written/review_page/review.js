@@ -42,9 +42,8 @@ function say(text, isError) {
 }
 
 function who(student, position) {
-  if ($("hide-names").checked || (!student.name && !student.id)) {
-    return `Entrega ${position}`;
-  }
+  if ($("hide-names").checked) return `Entrega ${position}`;
+  if (!student.name && !student.id) return `Entrega ${position}: ${student.file}`;
   return [student.name, student.id ? `(${student.id})` : ""].filter(Boolean).join(" ");
 }
 
@@ -66,6 +65,30 @@ function renderProgress() {
   const q = question();
   $("position").textContent = `Respuesta ${view.student + 1} de ${students().length} · ` +
     `corregidas ${gradedIn(q.name)} de ${students().length} en esta pregunta`;
+  const blank = blankUngraded();
+  const button = $("zero-blank");
+  button.hidden = blank.length === 0;
+  button.textContent = blank.length === 1 ? "Dar 0 a la respuesta vacía sin corregir"
+    : `Dar 0 a las ${blank.length} respuestas vacías sin corregir`;
+}
+
+function blankUngraded() {
+  // Only once this question's answers are loaded: an answer not seen is never graded blind.
+  const shown = view.answers[question().name];
+  if (!shown) return [];
+  return students().filter((s) => shown[s.file] && shown[s.file].state !== "answered" &&
+                                  pointsOf(s.file, question().name) === null);
+}
+
+function zeroBlank() {
+  flushComment();
+  const name = question().name;
+  for (const student of blankUngraded()) {
+    const comment = (marksOf(student.file)[name] || {}).comment || "";
+    marksOf(student.file)[name] = { points: 0, comment };
+    send(student.file, name, 0, comment);
+  }
+  saving.then(() => { renderLevels(); renderProgress(); });
 }
 
 function renderLevels() {
@@ -296,6 +319,7 @@ async function start() {
   $("grading").addEventListener("submit", (event) => { event.preventDefault(); move(1); });
   $("previous").addEventListener("click", () => move(-1));
   $("next-ungraded").addEventListener("click", nextUngraded);
+  $("zero-blank").addEventListener("click", zeroBlank);
   $("comment").addEventListener("input", scheduleComment);
   $("comment").addEventListener("blur", flushComment);
   $("hide-names").addEventListener("change", renderAnswer);
