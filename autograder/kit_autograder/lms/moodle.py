@@ -66,17 +66,18 @@ def uploads(tree):
                 upload.origin = item.parts[0]
                 upload.files.append(item)
             elif match["rest"] and len(match["rest"]) > 1:
-                upload.origin = upload.origin or f"{match['who']}_{match['id']}_assignsubmission_file_"
+                flat = f"{match['who']}_{match['id']}_assignsubmission_file_"
+                upload.origin = upload.origin or flat
                 upload.files.append(item)
-        elif match["plugin"] == "onlinetext":
+            continue
+        if match["plugin"] == "onlinetext":
             note = ("tu entrega incluye texto en línea, que no se evalúa en esta tarea: solo se "
                     "evalúan el cuaderno o su exportación")
-            if note not in upload.notes:
-                upload.notes.append(note)
             upload.origin = upload.origin or item.parts[0]
         else:
-            upload.notes.append(f"lo que entregaste en «{match['plugin']}» no se evalúa en esta "
-                                "tarea")
+            note = f"lo que entregaste en «{match['plugin']}» no se evalúa en esta tarea"
+        if note not in upload.notes:
+            upload.notes.append(note)
     if not students:
         return None
     return list(students.values()), [f"ignored, not part of Moodle's layout: {path}"
