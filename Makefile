@@ -88,3 +88,20 @@ explorer: $(STAMP)
 
 clean:
 	rm -rf dist .pytest_cache .pytest-exit tests/artifacts
+
+# --- The instructor's loop with an LMS (issue 22). Added at the end so that the lead's
+# refactor of the targets above merges cleanly.
+.PHONY: review export
+
+# The written answers of $(OUT), one question at a time across the class, graded in the browser
+# against the rubric's levels on a page served on 127.0.0.1; every change is saved at once to
+# $(OUT)/written_scores.csv. PORT= picks the port (default 8055).
+review: $(STAMP)
+	$(PY) -m kit_autograder.written.review --out "$(OUT)" $(if $(PORT),--port "$(PORT)")
+
+# $(OUT)'s grades and feedback in the files the LMS imports, written into $(OUT)/export/:
+#   make export LMS=moodle WORKSHEET=<the grading worksheet Moodle gave> OUT=…
+#   make export LMS=canvas WORKSHEET=<the exported gradebook> OUT=… [COLUMN="<title (id)>"]
+export: $(STAMP) $(ZIP)
+	$(PY) -m kit_autograder.lms.export --autograder $(ZIP) --lms "$(LMS)" \
+		--worksheet "$(WORKSHEET)" --out "$(OUT)" $(if $(COLUMN),--column "$(COLUMN)")

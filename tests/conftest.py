@@ -103,7 +103,7 @@ SLOW_MODULES = {"test_attacks", "test_batch", "test_batch_under_attack", "test_c
                 "test_explorer", "test_front_ends", "test_otter_paths", "test_sandbox",
                 "test_sandbox_modes", "test_second_lesson", "test_student_install",
                 "test_student_journey", "test_real_code_styles", "test_solution_notebook",
-                "test_examples"}
+                "test_examples", "test_review_page", "test_lms_end_to_end", "test_trained_model"}
 
 
 def pytest_collection_modifyitems(config, items):

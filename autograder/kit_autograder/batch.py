@@ -1,6 +1,10 @@
 """`make grade`: a folder of submissions -> one sandbox -> verdicts -> CSV, feedback, report.
 
-    python -m kit_autograder.batch --submissions DIR --out DIR [--jobs N] [--timeout S] ...
+    python -m kit_autograder.batch --submissions DIR_OR_ZIP --out DIR [--jobs N] [--timeout S] ...
+
+The submissions are a folder of notebooks and export zips, or what an LMS gives (Moodle,
+Canvas, Gradescope; a folder or its download zip): lms/ turns either into the files to grade
+and whose they are (``OUT/submissions.json``).
 
 Outputs, in ``OUT``:
 
@@ -8,7 +12,9 @@ Outputs, in ``OUT``:
   per file after a first ``points-per-question`` row, plus a ``flags`` column;
 * ``results/<stem>.json``: the Gradescope results; ``feedback/<stem>.md``: the student's
   Spanish report; ``records/<stem>.json``: the verdicts all of them come from;
-* ``report.html``: the class report (report/class_report.py).
+* ``report.html``: the class report (report/class_report.py);
+* ``written/<stem>.json``: the written answers, read from the notebook, for the review page
+  (written/); once ``written_scores.csv`` exists, its points join the CSV and the feedback.
 
 One zygote serves the batch; ``jobs`` submissions are graded at once, each in a thread that
 drives its job, so that judging one submission overlaps running the next. Submissions are
@@ -28,14 +34,16 @@ import sys
 import threading
 import time
 import traceback
-from pathlib import Path
+from pathlib import Path, PurePath
 
+from . import lms
 from .bundle import BundleError, OpenedZip
 from .grading import Grader
 from .report import class_report, feedback, otter_results
 from .sandbox.client import Limits, Sandbox, SandboxError
-from .submission import find_submissions, shown_name
+from .submission import shown_name
 from .verdicts.record import Flag, Record
+from .written import answers as written_answers, merge as written_merge
 
 INTERNAL = "error interno del corrector al evaluar esta entrega (no es culpa tuya)"
 
@@ -66,14 +74,19 @@ def output_stems(paths):
 class Outputs:
     """Writes each submission's files as it is graded; keeps only its CSV row in memory."""
 
-    def __init__(self, out: Path, grader: Grader):
+    def __init__(self, out: Path, grader: Grader, identities=None):
         self.out, self.grader, self.rows, self.lock = out, grader, {}, threading.Lock()
         self.config = grader.bundle.otter_config()
+        self.identities = identities or {}  # file -> (student name, student id), from the LMS
+        self.written = written_merge.Written(out, grader.lesson.NAME)
+        if self.written.error:
+            print(f"warning: written scores left out: {self.written.error}", file=sys.stderr)
         for folder in ("results", "feedback", "records"):
             (out / folder).mkdir(parents=True, exist_ok=True)
 
     def write(self, record: Record):
-        text = feedback.render_for(self.grader, record)
+        text = feedback.render_for(self.grader, record,
+                                   written=self.written.marks_for(record.file))
         tests = {q: self.grader.bundle.test_file(q) for q in self.grader.tests}
         results = otter_results.grading_results(record, tests)
         gradescope = otter_results.gradescope(record, results, self.config, text)
@@ -110,6 +123,7 @@ class Outputs:
             frame = frame[["file", *ordered, "total_points_earned", "percent_correct",
                            "grading_status"]]
         frame[otter_results.FLAGS_COLUMN] = ([""] if points else []) + flags
+        frame = written_merge.extend_final_grades(frame, self.identities, self.written)
         frame.to_csv(self.out / "final_grades.csv", index=False, errors="replace")
 
 
@@ -129,67 +143,93 @@ def unconfined(description):
 
 def grade_folder(submissions, out, *, autograder_zip, jobs=None, limits=Limits(), log=sys.stderr,
                  allow_bwrap=True, unconfined_ok=False):
-    """Grade every submission in ``submissions`` into ``out``; returns a summary."""
+    """Grade every submission in ``submissions`` (a folder, or an LMS's download zip) into
+    ``out``; returns a summary."""
     submissions, out = Path(submissions), Path(out)
-    if not submissions.is_dir():
-        raise BatchError(f"no such submissions folder: {submissions}")
-    paths = find_submissions(submissions)
-    if not paths:
-        raise BatchError(f"no .ipynb or .zip files in {submissions}")
+    try:
+        ingested = lms.ingest(submissions)
+    except lms.IngestError as exc:
+        raise BatchError(str(exc)) from exc
+    with ingested:  # the files extracted from a download zip are removed after grading
+        return _grade(ingested, out, autograder_zip, jobs, limits, log, allow_bwrap,
+                      unconfined_ok)
+
+
+def _grade(ingested, out, autograder_zip, jobs, limits, log, allow_bwrap, unconfined_ok):
+    entries = ingested.entries
+    if not entries:
+        raise BatchError(f"no .ipynb or .zip files in {ingested.source}")
+    for note in ingested.notes:
+        print(note, file=log)
+    for absent in ingested.absent:
+        who = " ".join(part for part in (absent.student_name, absent.student_id) if part)
+        print(f"not graded: {who or absent.origin}: {absent.reason}", file=log)
     jobs = max(1, int(jobs or os.cpu_count() or 1))
     _prepare(out)
     started = time.monotonic()
-    stems = output_stems(paths)
+    stems = output_stems([PurePath(entry.name_hint) for entry in entries])
+    ingested.write_manifest(out, stems)
     try:
         with OpenedZip(autograder_zip) as bundle:
             grader = Grader(bundle)
-            outputs = Outputs(out, grader)
+            outputs = Outputs(out, grader, {e.file: (e.student_name, e.student_id)
+                                            for e in entries})
             with Sandbox(limits, jobs=jobs, allow_bwrap=allow_bwrap) as sandbox:
                 if not unconfined_ok and unconfined(sandbox.description):
                     raise BatchError(UNCONFINED)
-                _run(grader, sandbox, outputs, paths, stems, jobs, log)
+                _run(grader, sandbox, outputs, entries, stems, jobs, log)
                 description = dict(sandbox.description)
             description["cpu"] = dict(sandbox.cpu)
-            outputs.write_csv([stems[path.name] for path in paths])
+            outputs.write_csv([stems[entry.name_hint] for entry in entries])
+            written_merge.after_grading(out, grader.lesson.NAME)
             class_report.write(out, lesson=grader.lesson, title=bundle.assignment_name)
     except (BundleError, SandboxError) as exc:
         raise BatchError(str(exc)) from exc
     seconds = time.monotonic() - started
-    summary = _summary(out, paths, seconds, jobs, description)
+    summary = _summary(out, entries, stems, seconds, jobs, description)
     print(summary, file=sys.stdout)
     return summary
 
 
-def _run(grader, sandbox, outputs, paths, stems, jobs, log):
+def _run(grader, sandbox, outputs, entries, stems, jobs, log):
     done = [0]
     lock = threading.Lock()
+    lesson, questions = grader.lesson.NAME, outputs.written.questions
 
-    def one(path):
-        stem = stems[path.name]
+    def one(entry):
+        stem = stems[entry.name_hint]
         try:
-            record = grader.grade_file(sandbox, path, stem)
+            if entry.refusal:
+                record = grader.rejected(entry.file, stem, entry.refusal)
+            else:
+                record = grader.grade_file(sandbox, entry.path, stem)
+            record.file = entry.file  # its path in the LMS's download, unique in the class
+            record.notes += entry.notes
             outputs.write(record)
         except Exception:  # a bug of ours: this file's row says so, the batch goes on
             traceback.print_exc(file=log)
-            record = grader.rejected(shown_name(path.name), stem, INTERNAL)
+            record = grader.rejected(entry.file, stem, INTERNAL)
             record.flags.append(Flag("ejecución", INTERNAL))
             outputs.write(record)
+        if questions:
+            written_answers.save(outputs.out, stem, entry.file, entry.path, lesson, questions,
+                                 entry.refusal, record.texts)
         with lock:
             done[0] += 1
             state = (f"{record.earned:g}/{record.possible:g}" if record.graded
                      else f"0 ({record.reason})")
-            print(f"[{done[0]}/{len(paths)}] {record.file}: {state}", file=log, flush=True)
+            print(f"[{done[0]}/{len(entries)}] {record.file}: {state}", file=log, flush=True)
 
     # A bounded window of submissions in flight: the rest are not even read yet.
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         pending = set()
-        for path in paths:
+        for entry in entries:
             if len(pending) >= 2 * jobs:
                 finished, pending = concurrent.futures.wait(
                     pending, return_when=concurrent.futures.FIRST_COMPLETED)
                 for future in finished:
                     future.result()
-            pending.add(pool.submit(one, path))
+            pending.add(pool.submit(one, entry))
         for future in concurrent.futures.as_completed(pending):
             future.result()
 
@@ -200,9 +240,10 @@ def _prepare(out: Path):
 
     try:
         out.mkdir(parents=True, exist_ok=True)
-        for folder in ("results", "feedback", "records"):
+        # written_scores.csv stays: a person's grading survives a regrade.
+        for folder in ("results", "feedback", "records", written_answers.FOLDER):
             shutil.rmtree(out / folder, ignore_errors=True)
-        for name in ("final_grades.csv", "report.html"):
+        for name in ("final_grades.csv", "report.html", lms.entries.MANIFEST):
             (out / name).unlink(missing_ok=True)
     except OSError as exc:
         raise BatchError(f"cannot write to {out}: {exc}") from exc
@@ -222,20 +263,20 @@ def _own_peak_mib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _summary(out, paths, seconds, jobs, description):
+def _summary(out, entries, stems, seconds, jobs, description):
     # One record at a time, as everywhere else: the grader's memory must not grow with N.
-    width = max(len("file"), *(len(path.name) for path in paths))
+    width = max(len("file"), *(len(entry.file) for entry in entries))
     lines = [f"\n{'file':<{width}}  {'points':>9}  status"]
     graded = peak = 0
-    for stem in output_stems(paths).values():
+    for stem in (stems[entry.name_hint] for entry in entries):
         r = Record.from_json((out / "records" / f"{stem}.json").read_text("utf-8"))
         status = "Completed" if r.graded else r.reason
         lines.append(f"{r.file:<{width}}  {r.earned:>4g}/{r.possible:<4g}  {status[:90]}")
         graded += r.graded
         peak = max(peak, r.sandbox.get("peak_mb") or 0)
     grader_mb = _own_peak_mib()
-    lines.append(f"\n{len(paths)} submissions in {seconds:.1f} s with {jobs} jobs: {graded} "
-                 f"graded, {len(paths) - graded} could not be graded")
+    lines.append(f"\n{len(entries)} submissions in {seconds:.1f} s with {jobs} jobs: {graded} "
+                 f"graded, {len(entries) - graded} could not be graded")
     lines.append(f"sandbox: {description.get('mode')}, namespaces "
                  f"{description.get('namespaces') or 'none'}, Landlock ABI "
                  f"{description.get('landlock_abi') or 0}")
@@ -284,8 +325,8 @@ def main(argv=None):
     except BatchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"\nwrote {args.out / 'final_grades.csv'}, results/, feedback/, records/ and "
-          "report.html", file=sys.stderr)
+    print(f"\nwrote {args.out / 'final_grades.csv'}, results/, feedback/, records/, written/ "
+          "and report.html", file=sys.stderr)
     return 0
 
 

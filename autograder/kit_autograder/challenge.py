@@ -18,11 +18,30 @@ RESULT_VARIABLE = "resultado"
 CRITERIA = tuple((criterion.id, criterion.title) for criterion in extension.CRITERIA)
 
 
+# A text a person reads is kept whole up to this, and cut beyond.
+MAX_TEXT_CHARS = 5_000
+
+
 def question(lab_module) -> DataQuestion:
     """The challenge as a data question of the lesson whose lab is ``lab_module``."""
     return DataQuestion((RESULT_VARIABLE,), CRITERIA,
                         lambda values, functions: grade(lab_module, values.get(RESULT_VARIABLE),
-                                                        functions))
+                                                        functions),
+                        texts=lambda values: texts(values.get(RESULT_VARIABLE)))
+
+
+def texts(data) -> dict:
+    """The five texts of ``student_extension``, by English field name (whichever name the
+    student used), for the person who grades them; a field that is not text is left out."""
+    written = data.get("student_extension") if isinstance(data, dict) else None
+    if not isinstance(written, dict):
+        return {}
+    found = {}
+    for field, aliases in extension.FIELD_ALIASES.items():
+        value = next((written[name] for name in aliases if name in written), None)
+        if isinstance(value, str):
+            found[field] = value[:MAX_TEXT_CHARS]
+    return found
 
 
 def grade(lab_module, data, functions):

@@ -116,6 +116,8 @@ class Grader:
         for question, data_question in self.lesson.DATA_QUESTIONS.items():
             data_verdicts += self._grade_data(conversation, question, data_question, values,
                                               proxies)
+            if data_question.texts is not None:
+                record.texts.update(data_question.texts(values))
         public_verdicts = self._public_tests(conversation, values, proxies)
         identity = loaded.identity
         for function in self.lesson.FUNCTIONS:

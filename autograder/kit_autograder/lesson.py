@@ -47,7 +47,7 @@ import inspect
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Optional
 
 REQUIRED = ("NAME", "FUNCTIONS", "cases_for", "REFERENCE", "judge", "DATA_QUESTIONS")
 
@@ -72,12 +72,15 @@ class DataQuestion:
 
     ``grade(values, functions)`` receives the variables as parsed JSON (or None when missing
     or not JSON) and the student's graded functions as callables that run in the sandbox,
-    and returns ``[(criterion id, passed, Spanish message)]`` in rubric order.
+    and returns ``[(criterion id, passed, Spanish message)]`` in rubric order. ``texts(values)``,
+    if given, returns ``{field: text}``: the student's own words that a person grades with the
+    rubric's written part (a ``written:`` entry with ``texto: <field>``).
     """
 
     variables: tuple
     criteria: tuple  # ((id, Spanish title), ...) in rubric order
     grade: Callable
+    texts: Optional[Callable] = None
 
 
 @dataclass(frozen=True)

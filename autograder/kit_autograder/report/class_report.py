@@ -199,7 +199,7 @@ def tally(out_dir, lesson) -> ClassTally:
 
 def write(out_dir, *, lesson, title=None) -> Path:
     """Build ``out_dir/report.html`` from ``out_dir/records/``; returns its path."""
-    page = render(tally(out_dir, lesson), title=title)
+    page = render(tally(out_dir, lesson), title=title, written=_written(out_dir, lesson))
     path = Path(out_dir) / REPORT_NAME
     partial = path.with_name(f".{REPORT_NAME}.partial")
     partial.write_text(page, "utf-8", errors="replace")
@@ -511,15 +511,53 @@ def _challenge(counted):
 </section>"""
 
 
-def render(counted: ClassTally, *, title=None) -> str:
-    """The page, as one string of HTML: the templates' skeleton and style around its sections."""
+def _written(out_dir, lesson):
+    """The written answers' section, once a person has graded some: per question, the
+    distribution of its points and how many got each rubric level (written/merge.py)."""
+    from ..written.merge import class_summary
+
+    summary = class_summary(out_dir, getattr(lesson, "NAME", ""))
+    if not summary:
+        return ""
+    articles = []
+    for entry in summary:
+        question, points = entry["question"], entry["points"]
+        mean = number(statistics.fmean(points)) if points else "—"
+        figure = _points_figure(points, question.points, f"w-{question.name}",
+                                f"puntos en la pregunta {entry['number']} "
+                                f"(de {number(question.points)})")
+        levels = "".join(f'<tr><td class="num">{number(level.points)}</td>'
+                         f"<td>{_e(level.description)}</td>"
+                         f'<td class="num" data-level="{level.points:g}">{count}</td></tr>'
+                         for level, count in entry["levels"])
+        articles.append(
+            f'<article id="escrita-{_e(question.name)}" data-question="{_e(question.name)}">'
+            f"<h3>Pregunta {entry['number']}: {_e(question.prompt)}</h3>"
+            f'<p>Corregidas <span data-stat="graded">{entry["graded"]}</span> de '
+            f"{entry['total']}; media {mean} / {number(question.points)}.</p>"
+            f'<div class="question">{figure}<div class="detail"><table class="levels"><thead>'
+            "<tr><th>Puntos</th><th>Nivel de la rúbrica</th><th>Estudiantes</th></tr></thead>"
+            f"<tbody>{levels}</tbody></table></div></div></article>")
+    return f"""
+<section id="escritas">
+  <h2>Respuestas escritas</h2>
+  <p>Lo que una persona ha corregido hasta ahora con la rúbrica (<code>written_scores.csv</code>).
+  Los porcentajes de las secciones anteriores son solo de la parte automática.</p>
+  {''.join(articles)}
+</section>"""
+
+
+def render(counted: ClassTally, *, title=None, written="") -> str:
+    """The page, as one string of HTML: the templates' skeleton and style around its sections;
+    ``written``: the written answers' section, if any."""
     heading = f"Informe de la clase: {title}" if title else "Informe de la clase"
     sections = [_summary(counted), _questions_section(counted), _mistakes_section(counted),
-                _needs_human(counted), _challenge(counted)]
+                _needs_human(counted), _challenge(counted), written]
+    links = (('<a href="#reto">El reto</a>' if counted.data_questions else "")
+             + ('<a href="#escritas">Respuestas escritas</a>' if written else ""))
     return string.Template((TEMPLATES / "report.html").read_text("utf-8")).substitute(
         heading=_e(heading), style=(TEMPLATES / "report.css").read_text("utf-8"),
-        challenge_link='<a href="#reto">El reto</a>' if counted.data_questions else "",
-        sections="\n".join(sections))
+        extra_links=links, sections="\n".join(sections))
 
 
 def main(argv=None):
@@ -530,11 +568,14 @@ def main(argv=None):
                         help="the autograder zip, for its lesson (steps and catalog)")
     args = parser.parse_args(argv)
     from ..bundle import BundleError, OpenedZip
+    from ..written.merge import rebuild
+    from ..written.scores import ScoresError
 
     try:
         with OpenedZip(args.autograder) as bundle:
             path = write(args.out, lesson=bundle.lesson, title=bundle.assignment_name)
-    except (BundleError, ReportError) as exc:
+            rebuild(args.out, bundle)  # final_grades.csv and feedback/, written scores joined
+    except (BundleError, ReportError, ScoresError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(f"wrote {path}", file=sys.stderr)

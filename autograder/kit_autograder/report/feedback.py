@@ -9,6 +9,7 @@ input existed. Cells are numbered [n] as Jupyter numbers them after "Restart & R
 import re
 
 from ..verdicts.messages import cell_error_text
+from ..written import feedback_section
 
 MAX_SHOWN_OUTPUT_CHARS = 5_000
 MAX_CELL_ERRORS = 10
@@ -38,22 +39,26 @@ def _indent(text, prefix="  "):
     return "\n".join(prefix + line if line else line for line in str(text).splitlines())
 
 
-def render_for(grader, record) -> str:
+def render_for(grader, record, written=None) -> str:
     """The Markdown for ``record``, with what the zip's grader knows: the points graded by hand
     and which functions each question calls (make grade and the Otter plugin both use this)."""
     settings = grader.bundle.settings
     return render(record, manual_points=float(settings.get("manual_points", 0)),
-                  depends={name: spec.stand_ins for name, spec in grader.lesson.FUNCTIONS.items()})
+                  depends={name: spec.stand_ins for name, spec in grader.lesson.FUNCTIONS.items()},
+                  written=written)
 
 
-def render(record, *, manual_points=0, depends=None) -> str:
+def render(record, *, manual_points=0, depends=None, written=None) -> str:
     """The Markdown for ``record``. ``manual_points``: the points a person grades by hand
-    (written answers); ``depends``: {question: graded functions it calls}."""
+    (written answers); ``depends``: {question: graded functions it calls}; ``written``: the
+    person's marks of those answers, once there are any (written/scores.py)."""
     lines = [f"# Informe de evaluación: {_code(record.file)}", ""]
     earned, possible = record.earned, record.possible
     percent = round(100 * earned / possible) if possible else 0
     lines.append(f"**Puntuación automática: {number(earned)} / {number(possible)}** ({percent} %)")
-    if manual_points:
+    if written is not None:
+        lines += feedback_section.summary_lines(written, earned, possible)
+    elif manual_points:
         lines.append(f"Además, tus respuestas escritas valen {number(manual_points)} puntos más, "
                      "que corrige una persona con la rúbrica de la clase; no están en esta cifra.")
     lines.append("")
@@ -62,6 +67,7 @@ def render(record, *, manual_points=0, depends=None) -> str:
                   "> Por eso tiene 0 puntos en todas las preguntas. Corrígelo y vuelve a "
                   "entregar.", ""]
     lines += _score_table(record) + _questions(record, depends or {})
+    lines += feedback_section.section_lines(written) if written is not None else []
     lines += _cell_errors(record) + _notes(record) + _flags(record) + _output(record)
     return "\n".join(lines).rstrip() + "\n"
 

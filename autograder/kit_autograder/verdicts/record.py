@@ -54,6 +54,8 @@ class Record:
     notes: list = field(default_factory=list)  # Spanish remarks for the student
     flags: list = field(default_factory=list)  # Flag
     sandbox: dict = field(default_factory=dict)  # mode, ending, peak_mb, cpu_seconds...
+    # The student's own words that a person grades (the challenge's texts), by field.
+    texts: dict = field(default_factory=dict)
 
     @property
     def earned(self):

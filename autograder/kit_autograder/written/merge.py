@@ -1,0 +1,137 @@
+"""The written scores joined to everything else OUT holds: ``final_grades.csv``, the feedback,
+the class report, and ``make report``'s rebuild of all three.
+
+``final_grades.csv`` keeps Otter's columns as they are and adds, after them, ``student_name``
+and ``student_id`` where the LMS gave them, then, once ``OUT/written_scores.csv`` exists, one
+column per written question and ``final_points``: the automatic points plus the written ones,
+out of both (blank until every written answer of that student is graded, so that no partial
+total passes for a grade).
+"""
+
+import sys
+from pathlib import Path
+
+from ..lms.entries import read_manifest
+from . import answers, scores
+from .questions import lesson_questions
+
+FINAL_POINTS = "final_points"
+POINTS_ROW = "points-per-question"
+
+
+class Written:
+    """A graded folder's written questions and scores (no scores: ``sheet`` is None; scores
+    that cannot be read: ``error`` says which cell, and they are left out)."""
+
+    def __init__(self, out, lesson_name):
+        self.questions = lesson_questions(lesson_name)
+        self.sheet, self.error = None, None
+        try:
+            self.sheet = scores.load(out, self.questions) if self.questions else None
+        except scores.ScoresError as exc:
+            self.error = str(exc)
+
+    def marks_for(self, file):
+        return self.sheet.marks_for(file) if self.sheet is not None else None
+
+
+def roster(out):
+    """``[(file, student_name, student_id)]`` of the class graded into ``out``, in
+    ``final_grades.csv``'s order."""
+    manifest = read_manifest(out)
+    if manifest is not None:
+        return [(e["file"], e.get("student_name"), e.get("student_id"))
+                for e in manifest["entries"]]
+    return [(file, None, None) for file in answers.load_all(out)]
+
+
+def identities(manifest):
+    """``{file: (student_name, student_id)}`` from OUT's manifest."""
+    return {e["file"]: (e.get("student_name"), e.get("student_id"))
+            for e in (manifest or {}).get("entries", [])}
+
+
+def extend_final_grades(frame, names, written):
+    """``frame`` (Otter's final_grades, its first row the points per question when any
+    submission was graded) with the identity and written columns."""
+    files = list(frame["file"])
+    has_points_row = bool(files) and files[0] == POINTS_ROW
+    if any(name or number for name, number in names.values()):
+        frame["student_name"] = [names.get(f, (None, None))[0] or "" for f in files]
+        frame["student_id"] = [names.get(f, (None, None))[1] or "" for f in files]
+    if written is None or written.sheet is None:
+        return frame
+    columns = {q.name: [] for q in written.questions}
+    finals = []
+    for position, file in enumerate(files):
+        if position == 0 and has_points_row:
+            for question in written.questions:
+                columns[question.name].append(question.points)
+            finals.append(float(frame["total_points_earned"].iloc[0])
+                          + sum(q.points for q in written.questions))
+            continue
+        marks = written.marks_for(file)
+        for index, question in enumerate(written.questions):
+            points = marks.marks[index].points if marks is not None else None
+            columns[question.name].append("" if points is None else points)
+        automatic = float(frame["total_points_earned"].iloc[position])
+        finals.append(automatic + marks.earned if marks is not None and marks.complete else "")
+    for name, values in columns.items():
+        frame[name] = values
+    frame[FINAL_POINTS] = finals
+    return frame
+
+
+def after_grading(out, lesson_name):
+    """What make grade leaves for the written answers: the spreadsheet template."""
+    questions = lesson_questions(lesson_name)
+    if questions:
+        scores.write_template(out, questions, roster(out))
+
+
+def rebuild(out, bundle, log=sys.stderr):
+    """``final_grades.csv``, ``feedback/`` and ``results/`` again from ``records/``, the
+    manifest and the written scores, without regrading (``make report``)."""
+    from ..batch import Outputs
+    from ..grading import Grader
+    from ..verdicts.record import Record
+
+    out = Path(out)
+    manifest = read_manifest(out)
+    outputs = Outputs(out, Grader(bundle), identities(manifest))
+    if outputs.written.error:
+        raise scores.ScoresError(outputs.written.error)
+    stems = []
+    for path in sorted((out / "records").glob("*.json")):
+        record = Record.from_json(path.read_text("utf-8"))
+        outputs.write(record)
+        stems.append(record.stem)
+    if manifest is not None:
+        listed = [e["stem"] for e in manifest["entries"] if e["stem"] in set(stems)]
+        stems = listed + [stem for stem in stems if stem not in set(listed)]
+    outputs.write_csv(stems)
+    print(f"wrote {out / 'final_grades.csv'} and feedback/ from records/"
+          + (" and the written scores" if outputs.written.sheet is not None else ""), file=log)
+
+
+def class_summary(out, lesson_name):
+    """Per written question, what the class report shows, or None before any score:
+    ``[{"number", "question", "points": [graded points], "graded", "total",
+    "levels": [(Level, count)]}]``."""
+    questions = lesson_questions(lesson_name)
+    sheet = scores.load(out, questions) if questions else None
+    if sheet is None:
+        return None
+    files = [file for file, _, _ in roster(out)] or sheet.files()
+    summary = []
+    for index, question in enumerate(questions):
+        points = []
+        for file in files:
+            marks = sheet.marks_for(file)
+            if marks is not None and marks.marks[index].points is not None:
+                points.append(marks.marks[index].points)
+        levels = [(level, sum(1 for p in points if p == level.points))
+                  for level in question.levels]
+        summary.append({"number": index + 1, "question": question, "points": points,
+                        "graded": len(points), "total": len(files), "levels": levels})
+    return summary

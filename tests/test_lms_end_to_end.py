@@ -1,0 +1,208 @@
+"""The instructor's whole loop, as issue 22 asks it: from Moodle's download zip and grading
+worksheet (and from Canvas's download and gradebook), make grade grades the class, a person
+grades every written answer on the review page in Chromium, make report joins the scores, and
+make export writes the worksheet with each student's total and comment, and the feedback zip.
+
+Each step runs the module its make target runs, with the session's autograder zip. The
+worksheets before and after, and the page, are kept in tests/artifacts/lms/ and review/.
+"""
+
+import csv
+import io
+import threading
+import zipfile
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+import lms_fixtures as fx
+from explorer_helpers import CHROMIUM, chromium
+from grading_harness import TEST_TIMEOUT
+from kit_autograder import batch
+from kit_autograder.lms import export as export_module
+from kit_autograder.report import class_report
+from kit_autograder.written import scores
+from kit_autograder.written.review import serve
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "tests" / "artifacts"
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
+                                reason="Debian's /usr/bin/chromium is not installed")
+
+# Words of each answer that survive its rendering (the page shows Markdown as HTML).
+GOOD = ["media ponderada", "misma secuencia", "mismas entradas", "peso futuro es 0",
+        "ninguna clave permitida"]
+WEAK = ["usa GPT", "cosas del Transformer", "Los resultados", "No sé", "Probar con"]
+
+
+def grade(download: Path, out: Path, autograder_zip):
+    status = batch.main(["--submissions", str(download), "--out", str(out), "--autograder",
+                         str(autograder_zip), "--jobs", "2", "--timeout", str(TEST_TIMEOUT)])
+    assert status == 0
+    with open(out / "final_grades.csv", newline="", encoding="utf-8") as f:
+        return {row["file"]: row for row in csv.DictReader(f)}
+
+
+def level_for(answer_text):
+    """What the person on the page decides: 2 for a good answer, 1 for a weak one, 0 for none."""
+    if any(fragment in answer_text for fragment in GOOD):
+        return "2"
+    if any(fragment in answer_text for fragment in WEAK):
+        return "1"
+    return "0"
+
+
+def grade_every_answer_on_the_page(out: Path, screenshot: Path):
+    server = serve(out, port=0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with chromium() as browser:
+            page = browser.new_page(viewport={"width": 1100, "height": 1000})
+            page.goto(f"http://127.0.0.1:{server.server_address[1]}/")
+            expect(page.locator("#overall")).to_contain_text("Corregidas: 0 de ")
+            total = int(page.inner_text("#overall").split(" de ")[1].split()[0])
+            for done in range(1, total + 1):
+                expect(page.locator("#answer-body")).not_to_contain_text("Cargando")
+                if done == 2:
+                    page.screenshot(path=str(screenshot), full_page=True)
+                answer = page.inner_text("#answer-body")
+                if page.inner_text("#question-prompt").startswith("Reto:"):
+                    # The challenge's texts: full marks for a text, 0 for none (keys by
+                    # position, since the levels are 1, 0,5 and 0).
+                    unanswered = "Sin respuesta" in answer or "No se ha podido leer" in answer
+                    page.keyboard.press("3" if unanswered else "1")
+                else:
+                    page.keyboard.press(level_for(answer))
+                if done == 1:
+                    page.keyboard.press("c")
+                    page.keyboard.type("Define las dos; cita la fórmula de la softmax.")
+                    page.keyboard.press("Escape")
+                expect(page.locator("#overall")).to_have_text(
+                    f"Corregidas: {done} de {total} respuestas")
+                page.keyboard.press("Enter")
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def rebuild(out: Path, autograder_zip):
+    """make report: report.html, final_grades.csv and feedback/ from the records and scores."""
+    assert class_report.main(["--out", str(out), "--autograder", str(autograder_zip)]) == 0
+    with open(out / "final_grades.csv", newline="", encoding="utf-8") as f:
+        return {row["file"]: row for row in csv.DictReader(f)}
+
+
+def keep(name, data: bytes):
+    folder = ARTIFACTS / "lms"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_bytes(data)
+
+
+def test_moodle_download_to_worksheet_and_feedback_zip(tmp_path, autograder_zip):
+    download = tmp_path / "IA-055-Atencion-1234.zip"
+    download.write_bytes(fx.moodle_download())
+    out = tmp_path / "notas"
+    rows = grade(download, out, autograder_zip)
+    garcia = "María José García López_1234567_assignsubmission_file/notebook_student.ipynb"
+    assert rows[garcia]["student_name"] == "María José García López"
+    assert rows[garcia]["student_id"] == "1234567"
+    assert float(rows[garcia]["total_points_earned"]) == 20
+    jose = "José Pérez_2000001_assignsubmission_file/entrega/exportada.zip"
+    assert float(rows[jose]["total_points_earned"]) == 20, "the newer upload, the export, graded"
+    assert "final_points" not in rows[garcia], "no written score yet: no total"
+
+    grade_every_answer_on_the_page(out, ARTIFACTS / "review" / "review_moodle.png")
+    rows = rebuild(out, autograder_zip)
+    # Out of 35: 20 automatic, 10 for the questions, 5 for the challenge's texts. A stub or a
+    # partial notebook has the template's texts (None): the person gives them 0.
+    expected_final = {"1234567": 35, "2000001": 35, "3000001": 13, "3000002": 35, "5000001": 5,
+                      "6000001": 0, "8000001": 35}
+    assert {row["student_id"]: float(row["final_points"]) for row in rows.values()
+            if row["student_id"]} == expected_final
+    feedback = (out / "feedback" / f"{rows_stem(out, garcia)}.md").read_text("utf-8")
+    assert "**Respuestas escritas: 15 / 15**" in feedback and "**Nota total: 35 / 35**" in feedback
+    assert "cita la fórmula de la softmax." in feedback
+    report = (out / "report.html").read_text("utf-8")
+    assert 'id="escritas"' in report and 'id="escrita-q5"' in report
+
+    worksheet = tmp_path / "Calificaciones-IA-055-Atencion-1234.csv"
+    before = fx.moodle_worksheet_es()
+    worksheet.write_bytes(before)
+    keep("moodle_worksheet_before.csv", before)
+    status = export_module.main(["--autograder", str(autograder_zip), "--lms", "moodle",
+                                 "--worksheet", str(worksheet), "--out", str(out)])
+    assert status == 0
+    after = (out / "export" / worksheet.name).read_bytes()
+    keep("moodle_worksheet_after.csv", after)
+    sheet = list(csv.reader(io.StringIO(after.decode("utf-8"), newline=""), delimiter=";"))
+    grades = {row[0]: row[4] for row in sheet[1:]}
+    # Rescaled to the worksheet's maximum, 10: 13 / 35 -> 3,71; 5 / 35 -> 1,43.
+    assert grades == {"Participante 1234567": "10,00", "Participante 2000001": "10,00",
+                      "Participante 3000001": "3,71", "Participante 3000002": "10,00",
+                      "Participante 4000001": "", "Participante 5000001": "1,43",
+                      "Participante 6000001": "0,00", "Participante 7000001": ""}
+    comments = {row[0]: row[9] for row in sheet[1:]}
+    assert comments["Participante 3000001"].startswith("Nota: 13 / 35 (parte automática: 8;")
+    with zipfile.ZipFile(out / "export" / export_module.MOODLE_ZIP) as zf:
+        folders = sorted(name.split("/")[0] for name in zf.namelist())
+        page = zf.read(f"Ana Martín_3000001_assignsubmission_file/"
+                       f"informe_de_evaluacion.html").decode("utf-8")
+    assert folders == sorted(f"{who}_{number}_assignsubmission_file" for number, who, _ in
+                             fx.MOODLE_STUDENTS if number not in ("4000001", "7000001"))
+    assert "Respuestas escritas: 5 / 15" in page
+    report = (out / "export" / export_module.REPORT).read_text("utf-8")
+    keep("moodle_export_report.txt", report.encode("utf-8"))
+    assert "Participante 7000001 Pedro Sin Entrega" in report
+    assert "Nadie Enlista_8000001" in report.split("without a row in the worksheet")[1]
+
+
+def rows_stem(out, file):
+    from kit_autograder.lms import read_manifest
+
+    return next(e["stem"] for e in read_manifest(out)["entries"] if e["file"] == file)
+
+
+def test_canvas_download_to_gradebook(tmp_path, autograder_zip):
+    download = tmp_path / "submissions.zip"
+    download.write_bytes(fx.canvas_download())
+    out = tmp_path / "notas"
+    rows = grade(download, out, autograder_zip)
+    assert {row["student_id"] for row in rows.values()} == {"", "101", "102", "103", "104", "106",
+                                                            "999"}
+    grade_every_answer_on_the_page(out, ARTIFACTS / "review" / "review_canvas.png")
+    # The spreadsheet route on top of the page: one answer regraded in a Spanish spreadsheet,
+    # which saves semicolons and a decimal comma.
+    path = out / scores.SCORES
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        table = list(csv.reader(f))
+    next(row for row in table if row[2] == "101")[table[0].index("q1")] = "1,5"
+    with open(path, "w", newline="", encoding="utf-8-sig") as f:
+        csv.writer(f, delimiter=";").writerows(table)
+    rows = rebuild(out, autograder_zip)
+    finals = {row["student_id"]: row["final_points"] for row in rows.values() if row["student_id"]}
+    # Out of 35 (20 + 10 + 5); 101's q1 regraded to 1,5.
+    assert finals == {"101": "34.5", "102": "18.0", "103": "35.0", "104": "13.0",
+                      "106": "30.0", "999": "35.0"}
+
+    gradebook = tmp_path / "2026-11-30T1200_Notas-IA.csv"
+    before = fx.canvas_gradebook()
+    gradebook.write_bytes(before)
+    keep("canvas_gradebook_before.csv", before)
+    status = export_module.main(["--autograder", str(autograder_zip), "--lms", "canvas",
+                                 "--worksheet", str(gradebook), "--out", str(out),
+                                 "--column", fx.CANVAS_COLUMN])
+    assert status == 0
+    after = (out / "export" / gradebook.name).read_bytes()
+    keep("canvas_gradebook_after.csv", after)
+    sheet = list(csv.reader(io.StringIO(after.decode("utf-8"), newline="")))
+    column = sheet[0].index(fx.CANVAS_COLUMN)
+    # Rescaled to the column's «Points Possible», 30: 34,5 / 35 -> 29,57; 18 -> 15,43; ...
+    assert {row[1]: row[column] for row in sheet[2:]} == {
+        "101": "29.57", "102": "15.43", "103": "30.00", "104": "11.14", "105": "",
+        "106": "25.71", "107": "", "999999": ""}
+    report = (out / "export" / export_module.REPORT).read_text("utf-8")
+    keep("canvas_export_report.txt", report.encode("utf-8"))
+    assert "ID 105 Fernández, Lucía: solo entregó texto en línea" in report
+    assert "pérezjosé_LATE_102_9002_notebook_student.ipynb" in report.split("late")[1]
