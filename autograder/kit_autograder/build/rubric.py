@@ -55,17 +55,42 @@ def points_table(rubric):
     Students get their own copy of the points this way without a second source to keep in sync.
     """
     rows = ["## Puntos", "",
-            f"Esta tabla se genera desde `rubrics/{rubric.get('_source', '')}` al construir tu carpeta.",
+            "Esta tabla se genera desde la rúbrica de la clase al construir tu carpeta: es la "
+            "misma con la que se califica.",
             "", "| Parte | Qué se evalúa | Puntos |", "|---|---|---|"]
     for name, entry in rubric["questions"].items():
         if "criteria" in entry:
             rows += [f"| Reto (`{name}`) | `{c['id']}` | {c['points']} |" for c in entry["criteria"]]
         else:
             rows.append(f"| Función | `{name}` | {entry['points']} |")
-    rows += [f"| Pregunta escrita | {name} | {entry['points']} |"
+    rows += [f"| Texto del reto (a mano) | `{entry['texto']}` | {_points(entry['points'])} |"
+             if entry.get("texto") else f"| Pregunta escrita | {name} | {_points(entry['points'])} |"
              for name, entry in rubric["written"].items()]
     total = sum(sum(p) if isinstance(p, list) else p
                 for p in (question_points(rubric, n)
                           for n in list(rubric["questions"]) + list(rubric["written"])))
-    rows.append(f"| **Total** | | **{total}** |")
-    return "\n".join(rows) + "\n"
+    rows.append(f"| **Total** | | **{_points(total)}** |")
+    return "\n".join(rows + text_rubric(rubric)) + "\n"
+
+
+def text_rubric(rubric):
+    """The levels a person grades the challenge's texts by (``written:`` entries with
+    ``texto:``), as a Spanish section of the students' guide: the rubric, not a summary of it."""
+    entries = [(name, entry) for name, entry in rubric["written"].items() if entry.get("texto")]
+    if not entries:
+        return []
+    rows = ["", "## Cómo se corrigen los textos del reto", "",
+            "El validador solo comprueba que cada texto diga algo. Lo que dicen lo corrige una "
+            "persona con estos niveles, que vienen de la misma rúbrica:", ""]
+    for name, entry in entries:
+        rows += [f"**{entry['pregunta']}** (`{entry['texto']}`, {entry['points']} punto"
+                 f"{'s' if entry['points'] != 1 else ''})", ""]
+        rows += [f"- {_points(level['puntos'])}: {level['descripcion']}"
+                 for level in entry["niveles"]]
+        rows.append("")
+    return rows[:-1]
+
+
+def _points(value):
+    """A point value as a Spanish reader writes it: 2, 0,5."""
+    return f"{float(value):g}".replace(".", ",")
