@@ -510,3 +510,33 @@ def test_a_class_with_nothing_graded_still_gets_a_page(tmp_path):
     assert 'data-stat="graded">0<' in page
     assert 'data-stat="mean">—<' in page
     assert "no es JSON" in page and "ejecución: error interno" in page
+
+
+# --- accessibility: WCAG 2.1 AA, as axe-core reads it (issue 25) ---------------------------------
+
+
+def test_the_report_passes_axe_cores_wcag_a_and_aa_rules(page):
+    from accessibility import wcag_violations
+
+    count, report = wcag_violations(page)
+    assert count == 0, report
+
+
+def test_control_a_plot_without_its_text_alternative_is_a_violation(browser, graded_batch):
+    # The report as it once was: SVG plots with role="img" and no name.
+    from accessibility import violated_rules
+
+    tab = browser.new_page()
+    tab.goto((graded_batch / "report.html").as_uri())
+    tab.evaluate("""() => document.querySelectorAll('svg.plot').forEach(svg => {
+        svg.removeAttribute('aria-label'); svg.querySelector('title')?.remove(); })""")
+    assert "svg-img-alt" in violated_rules(tab)
+    tab.close()
+
+
+def test_each_plot_says_what_it_shows_with_the_csv_s_numbers(page, completed_rows):
+    labels = page.eval_on_selector_all("svg.plot", "plots => plots.map(p => p.getAttribute('aria-label'))")
+    assert labels and all(label.startswith("Distribución de ") for label in labels)
+    total = next(label for label in labels if label.startswith("Distribución de puntuación automática,"))
+    assert f"{len(completed_rows)} estudiantes" in total, total
+    assert "Media " in total and "mediana " in total

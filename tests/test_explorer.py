@@ -503,3 +503,21 @@ def test_screenshot_of_each_exhibit_is_saved(page, name):
     path = ARTIFACTS / f"{name}.png"
     page.locator(section).screenshot(path=str(path))
     assert path.stat().st_size > 20_000, "a rendered exhibit, not an empty box"
+
+
+# --- accessibility: WCAG 2.1 AA, as axe-core reads it (issue 25) ---------------------------------
+
+
+def test_the_explorer_passes_axe_cores_wcag_a_and_aa_rules(page):
+    from accessibility import wcag_violations
+
+    count, report = wcag_violations(page)
+    assert count == 0, report
+
+
+def test_control_an_unlabelled_input_is_a_violation_on_the_explorer(page):
+    from accessibility import violated_rules
+
+    page.evaluate("""() => { const input = document.createElement('input');
+                           document.querySelector('main, body').prepend(input); }""")
+    assert "label" in violated_rules(page)

@@ -1,15 +1,50 @@
-"""The class report's plots: matplotlib's SVG backend, made fit to inline in one HTML page."""
+"""The class report's plots: matplotlib's SVG backend, made fit to inline in one HTML page.
 
+Each plot carries its own text alternative (``describe``): what a screen reader says in its
+place, the distribution's shape and its numbers, never «gráfico» (WCAG 2.1's 1.1.1).
+"""
+
+import html
 import io
 import re
+import statistics
 
 from .feedback import number
 
 BAR_COLOUR = "#3b6ea8"
 
 
+def describe(counts, *, possible, xlabel):
+    """The text alternative of a chart of ``{points: students}``: how many, at which points,
+    the mean and the median, and where most of them are."""
+    xlabel = re.sub(r"\s*\(de [^)]*\)$", "", xlabel)  # «… (de 20)»: said once, below
+    total = sum(counts.values())
+    if not total:
+        return f"Distribución de {xlabel}: ningún estudiante todavía."
+    values = sorted(counts, reverse=True)
+    shown = [f"{counts[v]} con {number(v)}" for v in values[:6]]
+    if len(values) > 6:
+        shown.append(f"{sum(counts[v] for v in values[6:])} con otros valores")
+    points = [v for v in values for _ in range(counts[v])]
+    mode = max(values, key=lambda v: (counts[v], v))
+    if counts.get(possible, 0) * 2 > total:
+        shape = "La mayoría tiene la puntuación máxima."
+    elif counts.get(0, 0) * 2 > total:
+        shape = "La mayoría tiene 0."
+    elif counts[mode] * 2 > total:
+        shape = f"La mayoría tiene {number(mode)}."
+    else:
+        shape = (f"Está repartida; el valor más frecuente es {number(mode)} "
+                 f"({counts[mode]} estudiante{'s' if counts[mode] != 1 else ''}).")
+    return (f"Distribución de {xlabel}, sobre {number(possible)}: {total} "
+            f"estudiante{'s' if total != 1 else ''}; {', '.join(shown)}. Media "
+            f"{number(statistics.fmean(points))}, mediana {number(statistics.median(points))}. "
+            f"{shape}")
+
+
 def points_chart(counts, *, possible, xlabel, key):
-    """Bars of ``{points: students}``, one per value, on an axis from 0 to ``possible``.
+    """Bars of ``{points: students}``, one per value, on an axis from 0 to ``possible``, with
+    ``describe``'s sentence as its accessible name.
 
     ``key`` must be unique in the page: it salts the SVG's ids (see ``_inline``).
     """
@@ -31,7 +66,7 @@ def points_chart(counts, *, possible, xlabel, key):
     axes.yaxis.set_major_locator(_integer_locator())
     axes.tick_params(axis="y", labelsize=8)
     axes.spines[["top", "right"]].set_visible(False)
-    return _inline(figure, key)
+    return _inline(figure, key, describe(counts, possible=possible, xlabel=xlabel))
 
 
 def _integer_locator():
@@ -40,7 +75,7 @@ def _integer_locator():
     return MaxNLocator(integer=True, nbins=4)
 
 
-def _inline(figure, key):
+def _inline(figure, key, alternative):
     """The figure as an ``<svg>`` element for an HTML page, with no XML prologue or metadata.
 
     Inline SVGs share the page's id namespace: the ids a figure references (its clip paths and
@@ -58,4 +93,9 @@ def _inline(figure, key):
     svg = re.sub(r"\s*<metadata>.*?</metadata>", "", svg, flags=re.S)
     referenced = set(re.findall(r"(?:url\(#|href=\"#)([^)\"]+)", svg))
     svg = re.sub(r' id="([^"]+)"', lambda m: m.group(0) if m.group(1) in referenced else "", svg)
-    return svg.replace("<svg ", '<svg class="plot" role="img" ', 1).strip()
+    label = html.escape(alternative, quote=True)
+    svg = svg.replace("<svg ", f'<svg class="plot" role="img" aria-label="{label}" ', 1)
+    # A <title> too, first child: what a pointer shows, and what older readers announce.
+    svg = re.sub(r"(<svg\b[^>]*>)", lambda m: f"{m.group(1)}<title>{html.escape(alternative)}</title>",
+                 svg, count=1)
+    return svg.strip()
