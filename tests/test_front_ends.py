@@ -80,7 +80,8 @@ def _diagram_width(page):
     """naturalWidth of the step-8 diagram, scrolling the notebook until JupyterLab's windowing
     renders its cell; None if no such image is ever rendered."""
     selector = f'.jp-Notebook img[alt^="{DIAGRAM_ALT}"]'
-    for _ in range(200):
+    deadline = time.monotonic() + 120  # a loaded machine renders slowly; a missing image never
+    while time.monotonic() < deadline:
         image = page.query_selector(selector)
         if image is not None:
             image.scroll_into_view_if_needed()
@@ -88,11 +89,16 @@ def _diagram_width(page):
                 "img => img.complete", arg=image, timeout=30_000)
             time.sleep(0.5)
             return image.evaluate("img => img.naturalWidth")
+        # One screen further down, and back to the top from the bottom: on a loaded machine
+        # JupyterLab may render a cell only after the scroll has already passed it.
         page.evaluate("""() => {
             const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer');
-            if (panel) panel.scrollBy(0, 600);
+            if (!panel) return;
+            const before = panel.scrollTop;
+            panel.scrollBy(0, 500);
+            if (panel.scrollTop === before) panel.scrollTo(0, 0);
         }""")
-        time.sleep(0.1)
+        time.sleep(0.3)
     return None
 
 

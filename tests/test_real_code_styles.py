@@ -75,16 +75,6 @@ def attention(Q, K, V, mask=None):
     return weights @ V, weights
 '''
 
-# A real mistake (the keys where the values go): the notebook's own lab run stops on it.
-KEYS_FOR_VALUES = '''
-def attention(Q, K, V, mask=None):
-    scores = Q @ K.T / np.sqrt(K.shape[-1])
-    if mask is not None:
-        scores = np.where(mask, scores, -np.inf)
-    weights = softmax(scores)
-    return weights @ K, weights
-'''
-
 BATCHED_ATTENTION = '''
 def attention(Q, K, V, mask=None):
     scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(K.shape[-1])
@@ -115,7 +105,7 @@ def graded(built_dist, autograder_zip, tmp_path_factory):
         "d2l.ipynb": notebooks.with_function("correct", "attention", D2L_SETATTR),
         "cabezas_apiladas.ipynb": Notebooks.to_bytes(_both(notebooks)),
         "importa_primero.ipynb": notebooks.with_function("correct", "attention", IMPORT_FIRST),
-        "lab_falla.ipynb": notebooks.with_function("correct", "attention", KEYS_FOR_VALUES),
+        "lab_falla.ipynb": _nothing_measurable(notebooks),
     }
     folder = tmp_path_factory.mktemp("estilos")
     for name, data in files.items():
@@ -123,6 +113,21 @@ def graded(built_dist, autograder_zip, tmp_path_factory):
     out = tmp_path_factory.mktemp("estilos-out")
     rows = grade_here(folder, out, autograder_zip)
     return rows, out
+
+
+def _nothing_measurable(notebooks):
+    """The correct notebook with attention and positional_encoding failing: every fact of the
+    lab calls one of them, so the notebook's lab run measures nothing and exits 1."""
+    import nbformat
+
+    nb = nbformat.reads(notebooks.correct().decode(), as_version=4)
+    broken = {"attention": "def attention(Q, K, V, mask=None):\n",
+              "positional_encoding": "def positional_encoding(n_positions, d_model):\n"}
+    for cell in nb.cells:
+        for name, signature in broken.items():
+            if cell.cell_type == "code" and cell.source.lstrip().startswith(f"def {name}("):
+                cell.source = signature + "    raise RuntimeError('todavía a medias')\n"
+    return Notebooks.to_bytes(nb)
 
 
 def _both(notebooks):
@@ -177,11 +182,11 @@ def test_a_function_whose_cell_failed_before_its_def_is_said_to_be_so(graded):
     assert not IMPORT_FIRST.strip().splitlines()[0].startswith("def attention(")
 
 
-def test_when_the_notebooks_lab_run_failed_the_challenge_says_so(graded):
+def test_when_the_notebooks_lab_measures_nothing_the_challenge_says_why(graded):
     rows, out = graded
     feedback = (out / "feedback" / "lab_falla.md").read_text("utf-8")
-    # Control: the lab really stopped in the notebook, so its result has no seed.
-    assert "lab.py terminó con código 1" in feedback
+    # Control: the lab really measured nothing in the notebook (it printed so).
+    assert "lab.py terminó con código 1: 0 de 11 hechos medidos" in feedback
     section = feedback.split("### `student_extension`")[1].split("### ")[0]
-    assert "lab.py no llegó a terminar en tu cuaderno" in section
+    assert "no se ha podido medir ningún hecho" in section
     assert "no es un número entero válido" not in section

@@ -16,9 +16,9 @@ from seed_lines import assert_matches_seed, assert_token_means_vanish
 matplotlib.use("Agg")
 
 
-# The lesson (seed 000's eight steps) ends where the challenge begins; the challenge's cells
-# run the lab and write files, which is not the lesson's business.
-CHALLENGE_HEADING = "## Reto verificable"
+# Seed 000's lesson is the eight steps: the kit's step 9 (a trained model, with its own
+# generator for its test set and a weights file) and the challenge come after it.
+SEED_LESSON_ENDS = ("## Paso 9", "## Reto verificable")
 
 
 def master_demo_cells():
@@ -26,7 +26,7 @@ def master_demo_cells():
     in_tests = False
     for cell in load_master(MASTER).cells:
         source = cell.source.strip()
-        if cell.cell_type == "markdown" and source.startswith(CHALLENGE_HEADING):
+        if cell.cell_type == "markdown" and source.startswith(SEED_LESSON_ENDS):
             return
         if cell.cell_type == "raw":
             in_tests = {"# BEGIN TESTS": True, "# END TESTS": False}.get(source, in_tests)
@@ -109,8 +109,10 @@ def test_reference_signatures_are_the_lessons():
     assert {name: str(inspect.signature(getattr(reference, name))) for name in expected} == expected
 
 
-def test_the_lesson_demos_stop_where_the_challenge_begins():
+def test_the_lesson_demos_stop_where_the_seed_s_eight_steps_end():
     headings = [cell.source.strip() for cell in load_master(MASTER).cells
                 if cell.cell_type == "markdown"]
-    assert any(heading.startswith(CHALLENGE_HEADING) for heading in headings)
-    assert not any("lab.py" in source for source in master_demo_cells())
+    for end in SEED_LESSON_ENDS:  # both exist, so the demos cannot run on past them
+        assert any(heading.startswith(end) for heading in headings), end
+    sources = list(master_demo_cells())
+    assert not any("lab.py" in source or "modelo_entrenado" in source for source in sources)

@@ -74,7 +74,14 @@ def synthetic_submissions(autograder_zip, dist, n):
     for folder in (checkout, checkout / "assignments"):
         if str(folder) not in sys.path:
             sys.path.insert(0, str(folder))
-    return importlib.import_module(f"{name}.synthetic").mixed_submissions(dist, n)
+    try:
+        synthetic = importlib.import_module(f"{name}.synthetic")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{name}.synthetic":
+            raise
+        raise SystemExit(f"error: lesson {name!r} has no synthetic.py, so make bench has no "
+                         "submissions to grade (docs/lesson-authors.md, «Optional parts»)")
+    return synthetic.mixed_submissions(dist or checkout / "dist" / name, n)
 
 
 def grade_command(submissions, out, autograder_zip, jobs):
@@ -156,8 +163,9 @@ def otter_scores(results_path):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--autograder", type=Path, required=True)
-    parser.add_argument("--dist", type=Path, default=Path("dist"),
-                        help="the build the synthetic submissions are made from")
+    parser.add_argument("--dist", type=Path, default=None,
+                        help="the build the synthetic submissions are made from "
+                             "(default dist/<the zip's lesson>)")
     parser.add_argument("--n", type=int, default=200)
     parser.add_argument("--sample", type=int, default=8)
     parser.add_argument("--jobs", type=lambda t: int(t) if str(t).strip() else None, default=None)
