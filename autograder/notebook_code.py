@@ -202,6 +202,9 @@ def restart_and_run_all(notebook, *, output=None) -> NotebookRun:
                if isinstance(cell, dict) and cell.get("cell_type") == "code"]
     shell = _fresh_shell()
     run = NotebookRun(shell.user_ns)
+    import matplotlib.pyplot as plt
+
+    figures_before = set(plt.get_fignums())
     folder = Path(notebook).resolve().parent if isinstance(notebook, (str, Path)) else Path.cwd()
     output = output if output is not None else io.StringIO()
     with _quiet_kit(), contextlib.chdir(folder), contextlib.redirect_stdout(output), \
@@ -220,6 +223,10 @@ def restart_and_run_all(notebook, *, output=None) -> NotebookRun:
                 first = next(text.strip() for text in source.splitlines() if text.strip())
                 run.errors.append((first[:80], line))
                 run._failures.append((_defined_names(source), line))
+        # As Jupyter does after each cell: the figures the notebook drew are closed, so that
+        # the process that loaded it (a test, the validator) never finds them open.
+        for number in set(plt.get_fignums()) - figures_before:
+            plt.close(number)
     return run
 
 
