@@ -141,12 +141,11 @@ class Arena:
         """The hidden inputs of attention that the leaky submission was given: what a leak
         through its feedback would have revealed (the test knows the salt)."""
         from conftest import TEST_SALT
-        from kit_autograder.hidden_inputs import generator, identity
-        from kit_autograder.submission import code_cells
+        from kit_autograder.hidden_inputs import generator, identity, world
 
         from attention.cases import cases_for
 
-        code = identity(self.leak)
+        code = identity(world(self.leak))
         salt = base64.b64decode(TEST_SALT)
         return {case.name: case.inputs(generator(salt, code, "attention", case.name))
                 for case in cases_for("attention")}

@@ -282,8 +282,7 @@ def test_regrading_the_same_file_gives_the_same_inputs_and_scores(zoo, autograde
 
 def test_two_different_submissions_get_different_inputs(zoo):
     from conftest import TEST_SALT
-    from kit_autograder.hidden_inputs import generator, identity
-    from kit_autograder.submission import code_cells
+    from kit_autograder.hidden_inputs import generator, identity, world
 
     from attention.cases import cases_for
 
@@ -291,7 +290,7 @@ def test_two_different_submissions_get_different_inputs(zoo):
     salt = base64.b64decode(TEST_SALT)
 
     def inputs(name):
-        code = identity(files[name])
+        code = identity(world(files[name]))
         return [case.inputs(generator(salt, code, "attention", case.name))["Q"]
                 for case in cases_for("attention")]
 
