@@ -2,19 +2,17 @@
 for every bad input, bounded output, and the same inputs and scores on every regrade."""
 
 import base64
-import io
 import json
 import os
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import jsonschema
 import nbformat
 import pytest
 
-from grading_harness import Notebooks, grade_here, read_csv, read_records, write_folder
+from grading_harness import Notebooks, grade_here, read_csv, read_records, write_folder, zip_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((ROOT / "tests" / "fixtures" / "gradescope_results.schema.json")
@@ -41,14 +39,6 @@ while True:
 """
 NEVER_ENDS = "while True:\n    pass\n"
 OUTPUT_FLOOD = 'for _ in range(1_000_000):\n    print("x" * 99)  # 100 MB en total\n'
-
-
-def zip_bytes(members):
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as zf:
-        for name, data in members.items():
-            zf.writestr(name, data)
-    return buffer.getvalue()
 
 
 def with_metadata(data, change):

@@ -8,13 +8,11 @@ What a job really sees, on every door, is checked by the attack suite (test_atta
 ``28_renombrada``); here, the world and its identity.
 """
 
-import io
-import zipfile
-
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from attention.cases import cases_for
+from grading_harness import zip_bytes
 from kit_autograder.hidden_inputs import NOTEBOOK_NAME, generator, identity, world
 from kit_autograder.submission import load
 
@@ -30,14 +28,6 @@ WORLDS = st.dictionaries(st.sampled_from(["a", "b", "ab", NOTEBOOK_NAME, "ñ"]),
 def inputs_of(files):
     return [case.inputs(generator(SALT, identity(files), "attention", case.name))["Q"]
             for case in cases_for("attention")]
-
-
-def export_zip(members):
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as zf:
-        for name, data in members.items():
-            zf.writestr(name, data)
-    return buffer.getvalue()
 
 
 def loaded(tmp_path, name, data, kit_files=()):
@@ -64,20 +54,20 @@ def test_two_worlds_that_differ_get_different_inputs_and_a_world_always_the_same
 def test_the_job_never_learns_the_uploads_name(tmp_path):
     plain = loaded(tmp_path, "entrega_ana.ipynb", NOTEBOOK)
     renamed = loaded(tmp_path, "tabla_de_respuestas_0123456789abcdef.ipynb", NOTEBOOK)
-    zipped = loaded(tmp_path, "exportada.zip", export_zip({"otra_tabla_fedcba.ipynb": NOTEBOOK}))
+    zipped = loaded(tmp_path, "exportada.zip", zip_bytes({"otra_tabla_fedcba.ipynb": NOTEBOOK}))
     assert plain == renamed == zipped == {NOTEBOOK_NAME: NOTEBOOK}
     assert identity(plain) == identity(renamed) == identity(zipped)
 
 
 def test_every_file_of_an_export_zip_the_job_sees_is_in_its_world(tmp_path):
     members = {"cuaderno.ipynb": NOTEBOOK, "__zip_filename__": b"ana.zip", "datos.csv": b"1,2"}
-    with_files = loaded(tmp_path, "a.zip", export_zip(members))
+    with_files = loaded(tmp_path, "a.zip", zip_bytes(members))
     assert with_files == {NOTEBOOK_NAME: NOTEBOOK, "__zip_filename__": b"ana.zip",
                           "datos.csv": b"1,2"}
-    other = loaded(tmp_path, "b.zip", export_zip({**members, "datos.csv": b"1,3"}))
+    other = loaded(tmp_path, "b.zip", zip_bytes({**members, "datos.csv": b"1,3"}))
     assert identity(other) != identity(with_files)
     # A file named like one of the kit's is replaced by the kit's own: the job never sees it.
-    shadowed = loaded(tmp_path, "c.zip", export_zip({**members, "lab.py": b"x = 1"}), {"lab.py"})
+    shadowed = loaded(tmp_path, "c.zip", zip_bytes({**members, "lab.py": b"x = 1"}), {"lab.py"})
     assert shadowed == with_files
 
 
