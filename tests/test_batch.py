@@ -12,7 +12,8 @@ import jsonschema
 import nbformat
 import pytest
 
-from grading_harness import Notebooks, grade_here, read_csv, read_records, write_folder, zip_bytes
+from grading_harness import (Notebooks, grade_here, read_csv, read_records, total, write_folder,
+                             zip_bytes)
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((ROOT / "tests" / "fixtures" / "gradescope_results.schema.json")
@@ -81,6 +82,8 @@ def zoo(built_dist, autograder_zip, tmp_path_factory):
             right, lambda m: m.__setitem__("kernelspec", {"name": "python3-otro",
                                                           "display_name": "Python (otro)",
                                                           "language": "python"})),
+        "kernelspec_texto.ipynb": with_metadata(right, lambda m: m.__setitem__("kernelspec",
+                                                                              "python3")),
         "nunca_termina.ipynb": notebooks.correct([NEVER_ENDS]),
         "bomba_memoria.ipynb": notebooks.correct([MEMORY_BOMB]),
         "memoria_en_subprocesos.ipynb": notebooks.correct([memory_in_subprocesses(1000)]),
@@ -141,6 +144,38 @@ def test_every_results_json_is_valid_gradescope_output_in_markdown(zoo):
         jsonschema.validate(data, SCHEMA)
         if "output" in data:
             assert data["output_format"] == "md"
+
+
+def test_no_english_and_no_otter_scaffolding_in_the_feedback_or_any_box_of_results_json(zoo):
+    from markdown_it import MarkdownIt
+
+    from english import ENGLISH, OTTER_SCAFFOLDING
+
+    out, rows, records, files = zoo
+    md = MarkdownIt("commonmark").enable("table")
+    for name in files:
+        data = results(out, name)
+        boxes = [test["output"] for test in data["tests"] if "output" in test]
+        for text in [feedback(out, name), data.get("output", ""), *boxes]:
+            for english in ENGLISH + OTTER_SCAFFOLDING:
+                assert english not in text, (name, english)
+        for box in boxes:
+            # Real Markdown: no line indented into an accidental code block, and no sentence
+            # said twice (student_extension's box used to say one five times).
+            assert "code_block" not in {token.type for token in md.parse(box)}, (name, box)
+            lines = [line.strip() for line in box.splitlines() if line.strip()]
+            assert len(lines) == len(set(lines)), (name, box)
+    # Each question's box is that question's section of the feedback.
+    text = feedback(out, "parcial.ipynb")
+    for test in results(out, "parcial.ipynb")["tests"]:
+        assert f"### `{test['name']}`: " in text and test["output"] in text, test["name"]
+
+
+def test_a_kernelspec_that_is_a_string_is_graded_with_a_note(zoo):
+    out, rows, records, _ = zoo
+    assert rows["kernelspec_texto.ipynb"]["grading_status"] == "Completed"
+    assert total(rows["kernelspec_texto.ipynb"]) == 20
+    assert "no dice qué kernel usa" in feedback(out, "kernelspec_texto.ipynb")
 
 
 def test_feedback_never_says_everything_passed_of_a_question_that_lost_points(zoo):

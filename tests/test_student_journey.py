@@ -17,6 +17,7 @@ import pytest
 from nbclient import NotebookClient
 
 from attention import lab as lab_module
+from english import ENGLISH
 from attention.extension import validate
 from autograder.assign import (EXPLORER_NAME, MASTER, NOTEBOOK_NAME, SOLUTION_NAME, STUDENT_FILES,
                                TOUR_NAME)
@@ -25,14 +26,6 @@ from autograder.notebook_code import assignment_name
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# What Otter 7 and argparse print in English, as their sources spell it.
-ENGLISH = [
-    "Initialize Otter", "Make sure you have run all cells", "Please save before exporting",
-    "Save your notebook first", "All test cases passed", "Test case failed", "Test case passed",
-    "Error at line", "results:", "Running your submission", "Your submission",
-    "Type your answer here", "Kernel is running over TCP", "usage:", "options:",
-    "positional arguments", "show this help message", "python -m autograder", "python -m attention",
-]
 
 
 def student_folder(built_dist, tmp_path, notebook_source, name):

@@ -73,10 +73,11 @@ class Outputs:
             (out / folder).mkdir(parents=True, exist_ok=True)
 
     def write(self, record: Record):
-        text = feedback.render_for(self.grader, record)
+        sections = feedback.sections_for(self.grader, record)
+        text = feedback.join(sections)
         tests = {q: self.grader.bundle.test_file(q) for q in self.grader.tests}
         results = otter_results.grading_results(record, tests)
-        gradescope = otter_results.gradescope(record, results, self.config, text)
+        gradescope = otter_results.gradescope(record, results, self.config, sections)
         row = otter_results.final_grades([results]).to_dict("records")
         # A lone surrogate that slipped past the wire (the notebook's own JSON can hold one)
         # becomes "?" here rather than an exception that would lose this student's files.
