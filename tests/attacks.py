@@ -416,3 +416,114 @@ def wait_until(predicate, seconds):
             return True
         time.sleep(0.1)
     return predicate()
+
+
+# --- issue 19: what a student receives, and what a job can observe ------------------------------
+
+# Spells the digits of the inputs into the numbers of an error and of an empty array's shape:
+# attention raises what looks like NumPy's broadcast error, its "shapes" pairs of digits of Q
+# and K (offset by 20, so that none is a size of the case); multihead returns an empty array
+# whose sizes are groups of three digits of X (offset by 1000).
+SPELLS_IN_SMALL_INTEGERS = textwrap.dedent("""
+    import numpy as np
+    def _groups(array, width, offset, count):
+        digits = "".join(f"{abs(x):.6f}".replace(".", "") for x in np.ravel(array))
+        return [offset + int(digits[i:i + width]) for i in range(0, width * count, width)]
+    def attention(Q, K, V, mask=None):
+        first, second = _groups(Q, 2, 20, 4), _groups(K, 2, 20, 4)
+        raise ValueError("operands could not be broadcast together with shapes "
+                         f"({','.join(map(str, first))}) ({','.join(map(str, second))}) ")
+    def multihead(X, heads, W_O, mask=None):
+        return np.zeros((0, *_groups(X, 3, 1000, 3)))
+""")
+
+
+def spelled_numbers(source, function, inputs):
+    """The integers ``source``'s ``function`` spells on ``inputs``: what the sandbox reports of
+    its error, or the sizes of what it returns (run here, as the control)."""
+    import numpy as np
+
+    from kit_autograder.sandbox.inside.calls import classify
+
+    space = {}
+    exec(source, space)
+    try:
+        result = space[function](**inputs)
+    except Exception as exc:
+        error = classify(exc)
+        return [*error.get("numbers", []), *(n for shape in error.get("shapes", []) for n in shape)]
+    return [int(n) for n in np.shape(result)]
+
+
+# Zeros of the right shape: the largest difference from the reference is the reference's
+# largest value, so a message that says how large it is, and where, gives that value away.
+RETURNS_ZEROS = textwrap.dedent("""
+    import numpy as np
+    def attention(Q, K, V, mask=None):
+        return np.zeros((len(Q), V.shape[1])), np.zeros((len(Q), len(K)))
+    def multihead(X, heads, W_O, mask=None):
+        return np.zeros((len(X), W_O.shape[1]))
+    def positional_encoding(n_positions, d_model):
+        return np.zeros((n_positions, d_model)), np.zeros((d_model + 1) // 2)
+    def transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None):
+        return np.zeros_like(x)
+""")
+
+# Reads a table of answers from the name its notebook has in the job's folder. The table,
+# for the inputs the same bytes always get, rides in the upload's name (or in the name of the
+# notebook inside an export zip): "tabla_" + base64(4 bytes of Q's digest + float32 answers).
+# It also prints what the job sees (every file's name and digest), for the test to compare
+# with the world the hidden inputs hash.
+READS_ITS_OWN_NAME = textwrap.dedent("""
+    import base64, hashlib, json, os
+    import numpy as np
+    print("MUNDO " + json.dumps(sorted(
+        [name, hashlib.sha256(open(name, "rb").read()).hexdigest()]
+        for name in os.listdir(".") if os.path.isfile(name))))
+    def _table():
+        for name in sorted(os.listdir(".")):
+            if "tabla_" in name:
+                code = name.split("tabla_", 1)[1].rsplit(".", 1)[0]
+                raw = base64.urlsafe_b64decode(code + "=" * (-len(code) % 4))
+                return raw[:4], np.frombuffer(raw[4:], dtype=np.float32).astype(float)
+        return None, None
+    def attention(Q, K, V, mask=None):
+        key, values = _table()
+        if key != hashlib.sha256(np.asarray(Q).round(6).tobytes()).digest()[:4]:
+            raise NotImplementedError("sin tabla para estas entradas")
+        n, m, d_v = len(Q), len(K), V.shape[1]
+        return values[:n * d_v].reshape(n, d_v), values[n * d_v:n * d_v + n * m].reshape(n, m)
+""")
+
+
+def table_name(inputs, answer, prefix="tabla_", suffix=".ipynb"):
+    """A file name carrying ``answer`` (output, weights) for ``inputs``, as the attack reads it."""
+    import base64
+    import hashlib
+
+    import numpy as np
+
+    key = hashlib.sha256(np.asarray(inputs["Q"]).round(6).tobytes()).digest()[:4]
+    values = np.concatenate([np.ravel(part) for part in answer]).astype(np.float32).tobytes()
+    return prefix + base64.urlsafe_b64encode(key + values).decode().rstrip("=") + suffix
+
+
+def markup_cells(payload):
+    """``(attention's cell, other cells)`` that put ``payload(tag)`` in every text of a notebook
+    that reaches its report: the error of the cell meant to define ``attention`` (it fails
+    before the ``def``), printed output, a cell's error message and its first line, an
+    exception's class name, and the texts and a key of student_extension."""
+    # Not "risk": a risk declared earns its criterion's point, and this attack is scored
+    # against the untouched stub.
+    fields = ("assumption", "measurement", "conclusion", "limitation")
+    extension = {field: payload(field) for field in fields}
+    extension[payload("clave")] = "x"
+    definition = (f"raise ValueError({payload('definición')!r})\n"
+                  "def attention(Q, K, V, mask=None):\n    return None")
+    return definition, [
+        f"print({payload('salida')!r})",
+        f"raise ValueError({payload('mensaje')!r})",
+        "".join(f"# {line}\n" for line in payload("línea").splitlines()) + "raise RuntimeError('x')",
+        f"raise type({payload('excepción')!r}, (Exception,), {{}})('x')",
+        f"resultado = {{'student_extension': {extension!r}}}\n"
+        "student_extension = resultado['student_extension']"]

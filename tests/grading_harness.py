@@ -87,6 +87,18 @@ def with_extra_cell(notebook_bytes, source):
     return nbformat.writes(nb).encode("utf-8")
 
 
+def zip_bytes(members):
+    """A zip holding ``{name: bytes}``, as an upload (``grader.export()`` writes one)."""
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return buffer.getvalue()
+
+
 def write_folder(folder, files):
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)

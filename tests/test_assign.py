@@ -239,13 +239,17 @@ def test_run_otter_keeps_real_scores_when_otter_fails_after_writing_them(tmp_pat
     results = tmp_path / "results"
     results.mkdir()
     run_otter = _rendered_run_otter(tmp_path)
+    # The kit's boxes come marked as its Markdown; an output nobody marked is shown as text.
     scored = {"score": 5.0, "tests": [{"name": "attention", "score": 5.0, "max_score": 5.0,
-                                       "output": "bien"}]}
+                                       "output": "bien", "output_format": "md"},
+                                      {"name": "Otter", "output": "<b>Otter's</b>"}]}
     (results / "results.json").write_text(json.dumps(scored), encoding="utf-8")
     run_otter.answer_anyway(RuntimeError("summary printing failed"))
     kept = json.loads((results / "results.json").read_text(encoding="utf-8"))
-    assert [(t["name"], t["score"]) for t in kept["tests"]] == [("attention", 5.0)]
-    assert kept["score"] == 5.0 and kept["tests"][0]["output_format"] == "md"
+    assert [(t["name"], t.get("score")) for t in kept["tests"]] == [("attention", 5.0),
+                                                                    ("Otter", None)]
+    assert kept["score"] == 5.0
+    assert [t["output_format"] for t in kept["tests"]] == ["md", "text"]
 
     # Control: Otter's own error answer (no scored test) is replaced by the Spanish refusal.
     otters = {"score": 0, "output": "Autograder Error", "tests": []}

@@ -9,6 +9,14 @@ that same profile, one submission at a time. Each attack must score no more than
 the classmates must keep full marks, no process may outlive the batch, nothing outside OUT
 may change, and the batch must finish with a row for every file. Each attack also has a
 positive control below: the same code, run without the sandbox, does what it claims.
+
+Issue 19's classes are in the same arena: numbers spelled into errors and shapes (26, and 15's
+long decimals), a zeros answer (27), a table of answers in the upload's name or in the name of
+the notebook inside an export zip (28, 29, which also print what the job sees), markup in
+every text a student controls (30, its name first; 32, a zip's notebook names; 33,
+student_extension's keys), and a kernelspec that is a string (31). What the student receives
+is read as they read it: every output of results.json, and feedback.md, rendered by
+markdown-it with raw HTML enabled in Chromium.
 """
 
 import ast
@@ -16,6 +24,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -27,9 +36,11 @@ import numpy as np
 import pytest
 
 import attacks
+from attention.cases import cases_for
 from grading_harness import (Notebooks, grade_as_user, grade_docker_like, grade_gradescope,
                              grade_here, gradescope_scores, read_records, shared_folder,
-                             total, write_folder)
+                             total, write_folder, zip_bytes)
+from markup_payloads import browser, inert, payload, seen, to_html  # noqa: F401 (a fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -37,6 +48,7 @@ MARKER = "kitattack" + hashlib.sha256(str(os.getpid()).encode()).hexdigest()[:10
 CLASSMATES = ("00_classmate.ipynb", "zz_classmate.ipynb")
 STUB = "50_stub.ipynb"
 DAEMON_DELAY = 3
+MARKUP_NAME = "30_" + payload("archivo", slash=False) + ".ipynb"
 GOOD_EXTENSION = {
     "assumption": "Mi attention reparte el peso según la afinidad.",
     "measurement": "La fila 1 del ejemplo trabajado pesa 0,6698 en su propia clave.",
@@ -84,6 +96,8 @@ class Arena:
         self.leak = self.notebooks.with_function(
             "stub", "attention", attacks.LEAKY_FUNCTIONS["attention"],
             [attacks.LEAKY_FUNCTIONS["multihead"]])
+        self.spelling = self.notebooks.stub([attacks.SPELLS_IN_SMALL_INTEGERS])
+        self._renamed_name = None
         self.files = self._files(dist)
         self.folder = write_folder(shared_folder("arena-submissions-"), self.files)
         self.watched = [str(ROOT / "reference"), str(ROOT / "assignments"),
@@ -113,6 +127,31 @@ class Arena:
                                                   attacks.HANG_IN_CALL)
         files["24_exit.ipynb"] = nb.stub([attacks.EXIT_CELL])
         files["25_huge.ipynb"] = huge_notebook()
+        # Issue 19: numbers spelled into errors and shapes, a zeros answer, the name as a
+        # table (the upload's, and the notebook's inside an export zip), markup in every text a
+        # student controls (the file's name first), and a kernelspec that is a string.
+        files["26_small_ints.ipynb"] = self.spelling
+        files["27_zeros.ipynb"] = nb.stub([attacks.RETURNS_ZEROS])
+        self.renamed = nb.with_function("stub", "attention", attacks.READS_ITS_OWN_NAME)
+        files[self.renamed_name] = self.renamed
+        files["29_zip_renamed.zip"] = zip_bytes({self.table_name("29_"): self.renamed})
+        definition, cells = attacks.markup_cells(payload)
+        hostile = json.loads(nb.with_function("stub", "attention", definition, cells))
+        hostile["metadata"]["kernelspec"]["name"] = payload("kernel")
+        files[MARKUP_NAME] = json.dumps(hostile).encode()
+        # The same tricks in student_extension's texts and keys, on a working notebook, so
+        # that the challenge's validator gets far enough to quote them.
+        extension = {**GOOD_EXTENSION, "assumption": payload("supuesto"),
+                     payload("claveextra"): "x"}
+        files["33_markup_extension.ipynb"] = nb.correct([
+            f"resultado = {{**resultado_lab, 'student_extension': {extension!r}}}\n"
+            "student_extension = resultado['student_extension']"])
+        correct = json.loads(nb.correct())
+        correct["metadata"]["kernelspec"] = "python3"
+        files["31_kernelspec_string.ipynb"] = json.dumps(correct).encode()
+        files["32_two_notebooks.zip"] = zip_bytes({
+            payload("a", slash=False) + ".ipynb": nb.stub(),
+            payload("b", slash=False) + ".ipynb": nb.stub()})
         return files
 
     # --- the lab's evidence, borrowed ---------------------------------------------------
@@ -138,19 +177,35 @@ class Arena:
 
     # --- a table of answers for leaked inputs ---------------------------------------------
 
-    def leaked_inputs(self):
-        """The hidden inputs of attention that the leaky submission was given: what a leak
-        through its feedback would have revealed (the test knows the salt)."""
+    def leaked_inputs(self, notebook=None, function="attention"):
+        """The hidden inputs of ``function`` that a submission (the leaky one) was given: what
+        a leak through its feedback would have revealed (the test knows the salt)."""
         from conftest import TEST_SALT
-        from kit_autograder.hidden_inputs import generator, identity
-        from kit_autograder.submission import code_cells
+        from kit_autograder.hidden_inputs import generator, identity, world
 
         from attention.cases import cases_for
 
-        code = identity(self.leak)
+        code = identity(world(self.leak if notebook is None else notebook))
         salt = base64.b64decode(TEST_SALT)
-        return {case.name: case.inputs(generator(salt, code, "attention", case.name))
-                for case in cases_for("attention")}
+        return {case.name: case.inputs(generator(salt, code, function, case.name))
+                for case in cases_for(function)}
+
+    # --- a table of answers in a name --------------------------------------------------------
+
+    TABLE_CASE = "una_consulta"  # the case whose answer fits in a file's name
+
+    def table_name(self, prefix):
+        import reference
+
+        inputs = self.leaked_inputs(self.renamed)[self.TABLE_CASE]
+        return attacks.table_name(inputs, reference.attention(**inputs),
+                                  prefix=f"{prefix}tabla_")
+
+    @property
+    def renamed_name(self):
+        if self._renamed_name is None:
+            self._renamed_name = self.table_name("28_")
+        return self._renamed_name
 
     def table_source(self):
         from reference import attention as reference
@@ -165,6 +220,21 @@ class Arena:
     def attacks(self):
         return sorted(name for name in self.files
                       if name not in CLASSMATES + (STUB, "14_honest_stub_extension.ipynb"))
+
+    def seen_by_students(self, door, name):
+        """feedback.md (the make grade doors) and every output of results.json: everything
+        ``name``'s student reads. ``{"feedback": text or None, "outputs": [...], "boxes":
+        {question: box}, "record": Record or None}``."""
+        record = door.records.get(name)
+        if record is not None:
+            text = (door.out / "feedback" / f"{record.stem}.md").read_text("utf-8")
+            data = json.loads((door.out / "results" / f"{record.stem}.json").read_text("utf-8"))
+        else:
+            text, data = None, door.results[name]
+        return {"feedback": text, "record": record,
+                "outputs": [part["output"] for part in [data, *data.get("tests", [])]
+                            if "output" in part],
+                "boxes": {t["name"]: t["output"] for t in data.get("tests", []) if "output" in t}}
 
 
 def huge_notebook(cells=300_000):
@@ -246,7 +316,10 @@ def graded_on_gradescope(arena, otter_venvs):
     if os.geteuid() != 0 or not shutil.which("unshare"):
         pytest.skip("mounting a tree at /autograder needs root and unshare(1)")
     before = snapshot(arena.watched)
-    names = [n for n in arena.attacks if n != "25_huge.ipynb"] + [STUB, CLASSMATES[0]]
+    # Gradescope unpacks an uploaded zip itself: 32's notebooks arrive as two uploads there,
+    # whose names are 30's trick again.
+    names = [n for n in arena.attacks if n not in ("25_huge.ipynb", "32_two_notebooks.zip")] + [
+        STUB, CLASSMATES[0]]
 
     def one(name):
         return name, grade_gradescope(arena.zip, name, arena.files[name], otter_venvs.image,
@@ -281,7 +354,8 @@ def test_correct_classmates_keep_full_marks_beside_every_attack(door):
 
 # Built on the solution, these attack availability rather than scores: their own tests say
 # what they may keep.
-NOT_STUB_BASED = ("14_forged_lab.ipynb", "23_hang.ipynb")
+NOT_STUB_BASED = ("14_forged_lab.ipynb", "23_hang.ipynb", "31_kernelspec_string.ipynb",
+                  "33_markup_extension.ipynb")
 
 
 def test_no_attack_scores_more_than_the_untouched_stub(arena, door):
@@ -328,20 +402,191 @@ def test_no_forged_file_survives_in_out(door):
                 assert MARKER not in path.read_text("utf-8", "replace"), path
 
 
-def test_hidden_inputs_never_reach_what_students_see(arena, door):
-    leaked = arena.leaked_inputs()
-    numbers = {f"{x:.6f}" for inputs in leaked.values() for x in inputs["Q"].ravel()}
+PUBLIC_ITEM = re.compile(r"^- (Prueba pública|\d+ pruebas públicas)", re.M)
+
+
+def section(seen_by, question):
+    """What ``question``'s student reads about its hidden cases: in its box, in its section of
+    the feedback and in its verdicts' messages (all three where the door writes them). Not its
+    public tests' messages, which the notebook showed the student before any hidden input
+    existed, and which quote the student's values on the public inputs."""
+    def hidden_part(body):
+        return PUBLIC_ITEM.split(body)[0]
+
+    texts = [hidden_part(seen_by["boxes"].get(question, ""))]
+    if seen_by["feedback"] is not None:
+        texts.append(hidden_part(seen_by["feedback"].split(f"### `{question}`: ")[1]
+                                 .split("\n## ")[0].split("\n### ")[0]))
+        texts += [m for v in seen_by["record"].verdicts if v.question == question
+                  and not v.public for m in v.messages]
+    return "\n".join(texts)
+
+
+def arrays_in(value):
+    """Every ndarray in a case's inputs, the heads' matrices among them."""
+    if isinstance(value, np.ndarray):
+        return [value]
+    items = value.values() if isinstance(value, dict) else value if isinstance(
+        value, (list, tuple)) else []
+    return [array for item in items for array in arrays_in(item)]
+
+
+def case_sizes_of(arena, notebook, function):
+    from attention.judge import case_sizes
+
+    return [case_sizes(function, inputs)
+            for inputs in arena.leaked_inputs(notebook, function).values()]
+
+
+LEAKS = {"15_leak.ipynb": ("leak", ("attention", "multihead")),
+         "26_small_ints.ipynb": ("spelling", ("attention", "multihead"))}
+
+
+@pytest.mark.parametrize("name", sorted(LEAKS))
+def test_hidden_inputs_never_reach_what_students_see(arena, door, name):
+    notebook = getattr(arena, LEAKS[name][0])
+    seen_by = arena.seen_by_students(door, name)
+    everything = "\n".join([seen_by["feedback"] or "", *seen_by["outputs"]] + (
+        [seen_by["record"].to_json()] if seen_by["record"] else []))
+    for function in LEAKS[name][1]:
+        hidden = arena.leaked_inputs(notebook, function).values()
+        values = [x for inputs in hidden for array in arrays_in(inputs)
+                  if array.dtype != bool for x in array.ravel()]
+        # Long decimals anywhere (the notebook's own demo cells print the demo's inputs, which
+        # are the student's to see; the hidden ones never).
+        assert not [x for x in values if f"{x:.6f}" in everything]
+        # Any number, small integers included: in what the student reads of this function,
+        # every integer is a size of one of its cases or one of the kit's own small numbers
+        # (steps, counts), never one the code spelled.
+        allowed = case_sizes_of(arena, notebook, function)
+        described = {int(n) for case in cases_for(function)
+                     for n in re.findall(r"\d+", case.description)}  # «del orden de 1000»
+        shown = [int(n) for n in re.findall(r"(?<![\w.,])\d+(?![\w.,]\d)", section(seen_by,
+                                                                                  function))]
+        assert not [n for n in shown if n > 10 and n not in described
+                    and not any(n in sizes for sizes in allowed)]
+        if name == "26_small_ints.ipynb":
+            spelled = {n for inputs in hidden
+                       for n in attacks.spelled_numbers(attacks.SPELLS_IN_SMALL_INTEGERS,
+                                                        function, inputs)}
+            # (The empty array's 0 is a size of every case.)
+            assert not {n for n in spelled if not any(n in sizes for sizes in allowed)} & set(
+                shown)
+
+
+def test_control_the_spelled_numbers_carry_the_hidden_inputs(arena):
+    # What the sandbox would report of the error and of the shape, without the case's sizes
+    # in the way: the digits of Q (pairs, from 20) and of X (triples, from 1000).
+    hidden = next(iter(arena.leaked_inputs(arena.spelling).values()))
+    spelled = attacks.spelled_numbers(attacks.SPELLS_IN_SMALL_INTEGERS, "attention", hidden)
+    digits = "".join(f"{n - 20:02d}" for n in spelled[:4])
+    assert digits == f"{abs(hidden['Q'].ravel()[0]):.6f}".replace(".", "")[:7] + digits[7:]
+    multihead = next(iter(arena.leaked_inputs(arena.spelling, "multihead").values()))
+    sizes = attacks.spelled_numbers(attacks.SPELLS_IN_SMALL_INTEGERS, "multihead", multihead)
+    assert sizes[0] == 0 and all(1000 <= n < 2000 for n in sizes[1:])
+    assert f"{sizes[1] - 1000:03d}" == f"{abs(multihead['X'].ravel()[0]):.6f}".replace(".", "")[:3]
+
+
+ZEROS = ("attention", "multihead", "positional_encoding", "transformer_block")
+
+
+def test_a_zeros_answer_reads_no_reference_value(arena, door):
+    seen_by = arena.seen_by_students(door, "27_zeros.ipynb")
+    for function in ZEROS:
+        text = section(seen_by, function)
+        assert "a partir de" in text or "no suma 1" in text, (function, text)
+        assert not re.findall(r"\d[.,]\d", text), (function, text)
+
+
+def test_control_a_zeros_answers_largest_error_is_the_references_largest_value(arena):
+    import reference
+
+    for inputs in arena.leaked_inputs(arena.files["27_zeros.ipynb"]).values():
+        output, _ = reference.attention(**inputs)
+        error = np.abs(np.zeros_like(output) - output)
+        at = np.unravel_index(np.argmax(error), error.shape)
+        assert error[at] == np.abs(output).max() and abs(output[at]) == error[at]
+
+
+def test_a_table_in_the_uploads_name_or_the_zips_answers_nothing(arena, door):
+    for name in (arena.renamed_name, "29_zip_renamed.zip"):
+        if name in door.totals:
+            assert door.totals[name] == door.totals[STUB] == 0, name
+
+
+def test_the_job_sees_exactly_the_world_its_inputs_hash(arena, door, autograder_zip):
+    import hashlib
+
+    from kit_autograder.bundle import OpenedZip
+    from kit_autograder.hidden_inputs import world
+
+    with OpenedZip(autograder_zip) as bundle:
+        support = bundle.support_files()
+    expected = sorted([name, hashlib.sha256(data).hexdigest()]
+                      for name, data in {**world(arena.renamed, {}, support), **support}.items())
+    for name in (arena.renamed_name, "29_zip_renamed.zip"):
+        if name not in door.totals:
+            continue
+        seen_by = arena.seen_by_students(door, name)
+        text = seen_by["record"].output if seen_by["record"] else seen_by["outputs"][0]
+        (line,) = [line for line in text.splitlines() if line.startswith("MUNDO ")]
+        assert json.loads(line[len("MUNDO "):]) == expected, name
+
+
+def test_control_the_table_in_a_name_answers_its_case_where_the_job_sees_that_name(arena,
+                                                                                    tmp_path):
+    from attention.judge import judge
+    from kit_autograder.verdicts.in_process import run_in_process
+
+    # The same bytes, hence the same inputs, under both names: only the name differs.
+    assert arena.files[arena.renamed_name] == arena.renamed
+    inputs = arena.leaked_inputs(arena.renamed)[arena.TABLE_CASE]
+    for name in (arena.renamed_name, arena.table_name("29_")):
+        folder = tmp_path / name[:3]
+        folder.mkdir()
+        (folder / name).write_bytes(arena.renamed)
+        space = {}
+        previous = os.getcwd()
+        os.chdir(folder)
+        try:
+            exec(attacks.READS_ITS_OWN_NAME, space)
+            assert judge("attention", inputs, run_in_process(space["attention"], inputs, 2)) == []
+        finally:
+            os.chdir(previous)
+
+
+MARKUP_TAGS = ("archivo", "kernel", "salida", "mensaje", "línea", "excepción", "definición")
+
+
+def test_no_element_script_or_heading_comes_from_a_students_text(arena, door, browser):
+    names = [MARKUP_NAME, "33_markup_extension.ipynb"] + (
+        ["32_two_notebooks.zip"] if door.records else [])
+    for name in names:
+        seen_by = arena.seen_by_students(door, name)
+        pages = [seen_by["outputs"]] + ([[seen_by["feedback"]]] if seen_by["feedback"] else [])
+        for texts in pages:
+            found = seen(browser, to_html(texts))
+            assert inert(found), (name, found)
+    # The texts are there, as text: the test saw the fields it meant to.
+    shown = "\n".join(arena.seen_by_students(door, MARKUP_NAME)["outputs"])
+    assert [tag for tag in MARKUP_TAGS if tag not in shown] == []
+    shown = "\n".join(arena.seen_by_students(door, "33_markup_extension.ipynb")["outputs"])
+    assert "claveextra" in shown
     if door.records:
-        stem = "15_leak"
-        texts = [(door.out / "feedback" / f"{stem}.md").read_text("utf-8"),
-                 (door.out / "results" / f"{stem}.json").read_text("utf-8"),
-                 (door.out / "records" / f"{stem}.json").read_text("utf-8")]
-    else:
-        texts = [json.dumps(door.results["15_leak.ipynb"], ensure_ascii=False)]
-    # The notebook's own demo cells also call the leaky functions, on the demo's inputs, and
-    # their errors are the student's to see; the hidden inputs must never show.
-    for text in texts:
-        assert not [n for n in numbers if n in text]
+        assert inert(seen(browser, (door.out / "report.html").read_text("utf-8")))
+
+
+def test_control_the_markup_would_run_and_forge_a_heading_unescaped(browser):
+    for text in (payload("archivo", slash=False), payload("salida")):
+        found = seen(browser, to_html([text]))
+        assert found["ran"] >= 1 and {"NOTA FINAL 10/10", "NOTA FINAL 10 de 10"} & set(
+            found["headings"])
+
+
+def test_a_kernelspec_that_is_a_string_is_graded_with_a_note(arena, door):
+    assert door.totals["31_kernelspec_string.ipynb"] == 20
+    seen_by = arena.seen_by_students(door, "31_kernelspec_string.ipynb")
+    assert "no dice qué kernel usa" in "\n".join(seen_by["outputs"])
 
 
 def test_a_table_of_leaked_answers_answers_nothing(door):

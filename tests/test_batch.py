@@ -2,19 +2,18 @@
 for every bad input, bounded output, and the same inputs and scores on every regrade."""
 
 import base64
-import io
 import json
 import os
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import jsonschema
 import nbformat
 import pytest
 
-from grading_harness import Notebooks, grade_here, read_csv, read_records, write_folder
+from grading_harness import (Notebooks, grade_here, read_csv, read_records, total, write_folder,
+                             zip_bytes)
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((ROOT / "tests" / "fixtures" / "gradescope_results.schema.json")
@@ -41,14 +40,6 @@ while True:
 """
 NEVER_ENDS = "while True:\n    pass\n"
 OUTPUT_FLOOD = 'for _ in range(1_000_000):\n    print("x" * 99)  # 100 MB en total\n'
-
-
-def zip_bytes(members):
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as zf:
-        for name, data in members.items():
-            zf.writestr(name, data)
-    return buffer.getvalue()
 
 
 def with_metadata(data, change):
@@ -91,6 +82,8 @@ def zoo(built_dist, autograder_zip, tmp_path_factory):
             right, lambda m: m.__setitem__("kernelspec", {"name": "python3-otro",
                                                           "display_name": "Python (otro)",
                                                           "language": "python"})),
+        "kernelspec_texto.ipynb": with_metadata(right, lambda m: m.__setitem__("kernelspec",
+                                                                              "python3")),
         "nunca_termina.ipynb": notebooks.correct([NEVER_ENDS]),
         "bomba_memoria.ipynb": notebooks.correct([MEMORY_BOMB]),
         "memoria_en_subprocesos.ipynb": notebooks.correct([memory_in_subprocesses(1000)]),
@@ -152,6 +145,38 @@ def test_every_results_json_is_valid_gradescope_output_in_markdown(zoo):
         jsonschema.validate(data, SCHEMA)
         if "output" in data:
             assert data["output_format"] == "md"
+
+
+def test_no_english_and_no_otter_scaffolding_in_the_feedback_or_any_box_of_results_json(zoo):
+    from markdown_it import MarkdownIt
+
+    from english import ENGLISH, OTTER_SCAFFOLDING
+
+    out, rows, records, files = zoo
+    md = MarkdownIt("commonmark").enable("table")
+    for name in files:
+        data = results(out, name)
+        boxes = [test["output"] for test in data["tests"] if "output" in test]
+        for text in [feedback(out, name), data.get("output", ""), *boxes]:
+            for english in ENGLISH + OTTER_SCAFFOLDING:
+                assert english not in text, (name, english)
+        for box in boxes:
+            # Real Markdown: no line indented into an accidental code block, and no sentence
+            # said twice (student_extension's box used to say one five times).
+            assert "code_block" not in {token.type for token in md.parse(box)}, (name, box)
+            lines = [line.strip() for line in box.splitlines() if line.strip()]
+            assert len(lines) == len(set(lines)), (name, box)
+    # Each question's box is that question's section of the feedback.
+    text = feedback(out, "parcial.ipynb")
+    for test in results(out, "parcial.ipynb")["tests"]:
+        assert f"### `{test['name']}`: " in text and test["output"] in text, test["name"]
+
+
+def test_a_kernelspec_that_is_a_string_is_graded_with_a_note(zoo):
+    out, rows, records, _ = zoo
+    assert rows["kernelspec_texto.ipynb"]["grading_status"] == "Completed"
+    assert total(rows["kernelspec_texto.ipynb"]) == 20
+    assert "no dice qué kernel usa" in feedback(out, "kernelspec_texto.ipynb")
 
 
 def test_feedback_never_says_everything_passed_of_a_question_that_lost_points(zoo):
@@ -283,8 +308,7 @@ def test_regrading_the_same_file_gives_the_same_inputs_and_scores(zoo, autograde
 
 def test_two_different_submissions_get_different_inputs(zoo):
     from conftest import TEST_SALT
-    from kit_autograder.hidden_inputs import generator, identity
-    from kit_autograder.submission import code_cells
+    from kit_autograder.hidden_inputs import generator, identity, world
 
     from attention.cases import cases_for
 
@@ -292,7 +316,7 @@ def test_two_different_submissions_get_different_inputs(zoo):
     salt = base64.b64decode(TEST_SALT)
 
     def inputs(name):
-        code = identity(files[name])
+        code = identity(world(files[name]))
         return [case.inputs(generator(salt, code, "attention", case.name))["Q"]
                 for case in cases_for("attention")]
 

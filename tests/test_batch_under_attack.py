@@ -158,12 +158,12 @@ def batch(files, autograder_zip, tmp_path_factory):
 def hidden_attention_inputs(notebook: bytes):
     """attention's hidden inputs for this notebook (the test knows the tests' salt)."""
     from conftest import TEST_SALT
-    from kit_autograder.hidden_inputs import generator, identity
+    from kit_autograder.hidden_inputs import generator, identity, world
 
     from attention.cases import cases_for
 
     salt = base64.b64decode(TEST_SALT)
-    return [case.inputs(generator(salt, identity(notebook), "attention", case.name))
+    return [case.inputs(generator(salt, identity(world(notebook)), "attention", case.name))
             for case in cases_for("attention")]
 
 
@@ -300,7 +300,7 @@ def test_no_size_of_a_returned_array_spells_a_hidden_input(batch, files):
     spelled = {str(int(round(inputs["Q"][0, 0] * 1e6)) + 500_000_000)
                for inputs in hidden_attention_inputs(files["06_forma_que_deletrea.ipynb"])}
     assert not [s for s in spelled if s in text]
-    assert "forma (0, >10000, >10000) en lugar de" in text
+    assert "forma (0, otro tamaño, otro tamaño) en lugar de" in text
 
 
 def test_control_the_shape_spells_the_input(files):

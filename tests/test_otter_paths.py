@@ -109,6 +109,7 @@ class Graded:
     rows: dict  # "make grade" / "otter grade" -> file -> CSV row
     results: dict  # "otter run" / "Gradescope" -> file -> results.json
     runs: dict  # "otter run" -> file -> CompletedProcess; "Gradescope" -> file -> log
+    make_grade_out: Path = None  # make grade's OUT folder
 
     def log(self, path, name):
         """What the path printed for ``name`` (the plugin's report is there), for a failure."""
@@ -166,7 +167,8 @@ def graded(otter_venvs, autograder_zip, tmp_path_factory):
                         for name, data in results[path].items()}
         scores[path] = {name: s for name, s in scores[path].items() if s}
     return Graded(scores, rows, results, {"otter run": {n: d for n, (d, _) in ran.items()},
-                                          "Gradescope": {n: log for n, (_, log) in scoped.items()}})
+                                          "Gradescope": {n: log for n, (_, log) in scoped.items()}},
+                  work / "make-grade")
 
 
 # --- done when: every path, the same scores ---------------------------------------------------
@@ -241,6 +243,30 @@ def test_gradescope_output_is_markdown_and_the_plugin_report_stays_in_the_log(gr
         assert "PLUGIN REPORT" not in text and "sandbox:" not in text, name
     # The report exists: it went to the instructor's log.
     assert "sandbox:" in graded.runs["Gradescope"]["correcta.ipynb"]
+
+
+def test_every_door_fills_each_box_with_that_questions_section_of_the_feedback(graded):
+    # Issue 25: Otter's own summary (English, indented into a code block) never reaches a box;
+    # Gradescope, otter run and make grade write the same boxes, the feedback's sections.
+    from english import OTTER_SCAFFOLDING
+
+    for name in sorted(graded.results["Gradescope"]):
+        if name == UNREADABLE:
+            continue
+        made = json.loads((graded.make_grade_out / "results" / f"{Path(name).stem}.json")
+                          .read_text("utf-8"))
+        feedback = (graded.make_grade_out / "feedback" / f"{Path(name).stem}.md").read_text("utf-8")
+        boxes = {t["name"]: t["output"] for t in made["tests"]}
+        for test in boxes:
+            assert f"### `{test}`: " in feedback and boxes[test] in feedback, (name, test)
+        for path in ("Gradescope", "otter run"):
+            data = graded.results[path].get(name)
+            if data is None:
+                continue
+            assert {t["name"]: t["output"] for t in data["tests"]} == boxes, (path, name)
+            assert all(t["output_format"] == "md" for t in data["tests"]), (path, name)
+            for text in [data.get("output", ""), *boxes.values()]:
+                assert not [e for e in OTTER_SCAFFOLDING if e in text], (path, name)
 
 
 def test_another_assignments_notebook_gets_spanish_on_gradescope_as_make_grade_predicts(

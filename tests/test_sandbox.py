@@ -40,18 +40,18 @@ def test_wire_refuses_a_frame_that_lies_about_its_arrays():
         wire.decode(bytes(frame[4:]))
 
 
-def test_an_error_report_keeps_only_known_words_and_small_integers():
+def test_an_error_report_keeps_only_known_words_and_integers():
     report = checked_error({"kind": "broadcast", "exception": "ValueError",
                             "shapes": [[6, 4], [6, 3]], "message": "Q = 0.123 0.456"})
     assert report == {"kind": "broadcast", "exception": "ValueError", "shapes": [[6, 4], [6, 3]]}
     for forged in ({"kind": "no such kind"}, {"kind": "other", "exception": "MiError"},
-                   {"kind": "index", "numbers": ["1"]}):
+                   {"kind": "index", "numbers": ["1"]}, {"kind": "index", "numbers": [1.5]}):
         with pytest.raises(JobFailed):
             checked_error(forged)
-    # A number no mistake of this size makes could spell an input: the report loses it.
-    assert checked_error({"kind": "index", "numbers": [3, 10**9]}) == {"kind": "index"}
-    assert checked_error({"kind": "broadcast", "shapes": [[6, 4], [0, 501310350]]}) == {
-        "kind": "broadcast"}
+    # The integers are kept, as the job's (what is shown of them is verdicts/sizes.py's
+    # business); one no array could have is kept as nothing.
+    assert checked_error({"kind": "index", "numbers": [3, 10**9, 10**30]}) == {
+        "kind": "index", "numbers": [3, 10**9, None]}
 
 
 def test_a_job_that_sends_garbage_gives_no_answer():

@@ -16,6 +16,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from english import ENGLISH
 from extension import validate
 from attention.trained_model import WEIGHTS_FILE
 from autograder.assign import EXPLORER_NAME, NOTEBOOK_NAME, SOLUTION_NAME, TOUR_NAME
@@ -25,14 +26,6 @@ from notebook_code import assignment_name
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# What Otter 7 and argparse print in English, as their sources spell it.
-ENGLISH = [
-    "Initialize Otter", "Make sure you have run all cells", "Please save before exporting",
-    "Save your notebook first", "All test cases passed", "Test case failed", "Test case passed",
-    "Error at line", "results:", "Running your submission", "Your submission",
-    "Type your answer here", "Kernel is running over TCP", "usage:", "options:",
-    "positional arguments", "show this help message", "python -m autograder", "python -m attention",
-]
 
 
 def student_folder(built_dist, tmp_path, notebook_source, name):

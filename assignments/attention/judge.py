@@ -5,6 +5,10 @@ arrays or a checked error report). The reference runs here, in the grader. Prope
 correct answer has (rows of weights summing to 1, nothing past the mask) are checked before
 closeness, because a broken property explains a mismatch better than the mismatch itself;
 then the diagnosis names the mistake when it can (diagnose.py).
+
+Every number of the student's that a message shows goes through the case's sizes
+(``case_sizes``), and no message says how far a value is from the reference's, or what a sum
+or a weight of the student's came to: both would be numbers the student's code chose.
 """
 
 import numpy as np
@@ -14,6 +18,7 @@ from kit_autograder.verdicts.compare import compare_part, where
 from kit_autograder.verdicts.in_process import run_in_process
 from kit_autograder.verdicts.messages import error_message
 from kit_autograder.verdicts.outcome import Failure
+from kit_autograder.verdicts.sizes import CaseSizes
 
 from . import tolerances
 from .functions import FUNCTIONS
@@ -47,17 +52,26 @@ def accepted(function, inputs, expected):
     return list(zip(centres, allowances))
 
 
+def case_sizes(function, inputs):
+    """The sizes a message may show of the student's numbers on this case: those its inputs
+    declare, and the ones the notebook names from them (shapes.named_sizes: ``h·d_v``...)."""
+    from .shapes import named_sizes
+
+    return CaseSizes.of(inputs).with_derived(named_sizes(function, inputs).values())
+
+
 def violations(function, inputs, outcome, expected):
     """Every property the outcome violates on this case; empty when it is correct."""
     spec = FUNCTIONS[function]
+    sizes = case_sizes(function, inputs)
     if outcome.error is not None:
-        return [Failure(error_message(function, outcome.error, spec.parts), None,
+        return [Failure(error_message(function, outcome.error, spec.parts, sizes=sizes), None,
                         {"kind": "error", "error": outcome.error["kind"]})]
     failures = []
     for name, got, (centre, allowed) in zip(spec.parts, outcome.parts,
                                             accepted(function, inputs, expected)):
         # ``allowed`` already holds RTOL's share, entry by entry.
-        failures += compare_part(name, got, centre, atol=allowed, rtol=0.0)
+        failures += compare_part(name, got, centre, atol=allowed, rtol=0.0, sizes=sizes)
     if function == "attention" and np.isfinite(outcome.parts[1]).all():
         properties = _attention_properties(outcome.parts[1], inputs.get("mask"))
         if properties:
@@ -84,13 +98,16 @@ def _attention_properties(weights, mask):
     off = np.flatnonzero(np.abs(sums - 1) > tolerances.ROW_SUM_ATOL)
     if off.size:
         row = int(off[0])
-        failures.append(Failure(f"la fila {row} de los pesos no suma 1 (suma {sums[row]:.3g})",
+        # More or less than 1, not how much: the sum is a number the student's code chose.
+        said = ("suma más de 1" if sums[row] > 1 else "suma menos de 1" if sums[row] < 1
+                else "su suma no es un número")
+        failures.append(Failure(f"la fila {row} de los pesos no suma 1 ({said})",
                                 "los pesos", {"kind": "row_sum", "row": row}))
     if mask is not None and np.shape(mask) == weights.shape:
         leaked = np.where(~np.asarray(mask, dtype=bool), np.abs(weights), 0)
         if leaked.max() > tolerances.MASKED_WEIGHT_ATOL:
             index = tuple(int(i) for i in np.unravel_index(np.argmax(leaked), leaked.shape))
             failures.append(Failure(
-                f"una clave prohibida por la máscara recibe peso {leaked[index]:.3g} "
-                f"({where(index, leaked.shape)})", "los pesos", {"kind": "mask_leak"}))
+                f"una clave prohibida por la máscara recibe peso (en {where(index, leaked.shape)})",
+                "los pesos", {"kind": "mask_leak"}))
     return failures

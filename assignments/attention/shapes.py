@@ -8,12 +8,15 @@ into (n, h, d_v): a head's d_v used where its d_k belonged. Every sentence ends 
 notebook asks for, so the student can compare.
 
 Sizes and shapes are not hidden values: the case descriptions and the shape checks already
-give them.
+give them. The sizes in an error are the student's code's to choose, though, so each one is
+shown only if the case declares it (judge.case_sizes, through kit_autograder's CaseSizes), by
+its name or as «otro tamaño»: code that spelled a hidden input into a shape gets nothing back.
 """
 
 from itertools import combinations_with_replacement
 
 import numpy as np
+from kit_autograder.verdicts.sizes import MAX_SHOWN_DIMENSIONS
 
 
 def named_sizes(function, inputs):
@@ -42,40 +45,48 @@ def named_sizes(function, inputs):
 PRIMARY = {"n", "m", "d_k", "d_v", "d_model", "h", "d_ff", "n_positions"}
 
 
-def name_of(size, sizes):
-    """``size`` by its names in this case ("d_v = d_model/h"), or its number alone."""
+def name_of(size, sizes, shown):
+    """``size`` by its names in this case ("d_v = d_model/h"), or as ``shown`` shows it."""
     names = [name for name, value in sizes.items() if value == size]
-    return " = ".join(names) if names else str(size)
+    return " = ".join(names) if names else shown.number(size)
 
 
-def shape_named(shape, sizes):
+def shape_named(shape, sizes, shown):
     """A shape with each size named: ``(4, 2, 3) = (n, h, d_v)``."""
-    numbers = "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
-    named = [name_of(size, sizes) for size in shape]
-    if all(name == str(size) for name, size in zip(named, shape)):
+    numbers = shown.shape(shape)
+    named = [name_of(size, sizes, shown) for size in shape]
+    if len(shape) > MAX_SHOWN_DIMENSIONS or all(
+            not any(value == size for value in sizes.values()) for size in shape):
         return numbers
     return f"{numbers} = ({', '.join(named)}{',' if len(shape) == 1 else ''})"
 
 
-def product_named(total, sizes):
+def _with_number(total, names, shown):
+    """``total`` named ``names`` (a product of sizes): with its number when it may be shown."""
+    return f"{total} = {names}" if shown.allows(total) else names
+
+
+def product_named(total, sizes, shown):
     """``total`` as a product of two or three primary sizes (16 = n·h·d_k), if one fits."""
     primary = [(name, value) for name, value in sizes.items() if name in PRIMARY and value > 1]
-    for count in (1, 2, 3):
-        for factors in combinations_with_replacement(primary, count):
-            if int(np.prod([value for _, value in factors])) == total:
-                return f"{total} = {'·'.join(name for name, _ in factors)}"
-    return str(total)
+    if type(total) is int:
+        for count in (1, 2, 3):
+            for factors in combinations_with_replacement(primary, count):
+                if int(np.prod([value for _, value in factors])) == total:
+                    return _with_number(total, "·".join(name for name, _ in factors), shown)
+    return shown.number(total)
 
 
-def reshaped_named(total, target, sizes):
+def reshaped_named(total, target, sizes, shown):
     """The size of a reshaped array named after the target's leading sizes, which the code
     got right more often than the last one: 30 = n·h·d_k for a target (n, h, d_model/h)."""
-    lead = int(np.prod(target[:-1])) if len(target) > 1 else 1
-    if len(target) > 1 and lead and total % lead == 0:
-        names = [name_of(size, sizes).split(" = ")[0] for size in (*target[:-1], total // lead)]
-        if all(not name.isdigit() for name in names):
-            return f"{total} = {'·'.join(names)}"
-    return product_named(total, sizes)
+    lead = int(np.prod(target[:-1])) if len(target) > 1 and None not in target else 0
+    if len(target) > 1 and lead and type(total) is int and total % lead == 0:
+        names = [name_of(size, sizes, shown).split(" = ")[0]
+                 for size in (*target[:-1], total // lead)]
+        if all(name in sizes for name in names):
+            return _with_number(total, "·".join(names), shown)
+    return product_named(total, sizes, shown)
 
 
 def _case(sizes):
@@ -84,29 +95,32 @@ def _case(sizes):
 
 def error_in_sizes(function, inputs, error):
     """The error's sizes named in the notebook's notation: a sentence, or None."""
-    sizes = named_sizes(function, inputs)
+    from .judge import case_sizes
+
+    sizes, shown = named_sizes(function, inputs), case_sizes(function, inputs)
     kind, numbers, shapes = error.get("kind"), error.get("numbers", []), error.get("shapes", [])
     if kind == "reshape" and numbers and shapes:
-        said = (f"cambias de forma {reshaped_named(numbers[0], shapes[-1], sizes)} números a "
-                f"{shape_named(shapes[-1], sizes)}")
+        said = (f"cambias de forma {reshaped_named(numbers[0], shapes[-1], sizes, shown)} "
+                f"números a {shape_named(shapes[-1], sizes, shown)}")
     elif kind in ("broadcast", "not_aligned") and len(shapes) >= 2:
         verb = "multiplicas" if kind == "not_aligned" else "operas elemento a elemento"
-        said = f"{verb} {shape_named(shapes[0], sizes)} con {shape_named(shapes[1], sizes)}"
+        said = (f"{verb} {shape_named(shapes[0], sizes, shown)} con "
+                f"{shape_named(shapes[1], sizes, shown)}")
     elif kind == "broadcast_assign" and len(shapes) >= 2:
-        said = (f"guardas un array {shape_named(shapes[0], sizes)} donde cabe uno "
-                f"{shape_named(shapes[1], sizes)}")
+        said = (f"guardas un array {shape_named(shapes[0], sizes, shown)} donde cabe uno "
+                f"{shape_named(shapes[1], sizes, shown)}")
     elif kind == "matmul" and len(numbers) >= 2:
-        said = (f"en un producto A @ B, A tiene {name_of(numbers[1], sizes)} columnas y B "
-                f"tiene {name_of(numbers[0], sizes)} filas")
+        said = (f"en un producto A @ B, A tiene {name_of(numbers[1], sizes, shown)} columnas y "
+                f"B tiene {name_of(numbers[0], sizes, shown)} filas")
     elif kind == "concatenate" and len(numbers) >= 5:
-        said = (f"concatenas arrays que en el eje {numbers[0]} miden "
-                f"{name_of(numbers[2], sizes)} y {name_of(numbers[4], sizes)}")
+        said = (f"concatenas arrays que en el eje {shown.number(numbers[0])} miden "
+                f"{name_of(numbers[2], sizes, shown)} y {name_of(numbers[4], sizes, shown)}")
     elif kind == "einsum" and len(numbers) >= 3:
-        said = (f"en einsum, un mismo índice vale {name_of(numbers[1], sizes)} en un operando "
-                f"y {name_of(numbers[2], sizes)} en otro")
+        said = (f"en einsum, un mismo índice vale {name_of(numbers[1], sizes, shown)} en un "
+                f"operando y {name_of(numbers[2], sizes, shown)} en otro")
     elif kind == "index" and len(numbers) >= 3:
-        said = (f"usas el índice {numbers[0]} en un eje de {name_of(numbers[2], sizes)} "
-                "posiciones")
+        index = f"el índice {numbers[0]}" if shown.allows(numbers[0]) else "un índice"
+        said = f"usas {index} en un eje de {name_of(numbers[2], sizes, shown)} posiciones"
     else:
         return None
     return f"en este caso, con {_case(sizes)}, {said}"

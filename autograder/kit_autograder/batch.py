@@ -85,11 +85,12 @@ class Outputs:
             (out / folder).mkdir(parents=True, exist_ok=True)
 
     def write(self, record: Record):
-        text = feedback.render_for(self.grader, record,
-                                   written=self.written.marks_for(record.file))
+        sections = feedback.sections_for(self.grader, record,
+                                         written=self.written.marks_for(record.file))
+        text = feedback.join(sections)
         tests = {q: self.grader.bundle.test_file(q) for q in self.grader.tests}
         results = otter_results.grading_results(record, tests)
-        gradescope = otter_results.gradescope(record, results, self.config, text)
+        gradescope = otter_results.gradescope(record, results, self.config, sections)
         row = otter_results.final_grades([results]).to_dict("records")
         # A lone surrogate that slipped past the wire (the notebook's own JSON can hold one)
         # becomes "?" here rather than an exception that would lose this student's files.

@@ -94,6 +94,7 @@ FLOOR = textwrap.dedent("""
     from concurrent.futures import ThreadPoolExecutor
     from pathlib import Path
     from kit_autograder.bundle import OpenedZip
+    from kit_autograder.hidden_inputs import NOTEBOOK_NAME
     from kit_autograder.sandbox.client import Limits, Sandbox
     from kit_autograder.submission import load
     folder, zip_path, jobs = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
@@ -108,8 +109,8 @@ FLOOR = textwrap.dedent("""
                 except Exception:  # no cells to run: the floor of an unreadable file is 0
                     return
                 job = sandbox.open_job()
-                files = {**support, loaded.notebook_name: loaded.notebook_bytes}
-                job.run_notebook(loaded.notebook_name, loaded.cells, files)
+                job.run_notebook(NOTEBOOK_NAME, loaded.cells,
+                                 {**loaded.world(support), **support})
                 job.close()
             with ThreadPoolExecutor(jobs) as pool:
                 list(pool.map(run, paths))

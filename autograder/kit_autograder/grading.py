@@ -22,11 +22,13 @@ import traceback
 import numpy as np
 
 from . import lesson as lesson_module, policy, submission as submission_module
+from . import hidden_inputs
 from .hidden_inputs import generator
 from .sandbox.client import JobFailed, checked_error
 from .verdicts.messages import cell_error_text, error_message, unverified_message
 from .verdicts.outcome import Outcome
 from .verdicts.record import Flag, Record, Verdict
+from .verdicts.sizes import CaseSizes
 
 MAX_EXPORT_BYTES = 1 << 20
 MAX_STAND_IN_AXIS = 1024
@@ -94,11 +96,11 @@ class Grader:
         record = Record(file=loaded.file, stem=stem, notes=list(loaded.notes))
         job = sandbox.open_job(stem)
         conversation = _Conversation(job, self.answer_stand_in)
-        files = {**{n: d for n, d in loaded.extra_files.items() if n not in self.support},
-                 **self.support, loaded.notebook_name: loaded.notebook_bytes}
+        # What the job sees of the submission is its world, the very bytes its inputs hash.
+        world = loaded.world(self.support)
         try:
-            ran = job.run_notebook(loaded.notebook_name, loaded.cells, files, self.export,
-                                   MAX_EXPORT_BYTES)
+            ran = job.run_notebook(hidden_inputs.NOTEBOOK_NAME, loaded.cells,
+                                   {**world, **self.support}, self.export, MAX_EXPORT_BYTES)
             record.cell_errors, record.output = ran.errors, ran.output
             record.output_chars = ran.output_chars
             values = {name: _parse_json(ran.exported.get(name)) for name in self.export}
@@ -119,7 +121,7 @@ class Grader:
             if data_question.texts is not None:
                 record.texts.update(data_question.texts(values))
         public_verdicts = self._public_tests(conversation, values, proxies)
-        identity = loaded.identity
+        identity = hidden_inputs.identity(world)
         for function in self.lesson.FUNCTIONS:
             record.verdicts += self._grade_function(conversation, function, identity,
                                                     record.cell_errors)
@@ -308,7 +310,8 @@ class _Conversation:
                 raise NotImplementedError(f"todavía no has implementado `{name}`")
             if error["kind"] == "missing" and when_missing:
                 raise StudentFunctionFailed(when_missing)
-            raise StudentFunctionFailed(error_message(name, error))
+            raise StudentFunctionFailed(error_message(name, error,
+                                                      sizes=CaseSizes.of(*args, kwargs)))
 
         call.__name__ = name
         return call

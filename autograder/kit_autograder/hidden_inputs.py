@@ -1,7 +1,7 @@
-"""Each submission's own hidden inputs, from a secret salt and everything the submission brings.
+"""Each submission's own hidden inputs, from a secret salt and everything its code can observe.
 
 The numbers of a hidden case come from a generator seeded with
-HMAC-SHA256(salt, the submission's bytes, function, case). So:
+HMAC-SHA256(salt, identity, function, case). So:
 
 * regrading the same file gives the same inputs and the same score;
 * two different submissions get different inputs: a set of inputs leaked through one
@@ -9,10 +9,22 @@ HMAC-SHA256(salt, the submission's bytes, function, case). So:
   because pasting the table changes the submission and hence the inputs;
 * without the salt (it lives only in the autograder zip) nobody can compute them offline.
 
-The identity is every byte the student's code can read of its own submission: the notebook
-file whole (code, but also Markdown, outputs and metadata, which a cell can open and read)
-and the other files of an export zip. A table hidden in a Markdown cell, with the code cells
-left as they were, still changes the inputs it was meant to answer.
+**The invariant.** The job that runs a submission sees, of that submission, exactly its
+``world``: a folder of files, ``{name: bytes}``, laid out beside the kit's own support files.
+The identity is a hash of that world and of nothing else, so *any two submissions whose
+job-visible worlds differ get different inputs, and the same world always gets the same ones*.
+The world is built here, once, for every door (``make grade``, and Otter's for Gradescope,
+``otter grade`` and ``otter run``):
+
+* the notebook, always under the one name ``NOTEBOOK_NAME``: the job never learns what the
+  upload was called, or what the notebook inside an export zip was called. A name can carry
+  a table of answers as well as a Markdown cell can, and it is not part of the identity;
+* the other top-level files of an export zip, by name, except those named like one of the
+  kit's support files, which the kit's own copy replaces (the job never sees the student's).
+
+Everything else a job can observe is the kit's or the host's, not the submission's: the
+support files, the time, its process and user ids, its scratch folder. Some of those depend on
+where the file sorts in a batch, which its name decides; that is a position, not a table.
 """
 
 import hashlib
@@ -20,16 +32,25 @@ import hmac
 
 import numpy as np
 
+NOTEBOOK_NAME = "entrega.ipynb"
 
-def identity(notebook: bytes, extra_files=None) -> bytes:
-    """The submission's identity: its notebook's bytes, then each other file, by name."""
+
+def world(notebook: bytes, extra_files=None, kit_files=()) -> dict:
+    """What a job sees of a submission: ``{name: bytes}``, every name fixed or the student's
+    own extra files', never the upload's."""
+    files = {name: data for name, data in (extra_files or {}).items()
+             if name not in kit_files and name != NOTEBOOK_NAME}
+    files[NOTEBOOK_NAME] = notebook
+    return files
+
+
+def identity(files: dict) -> bytes:
+    """The identity of a job-visible world (``world``): every name and every byte of it."""
     digest = hashlib.sha256()
-    parts = [notebook]
-    for name in sorted(extra_files or {}):
-        parts += [name.encode("utf-8", "surrogatepass"), extra_files[name]]
-    for data in parts:
-        digest.update(len(data).to_bytes(8, "big"))
-        digest.update(data)
+    for name in sorted(files):
+        for data in (name.encode("utf-8", "surrogatepass"), files[name]):
+            digest.update(len(data).to_bytes(8, "big"))
+            digest.update(data)
     return digest.digest()
 
 

@@ -12,8 +12,8 @@ events:
   (grading.Grader): the notebook runs once there, and every verdict is decided outside it;
 * ``before_execution``: hand Otter a notebook without the student's cells, so that Otter's
   own kernel never runs student code (the sandbox is the only place that does);
-* ``after_grading``: replace Otter's results with the kit's, and the visible output with
-  the student's Spanish feedback;
+* ``after_grading``: replace Otter's results with the kit's, the visible output with the
+  student's Spanish feedback, and each question's box with that question's section of it;
 * ``generate_report``: what happened, for the instructor's log (never shown to students:
   the zip sets ``show_stdout: false``).
 
@@ -100,7 +100,14 @@ class VerificationPlugin(AbstractOtterPlugin):
     def before_execution(self, submission):
         if hasattr(submission, "cells"):
             submission.cells = []  # Otter's kernel runs Otter's own cells, no student code
-            submission.setdefault("metadata", {}).setdefault("kernelspec", {})["name"] = "python3"
+            # The student's metadata may hold anything (a kernelspec that is a string, say):
+            # Otter's kernel gets a kernelspec of its own.
+            from nbformat import NotebookNode
+
+            if not isinstance(submission.get("metadata"), dict):
+                submission["metadata"] = NotebookNode()
+            submission["metadata"]["kernelspec"] = NotebookNode(
+                name="python3", display_name="Python 3", language="python")
         return submission
 
     def after_grading(self, results):
@@ -118,14 +125,19 @@ class VerificationPlugin(AbstractOtterPlugin):
             return
         tests = {q: self.grader.bundle.test_file(q) for q in self.grader.tests}
         ours = otter_results.grading_results(record, tests)
-        text = feedback.render_for(self.grader, record)
+        sections = feedback.sections_for(self.grader, record)
         results.results = ours.results if record.graded else {
             q: _zeroed(test_file, record.reason) for q, test_file in tests.items() if test_file}
         results._catastrophic_error = None
         results.all_hidden = False
-        results.set_output(text)
+        # Otter writes results.json itself: its boxes are the feedback's questions (and the
+        # page's output the rest), as make grade writes them.
+        results.set_output(otter_results.overview(sections) if record.graded
+                           else feedback.join(sections))
         results.set_plugin_data(PLUGIN, {"flags": [flag.text() for flag in record.flags],
-                                         "scores": record.scores})
+                                         "scores": record.scores,
+                                         "boxes": otter_results.boxes(sections)})
+        otter_results.install_boxes()
         self.report += [f"{record.file}: {record.earned:g}/{record.possible:g}",
                         *(f"flag: {flag.text()}" for flag in record.flags)]
 

@@ -26,6 +26,7 @@ MAX_CODE_BYTES = 2 * 2**20
 MAX_ZIP_MEMBERS = 200
 MAX_EXTRA_BYTES = 20 * 2**20
 EXPECTED_KERNEL = "python3"
+MAX_SHOWN_KERNEL = 80
 
 
 class Rejected(Exception):
@@ -40,16 +41,16 @@ class Rejected(Exception):
 @dataclass
 class Submission:
     file: str  # the uploaded file's name
-    notebook_name: str
+    notebook_name: str  # as the upload named it: for messages, never for the job
     notebook_bytes: bytes
     cells: list  # the code cells' sources, in order
     extra_files: dict = field(default_factory=dict)  # other top-level files of an export zip
     notes: list = field(default_factory=list)  # Spanish remarks that do not stop grading
 
-    @property
-    def identity(self):
-        """What seeds this submission's hidden inputs: all it brings that its code can read."""
-        return hidden_inputs.identity(self.notebook_bytes, self.extra_files)
+    def world(self, kit_files=()):
+        """What the job running this submission sees of it (hidden_inputs.world), which its
+        hidden inputs hash: never the name it was uploaded under."""
+        return hidden_inputs.world(self.notebook_bytes, self.extra_files, kit_files)
 
 
 def shown_name(name: str) -> str:
@@ -84,11 +85,19 @@ def load(path, assignment_name: Optional[str]) -> Submission:
     check_assignment(raw, assignment_name)
     submission = Submission(shown_name(path.name), shown_name(notebook_name), data,
                             code_cells(raw, notebook_name), extra)
-    kernel = (raw.get("metadata") or {}).get("kernelspec", {}).get("name")
+    kernel = _mapping(_mapping(raw.get("metadata")).get("kernelspec")).get("name")
     if kernel != EXPECTED_KERNEL:
-        submission.notes.append(f"tu cuaderno pedía el kernel «{kernel}»; se ha evaluado con "
-                                f"{EXPECTED_KERNEL}, como hace Gradescope")
+        asked = (f"pedía el kernel «{kernel[:MAX_SHOWN_KERNEL]}»" if isinstance(kernel, str)
+                 else "no dice qué kernel usa")
+        submission.notes.append(f"tu cuaderno {asked}; se ha evaluado con {EXPECTED_KERNEL}, "
+                                "como hace Gradescope")
     return submission
+
+
+def _mapping(value) -> dict:
+    """``value`` if it is a JSON object, else an empty one: a notebook's metadata is the
+    student's JSON, and any field of it may be a string, a list or null."""
+    return value if isinstance(value, dict) else {}
 
 
 def parse(data: bytes, name: str) -> dict:
@@ -109,11 +118,16 @@ def parse(data: bytes, name: str) -> dict:
     if not isinstance(raw, dict) or "nbformat" not in raw:
         raise Rejected(f"«{name}» es un archivo JSON, pero no un cuaderno de Jupyter")
     version = raw.get("nbformat")
-    if type(version) is not int or version < 4:
-        raise Rejected(f"«{name}» usa el formato antiguo nbformat {version}, que ya no se puede "
+    if type(version) is not int:
+        raise Rejected(f"«{name}» tiene la estructura de un cuaderno dañada (su campo nbformat no "
+                       "es un número entero): ábrelo en Jupyter, guárdalo y vuelve a entregarlo")
+    if version < 4:
+        shown = version if version > -1000 else "desconocido"
+        raise Rejected(f"«{name}» usa el formato antiguo nbformat {shown}, que ya no se puede "
                        "evaluar: ábrelo con un Jupyter actual, guárdalo y vuelve a entregarlo")
     if version > 4:
-        raise Rejected(f"«{name}» usa el formato nbformat {version}, que esta versión de Jupyter "
+        shown = version if version < 1000 else "desconocido"
+        raise Rejected(f"«{name}» usa el formato nbformat {shown}, que esta versión de Jupyter "
                        "no conoce: guárdalo con el Jupyter del curso")
     if not isinstance(raw.get("cells"), list):
         raise Rejected(f"«{name}» tiene la estructura de un cuaderno dañada: ábrelo en Jupyter, "
@@ -141,8 +155,7 @@ def code_cells(raw: dict, name: str) -> list:
 
 
 def assignment_of(raw: dict):
-    otter = (raw.get("metadata") or {}).get("otter") or {}
-    name = otter.get("assignment_name") if isinstance(otter, dict) else None
+    name = _mapping(_mapping(raw.get("metadata")).get("otter")).get("assignment_name")
     return name if isinstance(name, str) else None
 
 

@@ -19,7 +19,6 @@ it opens from ``file://``. Student lists are folded in ``<details>``, which keep
 """
 
 import argparse
-import html
 import math
 import statistics
 import string
@@ -29,7 +28,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from ..verdicts.record import Record
-from . import plots
+from . import markup, plots
 from .feedback import number
 
 REPORT_NAME = "report.html"
@@ -210,8 +209,7 @@ def write(out_dir, *, lesson, title=None) -> Path:
 # --- rendering: formatting only; every number comes from the tally ----------------------------
 
 
-def _e(text):
-    return html.escape(str(text), quote=True)
+_e = markup.html  # every text of the page, the students' file names and reasons among them
 
 
 def percent(part, whole):

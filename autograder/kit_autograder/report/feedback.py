@@ -1,18 +1,59 @@
-"""The Spanish report a student reads, rendered from their record and nothing else.
+"""The Spanish report a student reads, rendered from their record and nothing else, in sections.
 
 What it shows is what the record lets through: scores, the verdicts' messages (written by
-the grader, never quoting a hidden input, a reference value or the student's exception
-text), the errors of the student's own cells, and what the cells printed before any hidden
-input existed. Cells are numbered [n] as Jupyter numbers them after "Restart & Run All".
+the grader, never quoting a hidden input or a reference value), the errors of the student's
+own cells, and what the cells printed before any hidden input existed. Cells are numbered [n]
+as Jupyter numbers them after "Restart & Run All".
+
+The report is a list of ``Section``s, and every page is made of them:
+
+* ``feedback.md`` is ``join(sections)``: the header (the score and its table), "Pregunta a
+  pregunta" with one section per question, then the rest (the cells' errors, notes, flags,
+  what the notebook printed);
+* in ``results.json`` (otter_results.py) each question's box is that question's section's
+  ``body``, and the page's own output is the header and the rest;
+* a later page joins the same sections its own way: a section per written question (issue
+  22) is one more ``Section(QUESTION, …)``; Moodle's HTML is ``join`` rendered by markdown-it
+  with HTML disabled.
+
+A section's ``title`` and ``body`` are Markdown, and everything in them that a student chose
+(a file name, a message that quotes their text, what they printed) went through markup.py.
 """
 
-import re
+from dataclasses import dataclass
+from typing import Optional
 
 from ..verdicts.messages import cell_error_text
-from ..written import feedback_section
+from . import markup
 
 MAX_SHOWN_OUTPUT_CHARS = 5_000
 MAX_CELL_ERRORS = 10
+
+HEADER, QUESTION, DETAIL = "header", "question", "detail"
+QUESTIONS_TITLE = "Pregunta a pregunta"
+
+
+@dataclass(frozen=True)
+class Section:
+    """One part of the report. ``kind`` (HEADER, QUESTION or DETAIL) says where ``join`` puts
+    it; ``title`` is one line of Markdown, ``body`` any Markdown; ``question`` names the
+    question a QUESTION section is about (the box it fills in results.json)."""
+
+    kind: str
+    title: str
+    body: str
+    question: Optional[str] = None
+
+
+def join(sections) -> str:
+    """The report as one Markdown page: the header, the questions, then the rest."""
+    parts = [f"# {s.title}\n\n{s.body}" for s in sections if s.kind == HEADER]
+    questions = [s for s in sections if s.kind == QUESTION]
+    if questions:
+        parts.append(f"## {QUESTIONS_TITLE}")
+        parts += [f"### {s.title}\n\n{s.body}" for s in questions]
+    parts += [f"## {s.title}\n\n{s.body}" for s in sections if s.kind == DETAIL]
+    return "\n\n".join(part.rstrip() for part in parts) + "\n"
 
 
 def number(value):
@@ -25,51 +66,86 @@ def thousands(value):
     return f"{int(value):,}".replace(",", ".")
 
 
-def _code(text):
-    return "`" + str(text).replace("`", "'") + "`"
-
-
 def _sentence(text):
     text = str(text).strip()
     text = text[:1].upper() + text[1:]
     return text if text.endswith((".", "?", "!")) else text + "."
 
 
-def _indent(text, prefix="  "):
-    return "\n".join(prefix + line if line else line for line in str(text).splitlines())
+def _item(lead, message, indent=""):
+    """A list item ``lead`` + ``message`` (the kit's, maybe quoting the student), each line of
+    the message on a line of its own within the item."""
+    lines = markup.message(message)
+    first = f"{indent}{lead}{lines[0]}"
+    rest = [f"{indent}{' ' * len(lead)}{line}" for line in lines[1:] if line]
+    return "  \n".join([first, *rest])  # two blanks: a line break inside the item
+
+
+# --- the sections ------------------------------------------------------------------------------
+
+
+def sections_for(grader, record, written=None) -> list:
+    """The sections of ``record``, with what the zip's grader knows: the points graded by hand
+    and which functions each question calls (make grade and the Otter plugin both use this);
+    ``written``: the person's marks of the written answers, once there are any."""
+    settings = grader.bundle.settings
+    return sections(record, manual_points=float(settings.get("manual_points", 0)),
+                    depends={name: spec.stand_ins
+                             for name, spec in grader.lesson.FUNCTIONS.items()},
+                    written=written)
 
 
 def render_for(grader, record, written=None) -> str:
-    """The Markdown for ``record``, with what the zip's grader knows: the points graded by hand
-    and which functions each question calls (make grade and the Otter plugin both use this)."""
-    settings = grader.bundle.settings
-    return render(record, manual_points=float(settings.get("manual_points", 0)),
-                  depends={name: spec.stand_ins for name, spec in grader.lesson.FUNCTIONS.items()},
-                  written=written)
+    return join(sections_for(grader, record, written))
+
+
+def sections(record, *, manual_points=0, depends=None, written=None) -> list:
+    """``record`` as sections. ``manual_points``: the points a person grades by hand (written
+    answers); ``depends``: {question: graded functions it calls}; ``written``: the person's
+    marks of those answers, once there are any (written/scores.py)."""
+    found = [_header(record, manual_points, written)]
+    found += _questions(record, depends or {})
+    if written is not None:
+        found.append(_written(written))
+    for detail in (_cell_errors, _notes, _flags, _output):
+        section = detail(record)
+        if section is not None:
+            found.append(section)
+    return found
 
 
 def render(record, *, manual_points=0, depends=None, written=None) -> str:
-    """The Markdown for ``record``. ``manual_points``: the points a person grades by hand
-    (written answers); ``depends``: {question: graded functions it calls}; ``written``: the
-    person's marks of those answers, once there are any (written/scores.py)."""
-    lines = [f"# Informe de evaluación: {_code(record.file)}", ""]
+    """The Markdown for ``record``: ``join(sections(...))``."""
+    return join(sections(record, manual_points=manual_points, depends=depends, written=written))
+
+
+def _written(written):
+    """The written answers' marks, as a person gave them (written/feedback_section.py)."""
+    from ..written import feedback_section
+
+    lines = feedback_section.section_lines(written)
+    return Section(DETAIL, lines[0].removeprefix("## "), "\n".join(lines[1:]).strip())
+
+
+def _header(record, manual_points, written=None):
     earned, possible = record.earned, record.possible
     percent = round(100 * earned / possible) if possible else 0
-    lines.append(f"**Puntuación automática: {number(earned)} / {number(possible)}** ({percent} %)")
+    lines = [f"**Puntuación automática: {number(earned)} / {number(possible)}** ({percent} %)"]
     if written is not None:
+        from ..written import feedback_section
+
         lines += feedback_section.summary_lines(written, earned, possible)
     elif manual_points:
         lines.append(f"Además, tus respuestas escritas valen {number(manual_points)} puntos más, "
                      "que corrige una persona con la rúbrica de la clase; no están en esta cifra.")
     lines.append("")
     if not record.graded:
-        lines += [f"> **No se ha podido evaluar tu entrega:** {_sentence(record.reason)}", ">",
+        lines += [f"> **No se ha podido evaluar tu entrega:** "
+                  f"{markup.sentence(_sentence(record.reason))}", ">",
                   "> Por eso tiene 0 puntos en todas las preguntas. Corrígelo y vuelve a "
                   "entregar.", ""]
-    lines += _score_table(record) + _questions(record, depends or {})
-    lines += feedback_section.section_lines(written) if written is not None else []
-    lines += _cell_errors(record) + _notes(record) + _flags(record) + _output(record)
-    return "\n".join(lines).rstrip() + "\n"
+    lines += _score_table(record)
+    return Section(HEADER, f"Informe de evaluación: {markup.code(record.file)}", "\n".join(lines))
 
 
 def _by_question(record):
@@ -85,8 +161,9 @@ def _score_table(record):
     for question, (earned, possible) in record.scores.items():
         hidden = [v for v in grouped.get(question, []) if not v.public]
         shown = f"{sum(v.passed for v in hidden)} de {len(hidden)}" if record.graded else "—"
-        lines.append(f"| {_code(question)} | {number(earned)} / {number(possible)} | {shown} |")
-    return lines + [""]
+        lines.append(f"| {markup.code(question)} | {number(earned)} / {number(possible)} "
+                     f"| {shown} |")
+    return lines
 
 
 def _questions(record, depends):
@@ -94,48 +171,64 @@ def _questions(record, depends):
         return []
     grouped = _by_question(record)
     failing = {q for q, vs in grouped.items() if any(not v.passed and not v.public for v in vs)}
-    lines = ["## Pregunta a pregunta", ""]
-    for question, (earned, possible) in record.scores.items():
-        verdicts = grouped.get(question, [])
-        lines += [f"### {_code(question)}: {number(earned)} / {number(possible)}", ""]
-        hidden = [v for v in verdicts if not v.public]
-        public = [v for v in verdicts if v.public]
-        if all(v.passed for v in verdicts):
-            # Said only when the hidden cases pass too: never "all passed" for public ones alone.
-            lines += ["Todas sus comprobaciones, públicas y ocultas, han pasado.", ""]
-            continue
-        if public and all(v.passed for v in public):
-            lines += ["Las pruebas públicas pasan, pero las comprobaciones ocultas no: las "
-                      "públicas solo comprueban propiedades, no la respuesta.", ""]
-        # Cases that fail for the same reason are said once, with the cases named together.
-        by_message = {}
-        for verdict in hidden:
-            if not verdict.passed:
-                by_message.setdefault(tuple(verdict.messages), []).append(verdict.description)
-        for messages, descriptions in by_message.items():
-            cases = ", ".join(f"«{d}»" for d in descriptions)
-            lines.append(f"- {cases}:" if len(descriptions) == 1
-                         else f"- {len(descriptions)} casos con el mismo fallo ({cases}):")
-            lines += [_indent(f"- {message}", "  ") for message in messages]
-        blamed = [d for d in depends.get(question, ()) if d in failing]
-        for verdict in public:
-            if verdict.passed:
-                continue
-            lines.append(f"- Prueba pública {_code(verdict.case)}:")
-            lines += [_indent(message, "  ") for message in verdict.messages]
-            if blamed:
-                lines.append(f"  Esta prueba usa tus propias {', '.join(map(_code, blamed))}, "
-                             "que también fallan: corrígelas primero y vuelve a mirar esta.")
-        lines.append("")
-    return lines
+    return [Section(QUESTION, f"{markup.code(question)}: {number(earned)} / {number(possible)}",
+                    _question_body(grouped.get(question, []), depends.get(question, ()),
+                                   failing), question)
+            for question, (earned, possible) in record.scores.items()]
+
+
+def _question_body(verdicts, calls, failing):
+    hidden = [v for v in verdicts if not v.public]
+    public = [v for v in verdicts if v.public]
+    if all(v.passed for v in verdicts):
+        # Said only when the hidden cases pass too: never "all passed" for public ones alone.
+        return "Todas sus comprobaciones, públicas y ocultas, han pasado."
+    lines = []
+    if public and all(v.passed for v in public):
+        lines += ["Las pruebas públicas pasan, pero las comprobaciones ocultas no: las "
+                  "públicas solo comprueban propiedades, no la respuesta.", ""]
+    # Cases that fail for the same reason are said once, with the cases named together.
+    by_message = {}
+    for verdict in hidden:
+        if not verdict.passed:
+            by_message.setdefault(tuple(verdict.messages), []).append(verdict.description)
+    for messages, descriptions in by_message.items():
+        cases = ", ".join(f"«{markup.text(d)}»" for d in descriptions)
+        lines.append(f"- {cases}:" if len(descriptions) == 1
+                     else f"- {len(descriptions)} casos con el mismo fallo ({cases}):")
+        lines += [_item("- ", message, "  ") for message in messages]
+    blamed = [d for d in calls if d in failing]
+    # Public tests that fail for the same reason too (a stub fails them all alike), and a
+    # hint two tests share (their failure message) is said once.
+    by_message, said = {}, set()
+    for verdict in public:
+        if not verdict.passed:
+            by_message.setdefault(tuple(verdict.messages), []).append(verdict.case)
+    for messages, tests in by_message.items():
+        names = ", ".join(map(markup.code, tests))
+        lines.append(f"- Prueba pública {names}:" if len(tests) == 1
+                     else f"- {len(tests)} pruebas públicas con el mismo fallo ({names}):")
+        fresh = [[line for line in str(message).splitlines() if line not in said]
+                 for message in messages]
+        for new in fresh:
+            said.update(new)
+            if new:
+                lines.append(_item("", "\n".join(new), "  "))
+        if not any(fresh):
+            lines[-1] += " el mismo fallo de arriba."
+    if by_message and blamed:
+        one = sum(map(len, by_message.values())) == 1
+        lines.append(f"  {'Esta prueba usa' if one else 'Estas pruebas usan'} tus propias "
+                     f"{', '.join(map(markup.code, blamed))}, que también fallan: corrígelas "
+                     f"primero y vuelve a mirar {'esta' if one else 'estas'}.")
+    return "\n".join(lines)
 
 
 def _cell_errors(record):
     errors = [e for e in record.cell_errors if not e.get("skipped")]
     if not errors:
-        return []
-    lines = ["## Errores al ejecutar tu cuaderno", "",
-             "Tu cuaderno se ejecuta entero, de arriba abajo, como con *Kernel → Restart & Run "
+        return None
+    lines = ["Tu cuaderno se ejecuta entero, de arriba abajo, como con *Kernel → Restart & Run "
              "All*. Los números entre corchetes son los que Jupyter muestra junto a cada celda "
              "tras hacerlo.", ""]
     own = [e for e in errors if e.get("knock_on_of") is None]
@@ -152,44 +245,40 @@ def _cell_errors(record):
                          "no llegó a definir. Corrige esta primero.")
     if len(own) > MAX_CELL_ERRORS:
         lines.append(f"- … y {len(own) - MAX_CELL_ERRORS} errores más.")
-    return lines + [""]
+    return Section(DETAIL, "Errores al ejecutar tu cuaderno", "\n".join(lines))
 
 
 def _error_line(error):
     where = f", línea {error['line']}" if error.get("line") else ""
+    first_line = markup.code(error.get("first_line", ""))
     if error.get("kind") == "time":
-        return (f"- Celda [{error['cell']}] ({_code(error['first_line'])}): se detuvo porque "
-                "el cuaderno agotó su tiempo")
+        return (f"- Celda [{error['cell']}] ({first_line}): se detuvo porque el cuaderno agotó "
+                "su tiempo")
     text = cell_error_text(error["exception"], error.get("message"))
-    return f"- Celda [{error['cell']}] ({_code(error['first_line'])}){where}: {_code(text)}"
+    return f"- Celda [{error['cell']}] ({first_line}){where}: {markup.code(text)}"
 
 
 def _notes(record):
     if not record.notes:
-        return []
-    return ["## Avisos", ""] + [f"- {_sentence(note)}" for note in record.notes] + [""]
+        return None
+    return Section(DETAIL, "Avisos", "\n".join(f"- {markup.sentence(_sentence(note))}"
+                                               for note in record.notes))
 
 
 def _flags(record):
     if not record.flags:
-        return []
-    return (["## Marcado para revisión", "",
-             "Una persona revisará estos puntos; por sí solos no cambian tu nota:", ""]
-            + [f"- {_sentence(flag.message)}" for flag in record.flags] + [""])
-
-
-def _fence(text):
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    return "`" * max(3, longest + 1)
+        return None
+    return Section(DETAIL, "Marcado para revisión", "\n".join(
+        ["Una persona revisará estos puntos; por sí solos no cambian tu nota:", ""]
+        + [f"- {markup.sentence(_sentence(flag.message))}" for flag in record.flags]))
 
 
 def _output(record):
     text = record.output[:MAX_SHOWN_OUTPUT_CHARS]
     if not text.strip():
-        return []
-    fence = _fence(text)
-    lines = ["## Lo que imprimió tu cuaderno", ""]
+        return None
+    lines = []
     if record.output_chars > len(text):
         lines += [f"(Recortado: se muestran los primeros {thousands(len(text))} caracteres de "
                   f"{thousands(record.output_chars)}.)", ""]
-    return lines + [fence + "text", text.rstrip("\n"), fence, ""]
+    return Section(DETAIL, "Lo que imprimió tu cuaderno", "\n".join(lines + [markup.block(text)]))

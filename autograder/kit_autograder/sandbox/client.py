@@ -432,26 +432,25 @@ EXCEPTION_NAMES = {name for name, value in vars(builtins).items()
 EXCEPTION_NAMES |= {"AxisError", "LinAlgError"}
 
 
-# The numbers of an error that the student reads (shapes, sizes, indices). No hidden case has a
-# size or a count near this; a function that raised larger ones could spell its hidden inputs
-# into its own error message, so a report with any larger number loses all of its numbers
-# (the message is then the kind's sentence without them).
-MAX_SHOWN_INT = 10_000
+# The numbers of an error report (shapes, sizes, indices) are the job's to choose, so nothing
+# here trusts them to be shown: verdicts/sizes.py shows one only when it is a size of the case.
+# Here they are only checked to be what they claim, a few integers that fit an int64.
+INT64 = 2**63
 
 
-def _small_ints(values, limit):
-    """``values`` if they are at most ``limit`` small integers, None if any is too large."""
+def _integers(values, limit):
+    """``values`` if they are at most ``limit`` integers; a protocol error otherwise. One that
+    no array could have (beyond an int64) is kept as None."""
     if not isinstance(values, list) or len(values) > limit:
         raise JobFailed("protocol", "bad integers")
     for value in values:
         if type(value) is not int:
             raise JobFailed("protocol", "bad integers")
-    return list(values) if all(-MAX_SHOWN_INT <= value <= MAX_SHOWN_INT for value in values) \
-        else None
+    return [value if -INT64 <= value < INT64 else None for value in values]
 
 
 def checked_error(error):
-    """An error report reduced to what the grader trusts: known words and small integers."""
+    """An error report reduced to what the grader trusts: known words and integers."""
     if not isinstance(error, dict) or error.get("kind") not in ERROR_KINDS:
         raise JobFailed("protocol", "bad error report")
     clean = {"kind": error["kind"]}
@@ -461,15 +460,11 @@ def checked_error(error):
             raise JobFailed("protocol", "bad exception name")
         clean["exception"] = exception
     if "numbers" in error:
-        numbers = _small_ints(error["numbers"], 6)
-        if numbers is not None:
-            clean["numbers"] = numbers
+        clean["numbers"] = _integers(error["numbers"], 6)
     if "shapes" in error:
         if not isinstance(error["shapes"], list) or len(error["shapes"]) > 4:
             raise JobFailed("protocol", "bad shapes")
-        shapes = [_small_ints(shape, 6) for shape in error["shapes"]]
-        if None not in shapes:
-            clean["shapes"] = shapes
+        clean["shapes"] = [_integers(shape, 6) for shape in error["shapes"]]
     name = error.get("name")
     if isinstance(name, str) and name.isidentifier() and len(name) <= 40:
         clean["name"] = name

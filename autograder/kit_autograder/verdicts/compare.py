@@ -1,13 +1,17 @@
 """Compare a student's arrays with the reference's: shape, finiteness, closeness.
 
 Lesson-agnostic: the names of the parts, the tolerances and any property a lesson wants to
-check first come from the lesson. Messages never quote a hidden input or a reference value;
-they say where the largest difference is and how large it is.
+check first come from the lesson. Messages never quote a hidden input or a reference value:
+a returned shape is shown through the case's sizes (sizes.py), and a mismatch says from which
+row on the values differ, never by how much. A magnitude would give a reference value away
+(zeros of the right shape would read the reference's largest entry and where it is); a first
+row can only be one of the case's rows.
 """
 
 import numpy as np
 
 from .outcome import Failure
+from .sizes import NO_SIZES
 
 
 def plain_array(value):
@@ -16,28 +20,28 @@ def plain_array(value):
 
 
 def where(index, shape):
-    if len(shape) == 2:
-        return f"fila {index[0]}, columna {index[1]}"
+    """Where in an array of ``shape`` (the reference's) ``index`` falls, by its first axis:
+    the row of a matrix, the position in a vector. The index is one of that shape's own."""
+    if not shape:
+        return "el único valor"
     if len(shape) == 1:
-        return f"posición {index[0]}"
-    return "el único valor" if not shape else f"índice {tuple(index)}"
+        return f"la posición {index[0]}"
+    if len(shape) == 2:
+        return f"la fila {index[0]}"
+    return f"el índice {index[0]} del primer eje"
 
 
-def shown_shape(shape):
-    """A returned array's shape as the student reads it. A size above MAX_SHOWN_INT is no
-    mistake's size: it is shown only as that (a zero-size array can carry any sizes, and with
-    them the hidden inputs the function was given)."""
-    from ..sandbox.client import MAX_SHOWN_INT
-
-    sizes = [str(size) if size <= MAX_SHOWN_INT else f">{MAX_SHOWN_INT}" for size in shape]
-    return "(" + ", ".join(sizes) + ("," if len(sizes) == 1 else "") + ")"
+def _shape(shape):
+    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
-def compare_part(name, got, expected, *, atol, rtol) -> list:
-    """The failures of one returned array against the reference's (empty when it matches)."""
+def compare_part(name, got, expected, *, atol, rtol, sizes=NO_SIZES) -> list:
+    """The failures of one returned array against the reference's (empty when it matches).
+    ``sizes``: the case's (sizes.py), the only numbers of the student's shape that are shown."""
     if got.shape != expected.shape:
         hint = " (¿la devuelves traspuesta?)" if got.ndim == 2 and got.shape[::-1] == expected.shape else ""
-        return [Failure(f"{name}: forma {shown_shape(got.shape)} en lugar de {expected.shape}{hint}", name,
+        return [Failure(f"{name}: forma {sizes.shape(got.shape)} en lugar de "
+                        f"{_shape(expected.shape)}{hint}", name,
                         {"kind": "shape", "got": list(got.shape),
                          "expected": list(expected.shape)})]
     if got.size == 0:
@@ -46,25 +50,23 @@ def compare_part(name, got, expected, *, atol, rtol) -> list:
     if bad.any():
         kind = "NaN" if np.isnan(got).any() else "infinitos"
         index = tuple(int(i) for i in np.argwhere(bad)[0])
-        return [Failure(f"aparecen {kind} en {name} (la primera en {where(index, got.shape)})",
+        return [Failure(f"aparecen {kind} en {name} (el primero en {where(index, got.shape)})",
                         name, {"kind": "nonfinite"})]
     error = np.abs(got - expected)
     allowed = atol + rtol * np.abs(expected)
     if np.all(error <= allowed):
         return []
-    index = tuple(int(i) for i in np.unravel_index(np.argmax(error - allowed), error.shape))
-    abs_err = float(error[index])
-    rel_err = abs_err / max(float(np.abs(expected[index])), 1e-12)
-    return [Failure(
-        f"{name}: valores distintos de la referencia; mayor error absoluto {abs_err:.3g} "
-        f"(relativo {rel_err:.3g}) en {where(index, got.shape)}",
-        name, {"kind": "values", "max_abs": abs_err, "max_rel": rel_err, "where": list(index)})]
+    index = tuple(int(i) for i in np.argwhere(~(error <= allowed))[0])
+    said = ("distinto del de la referencia" if not got.shape
+            else f"distintos de la referencia a partir de {where(index, got.shape)}")
+    return [Failure(f"{name}: {'valor' if not got.shape else 'valores'} {said}", name,
+                    {"kind": "values", "where": list(index)})]
 
 
-def compare_parts(names, got, expected, *, atol, rtol) -> list:
+def compare_parts(names, got, expected, *, atol, rtol, sizes=NO_SIZES) -> list:
     failures = []
     for name, mine, theirs in zip(names, got, expected):
-        failures += compare_part(name, mine, theirs, atol=atol, rtol=rtol)
+        failures += compare_part(name, mine, theirs, atol=atol, rtol=rtol, sizes=sizes)
     return failures
 
 

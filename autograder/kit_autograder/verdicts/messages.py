@@ -1,13 +1,13 @@
 """Spanish sentences for what the sandbox reports: a call's error, or why there is no answer.
 
 Raw NumPy text never reaches a student: the sandbox sends only an error's kind and the sizes
-NumPy reported, and this module turns them into a sentence about the student's function. A
-lesson may add what those sizes mean for its exercise (the shape the notebook asked for).
+NumPy reported, and this module turns them into a sentence about the student's function. Those
+sizes are the student's code's to choose, so each is shown only through the call's
+``CaseSizes`` (sizes.py): a size the case declares, or a fixed word. A lesson may add what those
+sizes mean for its exercise (the shape the notebook asked for).
 """
 
-
-def _shape(numbers):
-    return "(" + ", ".join(str(n) for n in numbers) + (",)" if len(numbers) == 1 else ")")
+from .sizes import MAX_SHOWN_DIMENSIONS, NO_SIZES
 
 
 def _product(numbers):
@@ -17,12 +17,14 @@ def _product(numbers):
     return total
 
 
-def error_message(function, error, part_names=()):
-    """One sentence about the error ``function`` raised (or returned) on a hidden case."""
+def error_message(function, error, part_names=(), *, sizes=NO_SIZES):
+    """One sentence about the error ``function`` raised (or returned) on one call, whose
+    inputs declared ``sizes``: only those of the error's numbers are shown."""
     kind = error.get("kind")
     exception = error.get("exception")
     numbers, shapes = error.get("numbers", []), error.get("shapes", [])
     raised = f"lanzó {exception}" if exception else "lanzó una excepción propia"
+    shown = sizes.allows
     if kind == "missing":
         return (f"no encuentro la función `{function}` en tu cuaderno: no cambies su nombre "
                 "ni borres su celda")
@@ -34,9 +36,11 @@ def error_message(function, error, part_names=()):
     if kind == "not_a_tuple":
         return f"debe devolver una tupla ({', '.join(part_names)}), no un solo valor"
     if kind == "wrong_count" and numbers:
-        return f"debe devolver {len(part_names)} valores y devolvió {numbers[0]}"
+        count = f"devolvió {numbers[0]}" if shown(numbers[0]) else "devolvió otra cantidad"
+        return f"debe devolver {len(part_names)} valores y {count}"
     if kind == "tuple_instead" and numbers:
-        return f"debe devolver un solo array, no una tupla de {numbers[0]}"
+        count = f" de {numbers[0]}" if shown(numbers[0]) else ""
+        return f"debe devolver un solo array, no una tupla{count}"
     if kind == "unconvertible":
         return "lo que devuelve no se puede leer como un array de números"
     if kind == "too_large":
@@ -59,33 +63,46 @@ def error_message(function, error, part_names=()):
         return (f"{raised}: usa el nombre `{name}`, que no existe al ejecutar tu cuaderno "
                 "de arriba abajo" if name else f"{raised}: usa un nombre que no existe")
     if kind == "broadcast" and len(shapes) >= 2:
-        return (f"{raised}: opera elemento a elemento arrays de formas {_shape(shapes[0])} y "
-                f"{_shape(shapes[1])}, que no encajan")
+        return (f"{raised}: opera elemento a elemento arrays de formas {sizes.shape(shapes[0])} "
+                f"y {sizes.shape(shapes[1])}, que no encajan")
     if kind == "broadcast_assign" and len(shapes) >= 2:
-        return (f"{raised}: intenta guardar un array de forma {_shape(shapes[0])} donde cabe "
-                f"uno de forma {_shape(shapes[1])}")
+        return (f"{raised}: intenta guardar un array de forma {sizes.shape(shapes[0])} donde "
+                f"cabe uno de forma {sizes.shape(shapes[1])}")
     if kind == "matmul" and len(numbers) >= 2:
         return (f"{raised} en un producto de matrices (@): la dimensión interior no coincide "
-                f"({numbers[0]} frente a {numbers[1]})")
+                f"({sizes.number(numbers[0])} frente a {sizes.number(numbers[1])})")
     if kind == "not_aligned" and len(shapes) >= 2:
-        return (f"{raised}: multiplica matrices de formas {_shape(shapes[0])} y "
-                f"{_shape(shapes[1])}, que no encajan")
+        return (f"{raised}: multiplica matrices de formas {sizes.shape(shapes[0])} y "
+                f"{sizes.shape(shapes[1])}, que no encajan")
     if kind == "reshape" and numbers and shapes:
-        return (f"{raised}: cambia de forma (reshape) un array de {numbers[0]} números a "
-                f"{_shape(shapes[-1])}, que necesita {_product(shapes[-1])}")
+        target = shapes[-1]
+        needs = (f", que necesita {_product(target)}"
+                 if all(map(shown, target)) and len(target) <= MAX_SHOWN_DIMENSIONS else "")
+        if shown(numbers[0]):
+            return (f"{raised}: cambia de forma (reshape) un array de {numbers[0]} números a "
+                    f"{sizes.shape(target)}{needs}")
+        return (f"{raised}: cambia de forma (reshape) un array a {sizes.shape(target)}{needs}, "
+                "y el array no tiene esos números")
     if kind == "index" and len(numbers) >= 3:
-        return (f"{raised}: usa el índice {numbers[0]} en el eje {numbers[1]}, que solo tiene "
-                f"{numbers[2]} posiciones")
+        index = f"el índice {numbers[0]}" if shown(numbers[0]) else "un índice"
+        axis = f"el eje {numbers[1]}" if shown(numbers[1]) else "un eje"
+        size = f"solo tiene {numbers[2]} posiciones" if shown(numbers[2]) else "no lo tiene"
+        return f"{raised}: usa {index} en {axis}, que {size}"
     if kind == "too_many_indices" and len(numbers) >= 2:
-        return f"{raised}: indexa un array de {numbers[0]} dimensiones con {numbers[1]} índices"
+        if shown(numbers[0]) and shown(numbers[1]):
+            return (f"{raised}: indexa un array de {numbers[0]} dimensiones con {numbers[1]} "
+                    "índices")
+        return f"{raised}: indexa un array con más índices que dimensiones"
     if kind == "axis" and len(numbers) >= 2:
-        return f"{raised}: usa el eje {numbers[0]} en un array de {numbers[1]} dimensiones"
+        if shown(numbers[0]) and shown(numbers[1]):
+            return f"{raised}: usa el eje {numbers[0]} en un array de {numbers[1]} dimensiones"
+        return f"{raised}: usa un eje que ese array no tiene"
     if kind == "concatenate" and len(numbers) >= 5:
-        return (f"{raised}: concatena arrays de tamaños distintos ({numbers[2]} y {numbers[4]}) "
-                f"en la dimensión {numbers[0]}")
+        return (f"{raised}: concatena arrays de tamaños distintos ({sizes.number(numbers[2])} y "
+                f"{sizes.number(numbers[4])}) en la dimensión {sizes.number(numbers[0])}")
     if kind == "einsum" and len(numbers) >= 3:
-        return (f"{raised} en einsum: un índice tiene tamaños distintos ({numbers[1]} frente a "
-                f"{numbers[2]})")
+        return (f"{raised} en einsum: un índice tiene tamaños distintos "
+                f"({sizes.number(numbers[1])} frente a {sizes.number(numbers[2])})")
     return raised
 
 
@@ -94,7 +111,7 @@ UNVERIFIED = {
     "memory": "no se pudo comprobar: tu cuaderno superó el límite de memoria",
     "disk": "no se pudo comprobar: tu cuaderno llenó el espacio de disco que tiene permitido",
     "died": ("no se pudo comprobar: el proceso que ejecutaba tu cuaderno terminó antes de "
-             "responder (¿llamas a os._exit(), a exit() o a algo que cierre Python?)"),
+             "responder (¿llamas a `os._exit()`, a `exit()` o a algo que cierre Python?)"),
     "protocol": ("no se pudo comprobar: la respuesta que llegó de tu cuaderno no se pudo "
                  "leer; una persona revisará tu entrega"),
     "internal": ("no se pudo comprobar por un error interno del corrector (no es culpa tuya); "
@@ -111,6 +128,7 @@ def unverified_message(reason):
 import re  # noqa: E402
 
 _CELL_FILE = re.compile(r"\s*\(<ipython-input-\d+-[0-9a-f]+>, line (\d+)\)")
+_LINE_BREAKS = re.compile(r"\s*[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+\s*")
 _PYTHON = [  # (exception, pattern, Spanish with \1 for the groups)
     ("NameError", r"name '(\w+)' is not defined", r"el nombre `\1` no está definido"),
     (None, r"incomplete input", "la celda está incompleta: ¿falta cerrar un paréntesis, un "
@@ -145,6 +163,7 @@ def cell_error_text(exception, message):
     """An error of the student's own cell, as one line: Python's common messages in
     Spanish, IPython's internal file names out; anything else as the student's code said it."""
     message = _CELL_FILE.sub(r" (línea \1)", str(message or ""))
+    message = _LINE_BREAKS.sub(" ", message).strip()  # one line, whatever the student raised
     for name, pattern, spanish in _PYTHON:
         if name not in (None, exception):
             continue

@@ -5,19 +5,12 @@ Everything here is shown as typed: an instructor's «d_k < d_v» or a leading «
 into markup. The student's answers are not repeated (the student has them).
 """
 
-import re
-
-_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~])")
-_LINE_START = re.compile(r"^(\s*)([-+>]|\d+[.)])")
+from ..report import markup
 
 
 def literal(text):
-    """``text`` as Markdown that shows exactly ``text``."""
-    lines = []
-    for line in str(text).splitlines() or [""]:
-        line = _SPECIAL.sub(r"\\\1", line)
-        lines.append(_LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), line))
-    return lines
+    """``text`` as Markdown lines that show exactly ``text``, line by line (report/markup.py)."""
+    return [markup.text(line) for line in str(text).splitlines() or [""]]
 
 
 def _number(value):
