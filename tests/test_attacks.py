@@ -195,7 +195,7 @@ class Arena:
     TABLE_CASE = "una_consulta"  # the case whose answer fits in a file's name
 
     def table_name(self, prefix):
-        import reference
+        from reference import attention as reference
 
         inputs = self.leaked_inputs(self.renamed)[self.TABLE_CASE]
         return attacks.table_name(inputs, reference.attention(**inputs),
@@ -499,7 +499,7 @@ def test_a_zeros_answer_reads_no_reference_value(arena, door):
 
 
 def test_control_a_zeros_answers_largest_error_is_the_references_largest_value(arena):
-    import reference
+    from reference import attention as reference
 
     for inputs in arena.leaked_inputs(arena.files["27_zeros.ipynb"]).values():
         output, _ = reference.attention(**inputs)
