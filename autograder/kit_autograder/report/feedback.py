@@ -218,8 +218,12 @@ def _question_body(verdicts, calls, failing):
             lines[-1] += " el mismo fallo de arriba."
     if by_message and blamed:
         one = sum(map(len, by_message.values())) == 1
-        lines.append(f"  {'Esta prueba usa' if one else 'Estas pruebas usan'} tus propias "
-                     f"{', '.join(map(markup.code, blamed))}, que también fallan: corrígelas "
+        # «tu propia `attention`, que también falla» / «tus propias `attention` y `multihead`…»
+        names = " y ".join(", ".join(map(markup.code, blamed)).rsplit(", ", 1))
+        single = len(blamed) == 1
+        lines.append(f"  {'Esta prueba usa' if one else 'Estas pruebas usan'} "
+                     f"{'tu propia' if single else 'tus propias'} {names}, que también "
+                     f"{'falla' if single else 'fallan'}: {'corrígela' if single else 'corrígelas'} "
                      f"primero y vuelve a mirar {'esta' if one else 'estas'}.")
     return "\n".join(lines)
 
