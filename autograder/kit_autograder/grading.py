@@ -24,7 +24,8 @@ import numpy as np
 from . import lesson as lesson_module, policy, submission as submission_module
 from .hidden_inputs import generator
 from .sandbox.client import JobFailed, checked_error
-from .verdicts.messages import cell_error_text, error_message, unverified_message
+from .verdicts.messages import (cell_error_text, error_message, shell_escapes_note,
+                                unverified_message)
 from .verdicts.outcome import Outcome
 from .verdicts.record import Flag, Record, Verdict
 
@@ -108,6 +109,8 @@ class Grader:
                                    MAX_EXPORT_BYTES)
             record.cell_errors, record.output = ran.errors, ran.output
             record.output_chars = ran.output_chars
+            if ran.shell_escapes:
+                record.notes.append(shell_escapes_note(ran.shell_escapes))
             values = {name: _parse_json(ran.exported.get(name)) for name in self.export}
         except JobFailed as failed:
             conversation.failed = failed.reason

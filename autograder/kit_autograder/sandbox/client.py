@@ -89,6 +89,7 @@ class Ran:
     output_chars: int = 0
     exported: dict = field(default_factory=dict)
     confinement: dict = field(default_factory=dict)
+    shell_escapes: list = field(default_factory=list)  # [{"cell": n, "command": text}], refused
 
 
 class Sandbox:
@@ -524,7 +525,18 @@ def _checked_ran(reply):
                exported=clean_exported,
                confinement={k: v for k, v in (confinement or {}).items()
                             if isinstance(k, str) and isinstance(v, (int, str, type(None)))}
-               if isinstance(confinement, dict) else {})
+               if isinstance(confinement, dict) else {},
+               shell_escapes=_checked_shell_escapes(reply.get("shell_escapes")))
+
+
+def _checked_shell_escapes(escapes):
+    """The refused commands, as the cells wrote them: a cell number and at most 80 characters
+    of the notebook's own text, at most 50 of them."""
+    if not isinstance(escapes, list):
+        return []
+    return [{"cell": escape.get("cell") if type(escape.get("cell")) is int else None,
+             "command": _text(escape.get("command"), 80)}
+            for escape in escapes[:50] if isinstance(escape, dict)]
 
 
 def _text(value, limit):

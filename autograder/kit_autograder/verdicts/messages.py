@@ -106,6 +106,24 @@ def unverified_message(reason):
     return UNVERIFIED.get(reason, UNVERIFIED["internal"])
 
 
+MAX_SHOWN_SHELL_ESCAPES = 5
+
+
+def shell_escapes_note(escapes):
+    """One remark about the shell escapes the sandbox refused (``!pip``, ``%%bash``...), each
+    as the notebook wrote it, with its cell."""
+    shown = []
+    for escape in escapes[:MAX_SHOWN_SHELL_ESCAPES]:
+        command = "`" + str(escape.get("command", "")).replace("`", "'") + "`"
+        cell = escape.get("cell")
+        shown.append(f"{command} (celda [{cell}])" if cell is not None else command)
+    more = len(escapes) - len(shown)
+    listed = ", ".join(shown) + (f" y {more} más" if more > 0 else "")
+    return ("al corregir, tu cuaderno no ejecuta órdenes del sistema (no hay terminal ni red), "
+            f"así que se saltaron {listed}; el resto de esas celdas sí se ejecutó. Si te falta "
+            "un paquete, instálalo antes de abrir el cuaderno (mira «Antes de empezar»)")
+
+
 # --- the student's own cells: Python's English, in Spanish where it is a common message ---------
 
 import re  # noqa: E402
