@@ -7,6 +7,8 @@ case here is ``default_rng([seed, case.default_seed])``. A function is called th
 sandbox does, and judged by the lesson's own ``judge``.
 """
 
+import inspect
+
 import numpy as np
 
 import reference
@@ -24,10 +26,13 @@ def draw(case, seed):
 
 
 def outcome(function, fn, inputs):
-    """``fn``'s outcome on ``inputs``, reduced as the sandbox reduces a student's answer."""
+    """``fn``'s outcome on ``inputs``, called and reduced as the sandbox calls a student's
+    function and reduces its answer (positionally, in the reference's order)."""
     spec = FUNCTIONS[function]
     return run_in_process(fn, inputs, len(spec.parts),
-                          {name: getattr(reference, name) for name in spec.stand_ins})
+                          {name: getattr(reference, name) for name in spec.stand_ins},
+                          parameters=tuple(inspect.signature(getattr(reference, function))
+                                           .parameters))
 
 
 def grade(function, fn, seeds=SEEDS):

@@ -7,6 +7,8 @@ closeness, because a broken property explains a mismatch better than the mismatc
 then the diagnosis names the mistake when it can (diagnose.py).
 """
 
+import inspect
+
 import numpy as np
 
 import reference
@@ -47,11 +49,18 @@ def accepted(function, inputs, expected):
     return list(zip(centres, allowances))
 
 
+def parameters(function):
+    """The reference's parameters, in order, as the statement writes them (``mask=None``)."""
+    return tuple(str(p) for p in inspect.signature(getattr(reference, function))
+                 .parameters.values())
+
+
 def violations(function, inputs, outcome, expected):
     """Every property the outcome violates on this case; empty when it is correct."""
     spec = FUNCTIONS[function]
     if outcome.error is not None:
-        return [Failure(error_message(function, outcome.error, spec.parts), None,
+        return [Failure(error_message(function, outcome.error, spec.parts,
+                                      parameters(function)), None,
                         {"kind": "error", "error": outcome.error["kind"]})]
     failures = []
     for name, got, (centre, allowed) in zip(spec.parts, outcome.parts,

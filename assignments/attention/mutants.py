@@ -251,7 +251,7 @@ MISTAKES = {
 @dataclass(frozen=True)
 class Mutant:
     """A graded function's implementation with some switches set: callable like the student's
-    function, with the same keyword arguments."""
+    function, with the same arguments."""
 
     function: str
     switches: tuple  # ((name, value), ...), sorted by name
@@ -260,8 +260,8 @@ class Mutant:
     def of(cls, function, **switches):
         return cls(function, tuple(sorted(switches.items())))
 
-    def __call__(self, **inputs):
-        return IMPLEMENTATIONS[self.function](**inputs, **dict(self.switches))
+    def __call__(self, *args, **inputs):
+        return IMPLEMENTATIONS[self.function](*args, **inputs, **dict(self.switches))
 
     def combined(self, other):
         """Both mutants' mistakes at once, or None when they set the same switch."""

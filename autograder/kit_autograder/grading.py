@@ -24,6 +24,7 @@ import numpy as np
 from . import lesson as lesson_module, policy, submission as submission_module
 from .hidden_inputs import generator
 from .sandbox.client import JobFailed, checked_error
+from .verdicts.in_process import as_called
 from .verdicts.messages import (cell_error_text, error_message, shell_escapes_note,
                                 unverified_message)
 from .verdicts.outcome import Outcome
@@ -80,6 +81,14 @@ class Grader:
                               if variable not in self.lesson.FUNCTIONS}
                              | {v for q in self.lesson.DATA_QUESTIONS.values()
                                 for v in q.variables})
+        # Hidden calls pass their inputs as the notebook and the public tests do: positionally,
+        # in the order of the reference's parameters, whatever the student named them.
+        signatures = {name: inspect.signature(getattr(self.lesson.REFERENCE, name))
+                      for name in self.lesson.FUNCTIONS}
+        self.parameters = {name: tuple(s.parameters) for name, s in signatures.items()}
+        # As the statement writes them, for messages: ("Q", "K", "V", "mask=None").
+        self.statements = {name: tuple(str(p) for p in s.parameters.values())
+                           for name, s in signatures.items()}
         self._policy_lock = threading.Lock()
 
     # --- the chain --------------------------------------------------------------------------
@@ -101,7 +110,8 @@ class Grader:
     def grade(self, sandbox, loaded, stem) -> Record:
         record = Record(file=loaded.file, stem=stem, notes=list(loaded.notes))
         job = sandbox.open_job(stem)
-        conversation = _Conversation(job, self.answer_stand_in)
+        conversation = _Conversation(job, self.answer_stand_in, self.parameters,
+                                     self.statements)
         files = {**{n: d for n, d in loaded.extra_files.items() if n not in self.support},
                  **self.support, loaded.notebook_name: loaded.notebook_bytes}
         try:
@@ -277,16 +287,19 @@ class Grader:
 class _Conversation:
     """A job's calls, with the reference standing in, and the first failure remembered."""
 
-    def __init__(self, job, stand_in):
+    def __init__(self, job, stand_in, parameters, statements):
         self.job, self.stand_in, self.failed = job, stand_in, None
+        self.parameters = parameters  # {function: the reference's parameter names}
+        self.statements = statements  # {function: its parameters as the statement writes them}
 
     def call(self, function, inputs, spec, stand_ins=None) -> Outcome:
         if self.failed:
             return Outcome(unverified=self.failed)
+        args, kwargs, names = as_called(inputs, self.parameters[function])
         try:
-            reply = self.job.call(function, kwargs=inputs, parts=len(spec.parts),
+            reply = self.job.call(function, args, kwargs, parts=len(spec.parts),
                                   stand_ins=spec.stand_ins if stand_ins is None else stand_ins,
-                                  callback=self.stand_in)
+                                  callback=self.stand_in, names=names)
         except JobFailed as failed:
             self.failed = failed.reason
             return Outcome(unverified=failed.reason)
@@ -304,7 +317,8 @@ class _Conversation:
             if conversation.failed:
                 raise JobFailed(conversation.failed)
             try:
-                reply = conversation.job.call(name, args, kwargs, parts=parts)
+                reply = conversation.job.call(name, args, kwargs, parts=parts,
+                                              names=conversation.parameters[name][:len(args)])
             except JobFailed as failed:
                 conversation.failed = failed.reason
                 raise
@@ -316,7 +330,8 @@ class _Conversation:
                 raise NotImplementedError(f"todavía no has implementado `{name}`")
             if error["kind"] == "missing" and when_missing:
                 raise StudentFunctionFailed(when_missing)
-            raise StudentFunctionFailed(error_message(name, error))
+            raise StudentFunctionFailed(error_message(name, error,
+                                                      parameters=conversation.statements[name]))
 
         call.__name__ = name
         return call

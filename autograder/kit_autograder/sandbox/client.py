@@ -363,8 +363,12 @@ class Job:
         self._calls_deadline = time.monotonic() + limits.calls_total_seconds
         return _checked_ran(reply)
 
-    def call(self, function, args=(), kwargs=None, *, parts=1, stand_ins=(), callback=None):
+    def call(self, function, args=(), kwargs=None, *, parts=1, stand_ins=(), callback=None,
+             names=()):
         """Call the student's ``function``; its parts as float64 arrays, or its error.
+
+        ``names``: the parameter names the positional ``args`` stand for (the reference's),
+        so that a function taking the last of them only by name still gets them.
 
         Returns ``{"parts": [...]}`` or ``{"error": {...}}`` (checked). ``callback(name, args,
         kwargs)`` answers a stand-in: it returns the reference's result, or raises
@@ -376,7 +380,8 @@ class Job:
             raise JobFailed("time")
         try:
             wire.send(self.sock, {"op": "call", "function": function, "args": list(args),
-                                  "kwargs": dict(kwargs or {}), "parts": parts,
+                                  "kwargs": dict(kwargs or {}), "names": list(names),
+                                  "parts": parts,
                                   "stand_ins": list(stand_ins),
                                   "seconds": max(0.1, min(limits.call_seconds,
                                                           deadline - time.monotonic() - 1))})
@@ -420,7 +425,7 @@ class Job:
 
 # --- checking what a job sent ------------------------------------------------------------------
 
-ERROR_KINDS = {"missing", "not_callable", "not_a_tuple", "wrong_count", "tuple_instead",
+ERROR_KINDS = {"missing", "not_callable", "arguments", "not_a_tuple", "wrong_count", "tuple_instead",
                "unconvertible", "too_large", "not_implemented", "memory", "recursion", "time",
                "exit", "stand_in", "name", "attribute", "zero_division", "other", "broadcast",
                "broadcast_assign", "matmul", "not_aligned", "reshape", "index",
