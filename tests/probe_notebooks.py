@@ -589,7 +589,7 @@ BUGS = {
         scores = scores + mask
     weights = softmax(scores)
     return weights @ V, weights
-'''), ("sumas la máscara",), ("attention.mask_added",)),
+'''), ("Sumas la máscara",), ("attention.mask_added",)),
     "att_sqrt_dv": Bug("attention", _att('''\
     d = V.shape[1]
     weights = softmax(np.where(mask, Q @ K.T / np.sqrt(d), -np.inf) if mask is not None
@@ -661,7 +661,9 @@ def multihead(X, heads, W_O, mask=None):
     for W_Q, W_K, W_V in heads:
         total = total + attention(X @ W_Q, X @ W_K, X @ W_V, mask)[0] @ W_O
     return total
-''',), ("por separado",), ("multihead.w_o_per_head",)),
+''',), ("por separado",),
+        # Summing the heads first raises the very same error: both are named, as candidates.
+        ("multihead.w_o_per_head", "multihead.sums_heads")),
     "mh_one_big": Bug("multihead", ('''\
 def multihead(X, heads, W_O, mask=None):
     W_Q = np.hstack([h[0] for h in heads])
@@ -711,7 +713,8 @@ def multihead(X, heads, W_O, mask=None):
     "mh_sum_heads": Bug("multihead", ('''\
 def multihead(X, heads, W_O, mask=None):
     return np.sum([attention(X @ q, X @ k, X @ v, mask)[0] for q, k, v in heads], axis=0) @ W_O
-''',), ("Sumas",), ("multihead.sums_heads",)),
+''',), ("Sumas",),
+        ("multihead.sums_heads", "multihead.w_o_per_head")),  # the same error: candidates
     # positional_encoding
     "pe_reshape_not_T": Bug("positional_encoding", ('''\
 def positional_encoding(n_positions, d_model):
@@ -789,7 +792,9 @@ def positional_encoding(n_positions, d_model):
     pe[:, 0::2] = np.sin(np.arange(n_positions)[:, None] / omega)
     pe[:, 1::2] = np.cos(np.arange(n_positions)[:, None] / omega[: d_model // 2])
     return pe, omega
-''',), ("10000^(2i/d_model)",), ("positional_encoding.frequency_not_inverted",)),
+''',), ("crecen con i",),
+        # pe is right (it divides by omega): only the omega returned is inverted.
+        ("positional_encoding.frequencies", "positional_encoding.frequency_not_inverted")),
     "pe_float16": Bug("positional_encoding", ('''\
 def positional_encoding(n_positions, d_model):
     pos = np.arange(n_positions, dtype=np.float16)[:, None]
@@ -1047,6 +1052,11 @@ def _writefile_helpers(nb, rng):
 
 
 HABITS["writefile_helpers"] = _writefile_helpers
+
+# Habits with a shell escape: the feedback must say, once, that it was skipped.
+SHELL_HABITS = {"pip_magic_first", "bang_pip_first", "pip_own_cell", "pip_requirements",
+                "conda_first", "bang_bang", "capture_listing", "sx_system", "bash_cell",
+                "sh_cell", "script_cell", "bang_in_block", "bang_wget", "alias_ls"}
 
 # Habits that change what the notebook's own lab run reads from the saved file (the lab
 # rebuilds the functions statically until the lead's change): the challenge may lose points

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from probe_notebooks import BUGS, GRADED, LAB_HABITS, PROBES, build, check_table
+from probe_notebooks import (BUGS, GRADED, LAB_HABITS, PROBES, SHELL_HABITS, build,
+                             check_table)
 
 # Case notes that explain a shape error with the case's sizes: never a mistake's name.
 CASE_NOTES = {"multihead.head_sizes", "positional_encoding.odd_d_model"}
@@ -124,6 +125,17 @@ def test_the_probe_table_is_consistent():
     kinds = [item.kind for item in PROBES]
     assert len(PROBES) >= 100
     assert kinds.count("correct") >= 45 and kinds.count("buggy") >= 40
+
+
+def test_every_refused_shell_escape_is_said_once_in_the_feedback(probe):
+    """Each notebook with a pip line or another shell escape is told, once, which lines were
+    skipped; no other notebook is."""
+    wrong = {}
+    for name, (item, record, feedback) in probe.items():
+        told = feedback.count("no ejecuta órdenes del sistema")
+        if told != (1 if set(item.habits) & SHELL_HABITS else 0):
+            wrong[name] = told
+    assert not wrong, wrong
 
 
 def test_probe_counts(probe, assessed):

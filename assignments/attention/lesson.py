@@ -6,6 +6,7 @@ from kit_autograder.lesson import DataQuestion, NamedMistake
 from . import stand_ins
 from .cases import cases_for
 from .challenge import CRITERIA, grade_student_extension
+from .diagnose import summarize
 from .functions import FUNCTIONS
 from .judge import judge
 
@@ -35,5 +36,5 @@ def misconception_catalog():
             for entry in misconceptions.CATALOG}
 
 
-__all__ = ["NAME", "FUNCTIONS", "cases_for", "REFERENCE", "judge", "DATA_QUESTIONS",
-           "misconception_catalog"]
+__all__ = ["NAME", "FUNCTIONS", "cases_for", "REFERENCE", "judge", "summarize",
+           "DATA_QUESTIONS", "misconception_catalog"]

@@ -24,6 +24,7 @@ import numpy as np
 from . import lesson as lesson_module, policy, submission as submission_module
 from .hidden_inputs import generator
 from .sandbox.client import JobFailed, checked_error
+from .verdicts import summary
 from .verdicts.in_process import as_called
 from .verdicts.messages import (cell_error_text, error_message, shell_escapes_note,
                                 unverified_message)
@@ -139,8 +140,11 @@ class Grader:
         public_verdicts = self._public_tests(conversation, values, proxies)
         identity = loaded.identity
         for function in self.lesson.FUNCTIONS:
-            record.verdicts += self._grade_function(conversation, function, identity,
-                                                    record.cell_errors)
+            verdicts, diagnoses = self._grade_function(conversation, function, identity,
+                                                       record.cell_errors)
+            record.verdicts += verdicts
+            if diagnoses:
+                record.diagnoses[function] = diagnoses
         record.verdicts += data_verdicts + public_verdicts  # the order the feedback shows
         ending = job.close(kill=conversation.failed is not None)
         record.sandbox = {**sandbox.description, "ending": ending.reason,
@@ -171,9 +175,11 @@ class Grader:
     # --- graded functions -------------------------------------------------------------------
 
     def _grade_function(self, conversation, function, identity, cell_errors):
+        """The verdicts of every hidden case of ``function`` (their symptoms), and what
+        explains the failing ones together (the lesson's ``summarize``), said once."""
         spec = self.lesson.FUNCTIONS[function]
         defining = _defining_cell_error(function, cell_errors)
-        verdicts = []
+        verdicts, judged = [], []
         for case in self.lesson.cases_for(function):
             inputs = case.inputs(generator(self.salt, identity, function, case.name))
             outcome = conversation.call(function, inputs, spec)
@@ -190,15 +196,25 @@ class Grader:
             if defining is not None and (outcome.error or {}).get("kind") == "missing":
                 # Not "missing" as the student sees it: its cell ran and failed. Say that.
                 failures[0].message = defining
-            verdicts.append(Verdict(
-                function, case.name, case.description, not failures,
-                [failure.message for failure in failures],
-                [failure.details.get("kind", "") for failure in failures],
-                [f.details["id"] for f in failures
-                 if f.details.get("kind") == "misconception" and f.details.get("id")],
-                findings=[f.details["id"] for f in failures
-                          if f.details.get("kind") != "misconception" and f.details.get("id")]))
-        return verdicts
+            shown = summary.symptoms(failures)
+            verdicts.append(Verdict(function, case.name, case.description, not failures,
+                                    [failure.message for failure in shown],
+                                    [failure.details.get("kind", "") for failure in shown]))
+            judged.append(summary.Judged(case.name, case.description, inputs, outcome,
+                                         failures))
+        diagnoses = self._summarize(function, judged)
+        summary.annotate(verdicts, diagnoses)
+        return verdicts, diagnoses
+
+    def _summarize(self, function, judged):
+        together = getattr(self.lesson, "summarize", None)
+        if together is None:
+            return summary.grouped(judged)
+        try:
+            return together(function, judged)
+        except Exception:  # a bug of ours: the cases' own diagnoses, each said once
+            traceback.print_exc()
+            return summary.grouped(judged)
 
     # --- data questions ---------------------------------------------------------------------
 

@@ -18,7 +18,10 @@ and may provide:
 * ``misconception_catalog()``: ``{id: NamedMistake}`` for every mistake its diagnosis can
   name (the ids of ``Verdict.misconceptions``), which the class report explains;
 * ``STAND_INS``: the module whose functions stand in for graded ones inside others, when it
-  must accept more than ``REFERENCE`` does (the calls are the student's); ``REFERENCE`` if absent.
+  must accept more than ``REFERENCE`` does (the calls are the student's); ``REFERENCE`` if absent;
+* ``summarize(function, judged)``: ``[Diagnosis]`` explaining the function's failing cases
+  together (``verdicts.summary.Judged``, one per answered case), each said once; without it,
+  each case's own diagnoses are grouped (``verdicts.summary.grouped``).
 
 The engine itself never names a function, a case or a criterion.
 """

@@ -111,6 +111,7 @@ def _questions(record, depends):
             lines.append(f"- {cases}:" if len(descriptions) == 1
                          else f"- {len(descriptions)} casos con el mismo fallo ({cases}):")
             lines += [_indent(f"- {message}", "  ") for message in messages]
+        lines += _diagnoses(record.diagnoses.get(question, []), hidden)
         blamed = [d for d in depends.get(question, ()) if d in failing]
         for verdict in public:
             if verdict.passed:
@@ -121,6 +122,22 @@ def _questions(record, depends):
                 lines.append(f"  Esta prueba usa tus propias {', '.join(map(_code, blamed))}, "
                              "que también fallan: corrígelas primero y vuelve a mirar esta.")
         lines.append("")
+    return lines
+
+
+def _diagnoses(diagnoses, hidden):
+    """What explains the function's failing cases, each said once; with the cases it explains
+    when it does not explain them all."""
+    failing = [v for v in hidden if not v.passed]
+    described = {v.case: v.description for v in hidden}
+    lines = []
+    for diagnosis in diagnoses:
+        scope = ""
+        if len(failing) > 1 and set(diagnosis.cases) < {v.case for v in failing}:
+            cases = " y ".join(f"«{described.get(c, c)}»" for c in diagnosis.cases)
+            scope = f" en {cases} ({len(diagnosis.cases)} de los {len(failing)} casos que fallan)"
+        first, *rest = f"**Diagnóstico**{scope}: {diagnosis.message}".splitlines()
+        lines += [f"- {first}"] + [_indent(line) for line in rest]
     return lines
 
 

@@ -105,20 +105,21 @@ def call_as_notebook(function, args, kwargs, names=()):
     by name (``*, mask=None``), those go by the reference's ``names``. A call the signature
     cannot take raises ``_Refused`` with an "arguments" report: how many arguments were given,
     how many the function accepts and requires, and the keyword it lacks (one the caller
-    chose, never a name of the student's)."""
-    signature = _signature(function)
-    if signature is not None and names and not _binds(signature, args, kwargs):
-        for keep in range(len(args) - 1, -1, -1):
-            by_name = {**kwargs, **dict(zip(names[keep:], args[keep:]))}
-            if _binds(signature, args[:keep], by_name):
-                args, kwargs = args[:keep], by_name
-                break
+    chose, never a name of the student's).
+
+    The signature is read only when the call raises TypeError: Python checks the arguments
+    before it runs a line of the function, so a call that did not fit ran nothing."""
     try:
         return function(*args, **kwargs)
     except TypeError:
+        signature = _signature(function)
         if signature is None or _binds(signature, args, kwargs):
             raise  # raised inside the function, not by the call
-        raise _Refused(_arguments_report(signature, args, kwargs)) from None
+    for keep in range(len(args) - 1, -1, -1) if names else ():
+        by_name = {**kwargs, **dict(zip(names[keep:], args[keep:]))}
+        if _binds(signature, args[:keep], by_name):
+            return function(*args[:keep], **by_name)
+    raise _Refused(_arguments_report(signature, args, kwargs))
 
 
 def _signature(function):
