@@ -302,3 +302,95 @@ def test_a_mistake_nothing_knows_is_not_named(function, fn):
         assert not named(failures), f"false name on {key}: {named(failures)}"
     for seed, (_, diagnoses) in summaries(function, fn, range(10)).items():
         assert not summary_ids(diagnoses), f"false name on draw {seed}: {summary_ids(diagnoses)}"
+
+
+# --- issue 20: one name for the function, said once, and never a dropped shape -----------------
+
+
+def test_dividing_by_the_number_of_queries_gets_one_name_not_three():
+    """Each case alone fits another entry (n = 1 is no scale at all; n = m is the number of
+    keys; √n = d_k is dividing by d_k): issue 20 read three contradictory names. The cases
+    together fit only one."""
+    def attention(Q, K, V, mask=None):
+        scores = Q @ K.T / np.sqrt(Q.shape[0])
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        weights = reference.softmax(scores)
+        return weights @ V, weights
+    found = assert_named("attention", attention, "attention.sqrt_of_num_queries")
+    assert all(len(diagnoses) == 1 for _, diagnoses in found.values())
+
+
+def test_a_shape_failure_is_reported_beside_the_properties_it_breaks():
+    """weights.T has the right shape only when n = m; elsewhere the shape is what is wrong,
+    and it is said, never replaced by row sums that a transposed matrix cannot have."""
+    from attention.cases import get_case
+    from attention.judge import reference_parts, violations
+    from draws import draw, outcome
+
+    def attention(Q, K, V, mask=None):
+        output, weights = reference.attention(Q, K, V, mask)
+        return output, weights.T
+    inputs = draw(get_case("attention", "rectangular"), 0)
+    failures = violations("attention", inputs, outcome("attention", attention, inputs),
+                          reference_parts("attention", inputs))
+    assert [f.details["kind"] for f in failures] == ["shape"]
+    assert "¿la devuelves traspuesta?" in failures[0].message
+    assert_named("attention", attention, "attention.weights_transposed")
+
+
+@pytest.mark.parametrize(("function", "source", "entry"), [
+    ("attention", "scores = scores + mask", "attention.mask_added"),
+    ("multihead", "one attention", "multihead.heads_not_split"),
+    ("positional_encoding", "reshape", "positional_encoding.reshaped_not_transposed"),
+    ("transformer_block", "leaky 0.2", "transformer_block.leaky_relu"),
+    ("transformer_block", "b1 after relu", "transformer_block.b1_after_relu"),
+    ("transformer_block", "residual from input", "transformer_block.second_residual_from_input"),
+], ids=lambda value: value if isinstance(value, str) and " " not in value else None)
+def test_issue_20s_generic_and_partial_mistakes_are_named(function, source, entry):
+    """Written as students write them, not as the mutants are."""
+    def attention(Q, K, V, mask=None):
+        scores = Q @ K.T / np.sqrt(K.shape[-1])
+        if mask is not None:
+            scores = scores + mask
+        weights = reference.softmax(scores)
+        return weights @ V, weights
+
+    def multihead(X, heads, W_O, mask=None):
+        stacked = [np.hstack([head[i] for head in heads]) for i in range(3)]
+        return reference.attention(*(X @ w for w in stacked), mask)[0] @ W_O
+
+    def positional_encoding(n_positions, d_model):
+        pe, omega = reference.positional_encoding(n_positions, d_model)
+        return pe.T.copy().reshape(n_positions, d_model), omega
+
+    def block_with(ffn, residual_from_input=False):
+        def transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None):
+            h = _norm(x + reference.multihead(x, heads, W_O, mask))
+            return _norm((x if residual_from_input else h) + ffn(h, W1, b1, W2, b2))
+        return transformer_block
+
+    chosen = {
+        "scores = scores + mask": attention, "one attention": multihead,
+        "reshape": positional_encoding,
+        "leaky 0.2": block_with(lambda h, W1, b1, W2, b2:
+                                np.maximum(0.2 * (h @ W1 + b1), h @ W1 + b1) @ W2 + b2),
+        "b1 after relu": block_with(lambda h, W1, b1, W2, b2:
+                                    (np.maximum(h @ W1, 0) + b1) @ W2 + b2),
+        "residual from input": block_with(lambda h, W1, b1, W2, b2:
+                                          np.maximum(h @ W1 + b1, 0) @ W2 + b2, True),
+    }[source]
+    assert_named(function, chosen, entry, seeds=range(10))
+
+
+def test_float16_is_named_as_precision_not_as_a_scale():
+    """Issue 20 read float16 as a scale mistake (the weights more or less spread)."""
+    def attention(Q, K, V, mask=None):
+        Q, K, V = (a.astype(np.float16) for a in (Q, K, V))
+        scores = Q @ K.T / np.float16(np.sqrt(K.shape[-1]))
+        if mask is not None:
+            scores = np.where(mask, scores, np.float16(-np.inf))
+        weights = reference.softmax(scores)
+        return weights @ V, weights
+    found = assert_named("attention", attention, "precision.float16")
+    assert not any("escala" in message for message in said(found))

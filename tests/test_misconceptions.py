@@ -307,3 +307,21 @@ def test_dividing_by_d_k_is_not_said_to_make_weights_almost_uniform():
     """With the hidden d_k = 3 the weights are only more spread out, not nearly uniform."""
     text = misconceptions.get("attention.divides_by_dk").explanation
     assert "uniforme" not in text and "más repartidos" in text
+
+
+# The mistakes issue 20 lists, each a catalog entry (the others are findings: float16, ω = 1).
+ISSUE_20_MISTAKES = [
+    "attention.sqrt_of_num_queries", "attention.sqrt_of_num_keys", "attention.sqrt_of_d_v",
+    "attention.mask_added", "attention.weights_transposed", "attention.keys_for_values",
+    "multihead.w_o_per_head", "multihead.heads_not_split", "multihead.scales_by_d_model_over_h",
+    "multihead.scales_by_d_v", "multihead.w_k_for_values",
+    "positional_encoding.reshaped_not_transposed",
+    "transformer_block.leaky_relu", "transformer_block.no_b1", "transformer_block.no_b2",
+    "transformer_block.b1_after_relu", "transformer_block.second_residual_from_input",
+    "transformer_block.no_attention_residual", "transformer_block.no_ffn_residual",
+    "transformer_block.w1_transposed", "transformer_block.one_layer_ffn",
+]
+
+
+def test_catalog_holds_every_mistake_issue_20_lists():
+    assert set(ISSUE_20_MISTAKES) <= set(CATALOG_IDS)
