@@ -84,7 +84,7 @@ def test_a_missing_mask_parameter_is_named_by_the_statements_name():
 
 def test_a_mask_without_default_is_told_to_take_one():
     error = report(mask_required, inputs(mask=False))
-    assert error["numbers"] == [3, 4, 4]
+    assert error["numbers"] == [3, 3, 4]
     message = error_message("attention", error, (), STATEMENT)
     assert "sin `mask`" in message and "valor por defecto" in message
 
@@ -98,6 +98,22 @@ def test_an_unknown_keyword_is_named_only_when_the_caller_chose_it():
     assert refused.value.error["name"] == "mask"
     assert "no tiene un parámetro llamado `mask`" in error_message(
         "attention", refused.value.error, (), STATEMENT)
+
+
+def test_a_signature_of_the_students_own_tells_no_number_beyond_the_call():
+    """``__signature__`` is the student's to write: the report's numbers are bounded by the
+    count of arguments the grader passed, so it cannot spell anything else."""
+    import inspect
+
+    class Attention:
+        __signature__ = inspect.Signature(
+            [inspect.Parameter(f"p{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+             for i in range(4123)])
+
+        def __call__(self, Q, K, V, mask=None):
+            raise TypeError("no")
+    error = report(Attention(), inputs())
+    assert max(error["numbers"]) <= 5
 
 
 def test_a_type_error_inside_the_function_stays_the_functions_own():

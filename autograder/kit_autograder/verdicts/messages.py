@@ -41,8 +41,8 @@ def arguments_message(function, error, parameters=()):
         if given < required:
             missing = f"`{names[given]}`" if given < len(names) else f"el {_ordinal(given + 1)}"
             return (f"en este caso el cuaderno llama a tu `{function}` con {given} argumentos, "
-                    f"sin {missing}, y tu función exige {required}: ese parámetro necesita un "
-                    f"valor por defecto, como en el enunciado, {statement}")
+                    f"sin {missing}, y tu función exige más: ese parámetro necesita un valor "
+                    f"por defecto, como en el enunciado, {statement}")
     return (f"tu `{function}` no acepta los argumentos con que la llama el cuaderno: el "
             f"enunciado es {statement}")
 

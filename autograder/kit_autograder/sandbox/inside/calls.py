@@ -147,8 +147,11 @@ def _arguments_report(signature, args, kwargs):
     any_keyword = any(p.kind == p.VAR_KEYWORD for p in parameters)
     required = sum(p.default is p.empty for p in positional)
     accepted = -1 if any_positional else len(positional)
+    # Only what the message needs, bounded by the count the caller chose: a signature is the
+    # student's (``__signature__`` can be anything), so its sizes must not carry other numbers.
+    given = len(args)
     report = {"kind": "arguments", "exception": "TypeError",
-              "numbers": [len(args), accepted, required]}
+              "numbers": [given, min(accepted, given), min(required, given + 1)]}
     names = {p.name for p in parameters if p.kind != p.POSITIONAL_ONLY}
     unknown = [key for key in kwargs if key not in names and not any_keyword]
     if unknown:
