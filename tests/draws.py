@@ -4,16 +4,21 @@ Each submission gets its own draw of every case (kit_autograder.hidden_inputs), 
 about the grading must hold on many draws, not on the cases' default seeds: draw ``seed`` of a
 case here is ``default_rng([seed, case.default_seed])``. A function is called through
 ``run_in_process`` with the reference standing in for the graded functions it calls, as the
-sandbox does, and judged by the lesson's own ``judge``.
+sandbox does, judged by the lesson's own ``judge`` case by case, and its failing cases of one
+draw explained together by the lesson's ``summarize``, which is what the student reads.
 """
+
+import inspect
 
 import numpy as np
 
 from reference import attention as reference
 from attention.cases import cases_for
+from attention.diagnose import summarize
 from attention.functions import FUNCTIONS
 from attention.judge import judge
 from kit_autograder.verdicts.in_process import run_in_process
+from kit_autograder.verdicts.summary import Judged
 
 SEEDS = range(30)
 GRADED_FUNCTIONS = list(FUNCTIONS)
@@ -24,10 +29,13 @@ def draw(case, seed):
 
 
 def outcome(function, fn, inputs):
-    """``fn``'s outcome on ``inputs``, reduced as the sandbox reduces a student's answer."""
+    """``fn``'s outcome on ``inputs``, called and reduced as the sandbox calls a student's
+    function and reduces its answer (positionally, in the reference's order)."""
     spec = FUNCTIONS[function]
     return run_in_process(fn, inputs, len(spec.parts),
-                          {name: getattr(reference, name) for name in spec.stand_ins})
+                          {name: getattr(reference, name) for name in spec.stand_ins},
+                          parameters=tuple(inspect.signature(getattr(reference, function))
+                                           .parameters))
 
 
 def grade(function, fn, seeds=SEEDS):
@@ -38,6 +46,27 @@ def grade(function, fn, seeds=SEEDS):
             inputs = draw(case, seed)
             graded[case.name, seed] = judge(function, inputs, outcome(function, fn, inputs))
     return graded
+
+
+def summaries(function, fn, seeds=SEEDS):
+    """``{seed: (failing cases' names, [Diagnosis])}``: each draw's failing cases explained
+    together, as the feedback explains them."""
+    found = {}
+    for seed in seeds:
+        judged = []
+        for case in cases_for(function):
+            inputs = draw(case, seed)
+            result = outcome(function, fn, inputs)
+            judged.append(Judged(case.name, case.description, inputs, result,
+                                 judge(function, inputs, result)))
+        found[seed] = ([item.case for item in judged if item.failures],
+                       summarize(function, judged))
+    return found
+
+
+def summary_ids(diagnoses):
+    """Every id the function's diagnoses name, in order."""
+    return list(dict.fromkeys(i for diagnosis in diagnoses for i in diagnosis.ids))
 
 
 def named(failures):
@@ -60,17 +89,25 @@ def caught_on_every_draw(function, fn, seeds=SEEDS):
 
 
 def assert_named(function, fn, *ids, cases=None, seeds=SEEDS):
-    """``fn`` fails on every draw (on each of ``cases`` when given); every failing case names
-    some of ``ids`` and nothing else (where one of two mistakes does not show, only the other
-    is named), and every draw names all of them. Returns the failing cases."""
-    failing = caught_on_every_draw(function, fn, seeds)
+    """``fn`` fails on every draw (on each of ``cases`` when given), and on every draw the
+    function's diagnoses name exactly ``ids``, with every failing case explained by one of
+    them. Returns ``{seed: (failing cases, diagnoses)}``."""
+    found = summaries(function, fn, seeds)
+    missed = [seed for seed, (failing, _) in found.items() if not failing]
+    assert not missed, f"draws {missed} let the mistake through"
     if cases:
-        missed = {(case, seed) for case in cases for seed in seeds} - set(failing)
-        assert not missed, f"these draws let it through: {sorted(missed)}"
-    wrong = {key: named(failures) for key, failures in failing.items()
-             if not named(failures) or not set(named(failures)) <= set(ids)}
+        unfailed = {(case, seed) for seed, (failing, _) in found.items()
+                    for case in cases if case not in failing}
+        assert not unfailed, f"these draws let it through: {sorted(unfailed)}"
+    wrong = {seed: [(d.kind, d.ids, d.cases) for d in diagnoses]
+             for seed, (_, diagnoses) in found.items() if set(summary_ids(diagnoses)) != set(ids)}
     assert not wrong, wrong
-    for seed in seeds:
-        said = {i for (_, s), failures in failing.items() if s == seed for i in named(failures)}
-        assert said == set(ids), f"draw {seed} names only {sorted(said)}"
-    return failing
+    for seed, (failing, diagnoses) in found.items():
+        explained = {case for d in diagnoses if d.ids for case in d.cases}
+        assert explained >= set(failing), f"draw {seed}: {sorted(set(failing) - explained)}"
+    return found
+
+
+def said(found):
+    """Every diagnosis message of ``assert_named``'s draws."""
+    return [d.message for _, diagnoses in found.values() for d in diagnoses]

@@ -224,7 +224,9 @@ def multihead(X, heads, W_O, mask=None):
         total = total + attention(X @ W_Q, X @ W_K, X @ W_V, mask)[0]
     return np.dot(total, W_O)
 ''',
-), names=("multihead.sums_heads",))
+    # The sum's d_v columns times the h·d_v rows of W_O: the very error a head times the whole
+    # of W_O raises, so both mistakes are given as candidates.
+), names=("multihead.sums_heads", "multihead.w_o_per_head"))
 
 MULTIHEAD_MEAN_NO_W_O = Variant("multihead_mean_of_heads_no_w_o", "multihead", (
     '''\

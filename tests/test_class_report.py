@@ -93,10 +93,18 @@ def failures_in_feedback(text):
         if question and failed:
             cases = re.findall(r"«([^»]*)»", failed.group(1))
             found.failed += [(question, case) for case in cases]
-        elif question and line.startswith("  - error típico reconocido: "):
-            name = next(entry.name for entry in CATALOG.values()
-                        if line.startswith(f"  - error típico reconocido: {entry.name}."))
-            found.named += [(question, case, name) for case in cases]
+        elif question and line.startswith("- **Diagnóstico**"):
+            # "- **Diagnóstico**: …" for every failing case of the question, or
+            # "- **Diagnóstico** en «x» y «y» (2 de los 3 casos que fallan): …" for those.
+            scope, text = re.match(r"- \*\*Diagnóstico\*\*(.*?): (.*)$", line).groups()
+            explained = re.findall(r"«([^»]*)»", scope) or [
+                case for q, case in found.failed if q == question]
+            if "error típico" in text or "errores típicos reconocidos" in text:
+                for entry in CATALOG.values():
+                    lowered = entry.name[:1].lower() + entry.name[1:]
+                    if f": {entry.name}." in text or f", y además {lowered}." in text \
+                            or f": {entry.name}, y además" in text:
+                        found.named += [(question, case, entry.name) for case in explained]
         elif question and line.startswith("  - no se pudo comprobar"):
             found.unanswered += [(question, case) for case in cases]
     return found
@@ -478,6 +486,30 @@ def test_a_student_counts_once_per_mistake_however_many_cases_show_it():
     assert counted.mistakes["f.x"].students == {"ana": "ana.ipynb", "luis": "luis.ipynb"}
     assert counted.diagnoses["f"]["named"] == 3
     assert (counted.cases[("f", "b")].passed, counted.cases[("f", "b")].total) == (1, 2)
+
+
+def test_the_functions_summary_names_each_mistake_once_for_its_cases():
+    """What the grader writes: the cases' symptoms, and one diagnosis for the function that
+    explains them all; the report counts it from that summary, once for the student."""
+    from kit_autograder.verdicts.record import Diagnosis
+    from kit_autograder.verdicts.summary import annotate
+
+    verdicts = [Verdict("f", c, f"caso {c}", False, ["valores distintos"], ["values"])
+                for c in "abc"]
+    diagnoses = [Diagnosis("misconception", "error típico reconocido: …", ["a", "b", "c"],
+                           ["f.x"])]
+    annotate(verdicts, diagnoses)
+    hinted = [Verdict("f", "a", "caso a", False, ["valores distintos"], ["values"])]
+    hint = [Diagnosis("hint", "revisa la escala", ["a"])]
+    annotate(hinted, hint)
+    counted = class_report.ClassTally(TINY_LESSON)
+    counted.add(_record("ana", verdicts, diagnoses={"f": diagnoses}))
+    counted.add(_record("luis", hinted, diagnoses={"f": hint}))
+    assert list(counted.mistakes) == ["f.x"]
+    assert counted.mistakes["f.x"].students == {"ana": "ana.ipynb"}
+    assert list(counted.mistakes["f.x"].cases) == ["caso a", "caso b", "caso c"]
+    assert counted.diagnoses["f"]["named"] == 3 and counted.diagnoses["f"]["hint"] == 1
+    assert counted.hints == {"revisa la escala": {"luis": "luis.ipynb"}}
 
 
 def test_each_failure_gets_exactly_one_diagnosis():

@@ -10,7 +10,8 @@ description ever reaches a student; the arrays themselves are never printed.
 
 The cases cover what the lesson's own examples do not: n != m and d_k != d_v, a single
 query, no mask, the causal mask, a random mask, scores of magnitude ~1e3 (which turn an
-unshifted softmax into NaN), and odd as well as even d_model.
+unshifted softmax into NaN), odd as well as even d_model, and tokens of tiny variance (which
+make a LayerNorm's epsilon visible).
 """
 
 from dataclasses import dataclass, field
@@ -164,6 +165,19 @@ def _block(rng, n, d_model, n_heads, d_ff, causal, signed_b2=False):
     return inputs
 
 
+def _block_small_variance(rng):
+    # Tokens that are almost constant (an offset plus a ripple of 0.03) and a W_O a hundred
+    # times smaller than usual: each row entering the first LayerNorm has a variance near 1e-3,
+    # where epsilon shows. ε = 1e-3 then shrinks those rows by 0.5 to 0.8 and the block's output
+    # moves by far more than the tolerance on every draw, while any ε from 0 to 1e-5 changes
+    # them by under 2 % and stays inside the judge's epsilon band (tolerances.LAYER_NORM_EPS).
+    # Before this case, ε = 1e-3 (Keras's default) kept full marks in most draws.
+    inputs = _block(rng, n=4, d_model=8, n_heads=2, d_ff=16, causal=False)
+    inputs["x"] = rng.uniform(-2, 2, (4, 1)) + 0.03 * rng.normal(size=(4, 8))
+    inputs["W_O"] = 0.01 * inputs["W_O"]
+    return inputs
+
+
 CASES = [
     Case("attention", "rectangular", "sin máscara, n ≠ m y d_k ≠ d_v", _attention_rectangular, 5501),
     Case("attention", "una_consulta", "una sola consulta (n = 1)", _attention_single_query, 5502),
@@ -192,6 +206,8 @@ CASES = [
          lambda rng: _block(rng, n=1, d_model=8, n_heads=2, d_ff=16, causal=False,
                             signed_b2=True),
          5533),
+    Case("transformer_block", "varianza_pequena", "tokens casi constantes (poca varianza)",
+         _block_small_variance, 5534),
 ]
 
 

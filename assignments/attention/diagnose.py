@@ -17,11 +17,17 @@ The first step that explains the failure gives the diagnosis:
 5. A generic hint about what kind of wrong the output is (NaN with large scores, rows not
    normalized, weights right but output wrong...).
 
+Before all of them, an output computed in float16 is said to be so: its rounding blurs every
+other property. ``summarize`` then explains a function's failing cases together, which is
+what the student reads: a mistake is named for the function only when it explains every
+failing case, and each diagnosis is said once.
+
 When two entries fit equally well, the output cannot tell them apart and a wrong name teaches
 worse than none, so nothing is named; tests/test_misconceptions.py keeps the hidden cases free
 of such ties. No message quotes a hidden input, a reference output or a mutant output.
 """
 
+import threading
 from itertools import combinations
 
 import numpy as np
@@ -29,11 +35,13 @@ import numpy as np
 from kit_autograder.verdicts.compare import compare_part, same_within
 from kit_autograder.verdicts.in_process import run_in_process
 from kit_autograder.verdicts.outcome import Failure, Outcome
+from kit_autograder.verdicts.record import Diagnosis
+from kit_autograder.verdicts.summary import Judged, grouped, symptoms
 
-from . import misconceptions, tolerances
-from .findings import FINDINGS
+from . import misconceptions, mutants, tolerances
+from .findings import FINDINGS, precision_findings
 from .functions import FUNCTIONS
-from .judge import violations
+from .judge import allowances, reference_parts, violations
 from .shapes import explain_error
 
 # exp() overflows float64 above ~709.78, so scores beyond this break a softmax that does not
@@ -45,17 +53,27 @@ OVERFLOW_SCORE = 700
 NORMALIZED_VAR_ATOL = 1e-3
 
 
-def diagnose(function, inputs, outcome: Outcome, failures, expected) -> list:
+def diagnose(function, inputs, outcome: Outcome, failures, expected, entries=None) -> list:
     """Failures of kind "misconception", "explanation", "finding" or "hint" that explain
-    ``failures``; may be empty."""
-    tried = _Mutants(function, inputs, expected)
-    entry = matching_misconception(function, inputs, outcome, expected, tried)
-    if entry is not None:
-        return [_named(entry, "error típico reconocido")]
+    ``failures``; may be empty. ``entries``: the catalog entries it may name (all)."""
+    if outcome.parts is not None:
+        precision = precision_findings(outcome.parts, expected, FUNCTIONS[function].parts)
+        if precision:  # half precision blurs every other property: say it first
+            return precision
+    tried = _mutants_of(function, inputs, expected)
+    if entries is not None:
+        tried = tried.restricted(entries)
+    matches = matching_entries(outcome, tried)
+    if len(matches) == 1:
+        return [_named(matches[0], "error típico reconocido")]
     if outcome.parts is None:
         return [Failure(text, None, {"kind": "explanation", **({"id": note} if note else {})})
                 for note, text in explain_error(function, inputs, outcome.error)]
-    pair = matching_pair(function, outcome, tried)
+    # Two mistakes at once explain only what no single one does: not when several fit here,
+    # nor behind NaN or infinities, which hide what the other mistake did and so fit pairs by
+    # the places of the NaN alone.
+    finite = all(np.isfinite(part).all() for part in outcome.parts)
+    pair = None if matches or not finite else matching_pair(function, outcome, tried)
     if pair:
         return [_named(entry, "error típico reconocido, uno de los dos que hay a la vez")
                 for entry in pair]
@@ -71,18 +89,47 @@ def _named(entry, lead):
     return Failure(message, None, {"kind": "misconception", "id": entry.id})
 
 
-class _Mutants:
-    """The outcomes of the catalog's mutants on one case, each computed once."""
+_recent = threading.local()  # each thread's last cases: their mutants, from judge to summarize
+RECENT_CASES = 32
 
-    def __init__(self, function, inputs, expected):
+
+def _mutants_of(function, inputs, expected):
+    """The mutants of the case ``inputs`` (the grader's own dict), computed once between the
+    judge, which explains the case alone, and ``summarize``, which explains it with the others."""
+    memory = getattr(_recent, "cases", None)
+    if memory is None:
+        memory = _recent.cases = {}
+    key = (function, id(inputs))
+    if key in memory and memory[key][0] is inputs:
+        return memory[key][1]
+    tried = _Mutants(function, inputs, expected)
+    memory[key] = (inputs, tried)  # holding inputs keeps its id from being reused
+    while len(memory) > RECENT_CASES:
+        memory.pop(next(iter(memory)))
+    return tried
+
+
+class _Mutants:
+    """The outcomes of the catalog's mutants on one case, each computed once. ``entries``:
+    the catalog entries it may name (all of the function's by default)."""
+
+    def __init__(self, function, inputs, expected, entries=None):
         self.function, self.inputs, self.expected = function, inputs, expected
-        self.entries = misconceptions.for_function(function)
+        self.entries = misconceptions.for_function(function) if entries is None else entries
         self._outcomes, self._failing = {}, {}
+
+    def restricted(self, entries):
+        """The same case and computed outcomes, naming only ``entries``."""
+        other = _Mutants(self.function, self.inputs, self.expected, entries)
+        other._outcomes, other._failing = self._outcomes, self._failing
+        return other
 
     def outcome(self, mutant) -> Outcome:
         if mutant not in self._outcomes:
+            # The mutants never change their arguments: no copy of the inputs per call.
             self._outcomes[mutant] = run_in_process(mutant, self.inputs,
-                                                    len(FUNCTIONS[self.function].parts))
+                                                    len(FUNCTIONS[self.function].parts),
+                                                    copy_inputs=False)
         return self._outcomes[mutant]
 
     def fails(self, mutant):
@@ -91,15 +138,49 @@ class _Mutants:
                                                     self.outcome(mutant), self.expected))
         return self._failing[mutant]
 
+    def matches(self, outcome, mutant):
+        """``outcome`` is what ``mutant`` gives, within the grading tolerances; for the block,
+        with any LayerNorm epsilon the judge accepts, since the student's own LayerNorm may
+        use any of them (``tolerances.LAYER_NORM_EPS``) beside the mistake."""
+        theirs = self.outcome(mutant)
+        if same_outcome(outcome, theirs):
+            return True
+        if (self.function != "transformer_block" or "eps" in dict(mutant.switches)
+                or outcome.parts is None or theirs.parts is None
+                or outcome.parts[0].shape != theirs.parts[0].shape):
+            return False
+        # Far beyond what epsilon moves the reference here, no epsilon explains the difference.
+        if np.abs(outcome.parts[0] - theirs.parts[0]).max() > 10 * self.epsilon_reach():
+            return False
+        low, high = (theirs if eps == mutants.DEFAULT_EPS else
+                     self.outcome(mutant.with_switches(eps=eps))
+                     for eps in tolerances.LAYER_NORM_EPS)
+        if low.parts is None or high.parts is None:
+            return False
+        return _within_band(outcome.parts[0], low.parts[0], high.parts[0])
 
-def matching_misconception(function, inputs, outcome: Outcome, expected, tried=None):
-    """The one catalog entry one of whose forms fails this case the way ``outcome`` does,
-    else None (also when two entries fit)."""
-    tried = tried or _Mutants(function, inputs, expected)
-    matches = [entry for entry in tried.entries
-               if any(tried.fails(form) and same_outcome(outcome, tried.outcome(form))
-                      for form in entry.forms)]
-    return matches[0] if len(matches) == 1 else None
+
+    def epsilon_reach(self):
+        """How far the accepted epsilons move the reference's block on this case, at most,
+        plus the tolerance."""
+        if not hasattr(self, "_reach"):
+            _, tolerance, band = allowances(self.function, self.inputs, self.expected)[0]
+            self._reach = float((tolerance + band).max())
+        return self._reach
+
+
+def _within_band(got, low, high):
+    if not (got.shape == low.shape == high.shape) or not np.isfinite(got).all() \
+            or not (np.isfinite(low).all() and np.isfinite(high).all()):
+        return False
+    allowed = tolerances.ATOL + tolerances.RTOL * np.abs(high) + np.abs(high - low) / 2
+    return bool(np.all(np.abs(got - (low + high) / 2) <= allowed))
+
+
+def matching_entries(outcome: Outcome, tried):
+    """The catalog entries one of whose forms fails this case the way ``outcome`` does."""
+    return [entry for entry in tried.entries
+            if any(tried.fails(form) and tried.matches(outcome, form) for form in entry.forms)]
 
 
 def matching_pair(function, outcome: Outcome, tried):
@@ -111,7 +192,7 @@ def matching_pair(function, outcome: Outcome, tried):
         for a in first.forms:
             for b in second.forms:
                 both = a.combined(b)
-                if both is None or not same_outcome(outcome, tried.outcome(both)):
+                if both is None or not tried.matches(outcome, both):
                     continue
                 if not any(same_outcome(tried.outcome(both), tried.outcome(alone))
                            for alone in (a, b)):
@@ -146,8 +227,127 @@ def _canonical(error):
         return ("inner sizes", numbers[1], numbers[0])
     if error.get("kind") == "not_aligned" and len(shapes) >= 2 and shapes[0] and shapes[1]:
         return ("inner sizes", shapes[0][-1], shapes[1][0])
+    if error.get("kind") == "broadcast":  # a + b and b + a are one mistake
+        return ("broadcast", tuple(sorted(tuple(shape) for shape in shapes)))
     return (error.get("kind"), error.get("exception"), tuple(numbers),
             tuple(tuple(shape) for shape in shapes), error.get("name"))
+
+
+# --- a function's failing cases, together ------------------------------------------------------
+
+
+MAX_AMBIGUOUS = 3  # more candidates than this say nothing a student can use
+
+
+def summarize(function, judged) -> list:
+    """What explains the failing cases of ``function`` (``summary.Judged``, one per answered
+    case), each diagnosis once with the cases it explains:
+
+    1. one catalogued mistake that reproduces every failing case and passes where the student
+       passes: named for the function, once;
+    2. else a few that do so equally: named as candidates the cases cannot tell apart;
+    3. else one pair of mistakes whose combination does so, neither alone: both named;
+    4. else each case's own diagnosis (``diagnose``), each distinct one once; a catalogued
+       mistake that fits some failing cases only is named for those cases, and said to be so.
+    """
+    failing = [item for item in judged if item.failures]
+    if not failing:
+        return []
+    cases = [item.case for item in failing]
+    trials = {item.case: _mutants_of(function, item.inputs,
+                                     reference_parts(function, item.inputs))
+              for item in judged}
+
+    passing = [item for item in judged if not item.failures]
+
+    def explains(form):
+        return (all(trials[item.case].fails(form) and trials[item.case].matches(item.outcome, form)
+                    for item in failing)
+                and not any(trials[item.case].fails(form) for item in passing))
+
+    entries = misconceptions.for_function(function)
+    scope = _scope(len(failing), len(judged))
+    single = [entry for entry in entries if any(explains(form) for form in entry.forms)]
+    if len(single) == 1:
+        return [Diagnosis("misconception", _named_for_all(single[0], scope), cases,
+                          [single[0].id])]
+    if 1 < len(single) <= MAX_AMBIGUOUS:
+        return [Diagnosis("ambiguous", _candidates(single, scope), cases,
+                          [entry.id for entry in single])]
+    if not single:
+        pairs = {(first, second) for first, second in combinations(entries, 2)
+                 for a in first.forms for b in second.forms
+                 if _explains_together(a, b, explains, failing, trials)}
+        if len(pairs) == 1:
+            first, second = next(iter(pairs))
+            return [Diagnosis("misconception", _pair_for_all(first, second, scope), cases,
+                              [first.id, second.id])]
+    # A mistake that fails a case the student passes is not theirs: no case names it.
+    allowed = [entry for entry in entries
+               if any(not any(trials[item.case].fails(form) for item in passing)
+                      for form in entry.forms)]
+    return [_partly(diagnosis) if diagnosis.kind == "misconception" else diagnosis
+            for diagnosis in grouped([_named_only(item, allowed, function, trials)
+                                      for item in failing])]
+
+
+def _named_only(item, allowed, function, trials):
+    """``item`` with its own diagnosis, given again without the entries not ``allowed``
+    when it named one of them."""
+    ids = {allowed_entry.id for allowed_entry in allowed}
+    if all(f.details.get("id") in ids for f in item.failures
+           if f.details.get("kind") == "misconception"):
+        return item
+    shown = symptoms(item.failures)
+    again = diagnose(function, item.inputs, item.outcome, shown, trials[item.case].expected,
+                     allowed)
+    return Judged(item.case, item.description, item.inputs, item.outcome, shown + again)
+
+
+def _explains_together(a, b, explains, failing, trials):
+    both = a.combined(b)
+    if both is None or not explains(both):
+        return False
+    # Each mistake must show somewhere: else one alone explains, and step 1 would have said it.
+    return all(any(not same_outcome(trials[item.case].outcome(both),
+                                    trials[item.case].outcome(alone)) for item in failing)
+               for alone in (a, b))
+
+
+def _scope(failing, total):
+    if failing == 1:
+        return "el único caso que falla"
+    if failing == total:
+        return f"los {failing} casos, que fallan todos"
+    return f"los {failing} casos que fallan"
+
+
+def _named_for_all(entry, scope):
+    return (f"error típico reconocido, que explica {scope}: {entry.name}. {entry.explanation}"
+            f"\nPista: {entry.hint}")
+
+
+def _pair_for_all(first, second, scope):
+    return (f"dos errores típicos reconocidos a la vez, que juntos explican {scope}: "
+            f"{first.name}, y además {second.name[:1].lower()}{second.name[1:]}. "
+            f"{first.explanation} {second.explanation}\nPistas: {first.hint} {second.hint}")
+
+
+def _candidates(entries, scope):
+    names = "; o ".join(entry.name for entry in entries)
+    hints = " ".join(dict.fromkeys(entry.hint for entry in entries))
+    return (f"en {scope}, tu función se comporta como {len(entries)} errores típicos que "
+            f"estos casos no distinguen: {names}.\nPistas: {hints}")
+
+
+def _partly(diagnosis):
+    """A catalogued mistake one case's diagnosis named, said for the cases it explains only."""
+    entry = misconceptions.get(diagnosis.ids[0])
+    return Diagnosis("misconception",
+                     f"tu salida coincide con la de un error típico: {entry.name}. "
+                     f"{entry.explanation}\nPista: {entry.hint}\nEn los otros casos que "
+                     "fallan no coincide con él: revisa también qué más cambia allí.",
+                     diagnosis.cases, diagnosis.ids)
 
 
 # --- generic hints: what kind of wrong, when no catalogued mistake matches --------------------

@@ -3,13 +3,16 @@
 The engine hands over plain data: the case's inputs and the student's ``Outcome`` (float64
 arrays or a checked error report). The reference runs here, in the grader. Properties every
 correct answer has (rows of weights summing to 1, nothing past the mask) are checked before
-closeness, because a broken property explains a mismatch better than the mismatch itself;
-then the diagnosis names the mistake when it can (diagnose.py).
+closeness, because a broken property explains a mismatch better than the mismatch itself; a
+wrong shape is always said. Then the diagnosis names the mistake when it can (diagnose.py),
+and ``summarize`` says what explains the function's failing cases together.
 
 Every number of the student's that a message shows goes through the case's sizes
 (``case_sizes``), and no message says how far a value is from the reference's, or what a sum
 or a weight of the student's came to: both would be numbers the student's code chose.
 """
+
+import inspect
 
 import numpy as np
 
@@ -33,23 +36,38 @@ def reference_parts(function, inputs):
     return outcome.parts
 
 
-def accepted(function, inputs, expected):
-    """What each returned part is compared with, and how far from it each entry may be:
-    ``[(centre, allowed)]``, |student - centre| <= allowed entry by entry.
+def allowances(function, inputs, expected):
+    """What each returned part is compared with, and how far from it each entry may be, in two
+    shares: ``[(centre, tolerance, band)]``, |student - centre| <= tolerance + band entry by
+    entry.
 
-    The centre is the reference's answer and the allowance ``ATOL + RTOL·|reference|``. For
-    the block, every LayerNorm epsilon in ``tolerances.LAYER_NORM_EPS`` is accepted: the centre
-    and the allowance widen to the interval between the blocks built with its two ends, which
-    is where any epsilon between them lands (tolerances.py says why).
+    The tolerance is ``ATOL + RTOL·|reference|``, for rounding. The band is zero but for the
+    block, where every LayerNorm epsilon in ``tolerances.LAYER_NORM_EPS`` is accepted: the
+    centre moves to the middle of the interval between the blocks built with its two ends, and
+    the band is half that interval, which is where any epsilon between them lands
+    (tolerances.py says why).
     """
-    allowances = [tolerances.ATOL + tolerances.RTOL * np.abs(part) for part in expected]
-    centres = list(expected)
-    if function == "transformer_block":
-        low, high = (run_in_process(Mutant.of(function, eps=eps), inputs, 1).parts[0]
-                     for eps in tolerances.LAYER_NORM_EPS)
-        centres[0] = (low + high) / 2
-        allowances[0] = allowances[0] + np.abs(high - low) / 2
-    return list(zip(centres, allowances))
+    shares = []
+    for index, part in enumerate(expected):
+        centre, band = part, np.zeros_like(part)
+        if function == "transformer_block" and index == 0:
+            low, high = (run_in_process(Mutant.of(function, eps=eps), inputs, 1).parts[0]
+                         for eps in tolerances.LAYER_NORM_EPS)
+            centre, band = (low + high) / 2, np.abs(high - low) / 2
+        shares.append((centre, tolerances.ATOL + tolerances.RTOL * np.abs(part), band))
+    return shares
+
+
+def accepted(function, inputs, expected):
+    """``[(centre, allowed)]`` for each returned part: |student - centre| <= allowed."""
+    return [(centre, tolerance + band)
+            for centre, tolerance, band in allowances(function, inputs, expected)]
+
+
+def parameters(function):
+    """The reference's parameters, in order, as the statement writes them (``mask=None``)."""
+    return tuple(str(p) for p in inspect.signature(getattr(reference, function))
+                 .parameters.values())
 
 
 def case_sizes(function, inputs):
@@ -65,15 +83,19 @@ def violations(function, inputs, outcome, expected):
     spec = FUNCTIONS[function]
     sizes = case_sizes(function, inputs)
     if outcome.error is not None:
-        return [Failure(error_message(function, outcome.error, spec.parts, sizes=sizes), None,
+        return [Failure(error_message(function, outcome.error, spec.parts,
+                                      parameters(function), sizes=sizes), None,
                         {"kind": "error", "error": outcome.error["kind"]})]
     failures = []
     for name, got, (centre, allowed) in zip(spec.parts, outcome.parts,
                                             accepted(function, inputs, expected)):
         # ``allowed`` already holds RTOL's share, entry by entry.
         failures += compare_part(name, got, centre, atol=allowed, rtol=0.0, sizes=sizes)
-    if function == "attention" and np.isfinite(outcome.parts[1]).all():
-        properties = _attention_properties(outcome.parts[1], inputs.get("mask"))
+    weights = outcome.parts[1] if function == "attention" else None
+    # Properties read rows and the mask's positions, so only weights of the right shape have
+    # them; a shape failure is always reported, never replaced (weights.T is not a softmax bug).
+    if weights is not None and weights.shape == expected[1].shape and np.isfinite(weights).all():
+        properties = _attention_properties(weights, inputs.get("mask"))
         if properties:
             failures = properties + [f for f in failures if f.part != "los pesos"]
     return failures

@@ -6,6 +6,7 @@ from kit_autograder.lesson import NamedMistake
 
 from . import lab, stand_ins
 from .cases import cases_for
+from .diagnose import summarize
 from .functions import FUNCTIONS
 from .judge import judge
 

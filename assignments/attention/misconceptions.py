@@ -161,6 +161,33 @@ CATALOG = (
         "(n, m).",
         "Repasa el ejercicio 1, en el paso 3: primero softmax(QKᵀ/√d_k)·V y después la matriz de "
         "pesos softmax(QKᵀ/√d_k)."),
+    Misconception("attention.sqrt_of_num_queries",
+        "Tomas d_k del número de consultas en lugar de la dimensión de las claves",
+        "d_k es la longitud de cada vector clave (las columnas de K), no cuántas consultas hay "
+        "(las filas de Q); con una sola consulta es como no escalar.",
+        "Repasa el paso 3: en QKᵀ/√d_k, Q tiene forma (n, d_k) y K (m, d_k), y d_k es su número "
+        "de columnas."),
+    Misconception("attention.sqrt_of_d_v",
+        "Escalas por √d_v en lugar de por √d_k",
+        "El escalado compensa la varianza de los productos escalares QKᵀ, que depende de la "
+        "dimensión de las consultas y claves, d_k, no de la de los valores, d_v.",
+        "Repasa el paso 4: se divide por √d_k, con d_k el número de columnas de Q y de K."),
+    Misconception("attention.mask_added",
+        "Sumas la máscara a las puntuaciones",
+        "Sumar la máscara solo añade 1 a las puntuaciones permitidas y deja las prohibidas tal "
+        "cual, así que siguen recibiendo peso; hace falta −∞ donde la máscara es False.",
+        "Repasa el paso 3, punto 2: las posiciones donde la máscara es False reciben −∞ antes de "
+        "la softmax, y las demás no cambian."),
+    Misconception("attention.weights_transposed",
+        "Devuelves los pesos traspuestos",
+        "Los pesos tienen una fila por consulta y una columna por clave, y cada fila suma 1; "
+        "traspuestos tienen forma (m, n) y sus filas ya no suman 1.",
+        "Repasa el ejercicio 1, en el paso 3: los pesos softmax(QKᵀ/√d_k) tienen forma (n, m)."),
+    Misconception("attention.keys_for_values",
+        "Multiplicas los pesos por K en lugar de por V",
+        "La salida es la media ponderada de los valores: los pesos dicen cuánto mira cada "
+        "consulta a cada clave, y lo que se promedia son las filas de V.",
+        "Repasa el paso 3, punto 4: salida = softmax(QKᵀ/√d_k)·V, de forma (n, d_v)."),
     # --- multihead: step 6 --------------------------------------------------------------------
     Misconception("multihead.no_w_o",
         "Falta la proyección final W_O",
@@ -203,6 +230,35 @@ CATALOG = (
         "(n, d_model), sin los pesos.",
         "Repasa el enunciado del ejercicio 2, en el paso 6: MultiHead(X) es solo "
         "Concat(head_1, …, head_h)·W_O."),
+    Misconception("multihead.w_o_per_head",
+        "Multiplicas cada cabeza por W_O por separado",
+        "W_O se aplica una sola vez, a la concatenación de todas las cabezas: cada bloque de filas "
+        "de W_O corresponde a una cabeza y la suma de esos productos es exactamente "
+        "Concat(head_1, …, head_h)·W_O, ni su media ni un producto por cabeza con W_O entera.",
+        "Repasa el paso 6: MultiHead(X) = Concat(head_1, …, head_h)·W_O, con la concatenación "
+        "de forma (n, h·d_v)."),
+    Misconception("multihead.heads_not_split",
+        "Calculas una sola atención con las proyecciones de todas las cabezas juntas",
+        "Juntar las W_Q, W_K y W_V de todas las cabezas en una sola atención mezcla las cabezas "
+        "en una única softmax: cada cabeza tiene que repartir su atención por su cuenta.",
+        "Repasa el paso 6: head_i = Attention(XW_i^Q, XW_i^K, XW_i^V) para cada cabeza por "
+        "separado, y después se concatenan."),
+    Misconception("multihead.scales_by_d_model_over_h",
+        "Escalas cada cabeza por √(d_model/h) en lugar de por su √d_k",
+        "d_model/h es el tamaño de cabeza más habitual, pero aquí cada cabeza tiene su propia d_k, "
+        "la de sus proyecciones, y solo coinciden cuando d_k = d_model/h.",
+        "Repasa el paso 6: toma d_k de la forma de W_Q (o de W_K) de cada cabeza, sin suponer "
+        "que d_k = d_model/h."),
+    Misconception("multihead.scales_by_d_v",
+        "Escalas cada cabeza por √d_v en lugar de por √d_k",
+        "El escalado compensa la varianza de los productos escalares entre consultas y claves, "
+        "que depende de d_k, no de la dimensión de los valores, d_v.",
+        "Repasa el paso 6: cada cabeza es softmax(QKᵀ/√d_k)·V, con la d_k de sus W_Q y W_K."),
+    Misconception("multihead.w_k_for_values",
+        "Usas W_K también para los valores",
+        "Cada cabeza tiene tres proyecciones distintas: los valores salen de X·W_V, no de X·W_K, "
+        "que da las claves.",
+        "Repasa el paso 6: head_i = Attention(XW_i^Q, XW_i^K, XW_i^V)."),
     # --- positional_encoding: step 7 ----------------------------------------------------------
     Misconception("positional_encoding.sin_cos_swapped",
         "Intercambias senos y cosenos",
@@ -245,6 +301,13 @@ CATALOG = (
         "para cada columna j, cada coseno usa una frecuencia distinta de la de su seno.",
         "Repasa el paso 7: ω tiene una frecuencia por pareja de columnas, ⌈d_model/2⌉ en total, "
         "con exponente 2i/d_model."),
+    Misconception("positional_encoding.reshaped_not_transposed",
+        "Cambias la forma de pe en lugar de trasponerla",
+        "Si construyes pe con una fila por dimensión, cambiar su forma a (n_positions, d_model) "
+        "reparte los mismos números en otro orden y mezcla posiciones y dimensiones; lo que la "
+        "pone con una fila por posición es trasponerla.",
+        "Repasa el paso 7: pe tiene forma (n_positions, d_model) y su fila pos es PE(pos, 0), "
+        "PE(pos, 1), …"),
     # --- transformer_block: step 8 ------------------------------------------------------------
     Misconception("transformer_block.pre_ln",
         "Implementas la variante pre-LN en lugar de la post-LN",
@@ -316,6 +379,47 @@ CATALOG = (
         "original que entró al bloque.",
         "Repasa el paso 8: primero x ← LayerNorm(x + MultiHead(x)) y después la FFN sobre esa "
         "nueva x."),
+)
+
+
+CATALOG += (
+    # --- transformer_block: the FFN and the residuals, step 8 ---------------------------------
+    Misconception("transformer_block.leaky_relu",
+        "Usas una leaky ReLU en lugar de la ReLU en la FFN",
+        "La leaky ReLU deja pasar una fracción de los valores negativos, y la FFN de este bloque "
+        "usa la ReLU, que los anula.",
+        "Repasa el paso 8: FFN(x) = ReLU(xW_1 + b_1)W_2 + b_2, con ReLU(z) = máx(0, z)."),
+    Misconception("transformer_block.no_b1",
+        "La FFN no suma el sesgo b_1",
+        "El sesgo b_1 se suma antes de la ReLU y decide qué neuronas de la capa oculta se "
+        "activan; sin él cambia lo que la FFN suma a cada token.",
+        "Repasa el paso 8: FFN(x) = ReLU(xW_1 + b_1)W_2 + b_2."),
+    Misconception("transformer_block.no_b2",
+        "La FFN no suma el sesgo b_2",
+        "El sesgo b_2 es parte de la segunda capa de la FFN: sin él, a cada token le falta el "
+        "mismo vector antes de la residual.",
+        "Repasa el paso 8: FFN(x) = ReLU(xW_1 + b_1)W_2 + b_2."),
+    Misconception("transformer_block.b1_after_relu",
+        "Sumas b_1 después de la ReLU",
+        "El sesgo b_1 va dentro de la ReLU, sumado a xW_1, porque decide dónde se activa cada "
+        "neurona; sumado después de la ReLU ya no puede hacerlo.",
+        "Repasa el paso 8: FFN(x) = ReLU(xW_1 + b_1)W_2 + b_2, con b_1 dentro de la ReLU."),
+    Misconception("transformer_block.second_residual_from_input",
+        "La segunda residual suma la entrada del bloque",
+        "La residual de la FFN suma la x que recibe la FFN, la salida de la primera subcapa ya "
+        "normalizada, no la x original que entró al bloque.",
+        "Repasa el paso 8: primero x ← LayerNorm(x + MultiHead(x)) y después "
+        "salida = LayerNorm(x + FFN(x)) con esa nueva x."),
+    Misconception("transformer_block.w1_transposed",
+        "Multiplicas por la traspuesta de W_1",
+        "W_1 tiene forma (d_model, d_ff) y lleva cada token de d_model a d_ff dimensiones tal "
+        "cual; su traspuesta solo encaja si d_ff = d_model.",
+        "Repasa el paso 8: en xW_1, x tiene forma (n, d_model) y W_1 (d_model, d_ff)."),
+    Misconception("transformer_block.one_layer_ffn",
+        "Tu FFN tiene una sola capa",
+        "La FFN tiene dos capas: la primera lleva cada token a d_ff dimensiones y la segunda, "
+        "W_2, lo devuelve a d_model para sumarlo a la residual.",
+        "Repasa el paso 8: FFN(x) = ReLU(xW_1 + b_1)W_2 + b_2."),
 )
 
 

@@ -28,10 +28,10 @@ from reference.attention import attention, multihead, softmax
 
 def attention_with(Q, K, V, mask=None, *, product="Q @ K.T", scale="sqrt(d_k)",
                    masking="-inf before", hidden=-np.inf, softmax_axis=-1, shift=True,
-                   returns="output, weights"):
+                   values="V", returns="output, weights"):
     """Attention with switches: which product, which scale, how the mask acts and what score a
-    hidden key gets, which axis the softmax runs over, whether it subtracts the maximum, and
-    what is returned.
+    hidden key gets, which axis the softmax runs over, whether it subtracts the maximum, what
+    the weights multiply and what is returned.
 
     A finite ``hidden`` score (-1e9, d2l's -1e6) gives the same weights as -inf except in a row
     where every key is hidden: uniform weights there, not NaN.
@@ -42,18 +42,18 @@ def attention_with(Q, K, V, mask=None, *, product="Q @ K.T", scale="sqrt(d_k)",
         scores = Q @ K
     else:  # "Q.T @ K"
         scores = Q.T @ K
-    if scale == "sqrt(d_k)":
-        scores = scores / np.sqrt(K.shape[-1])
-    elif scale == "d_k":
-        scores = scores / K.shape[-1]
-    elif scale == "sqrt(m)":
-        scores = scores / np.sqrt(K.shape[0])
+    divisors = {"sqrt(d_k)": np.sqrt(K.shape[-1]), "d_k": K.shape[-1],
+                "sqrt(m)": np.sqrt(K.shape[0]), "sqrt(n)": np.sqrt(Q.shape[0]),
+                "sqrt(d_v)": np.sqrt(V.shape[-1]), "none": 1}
+    scores = scores / divisors[scale]
     if mask is not None and masking == "-inf before":
         scores = np.where(mask, scores, hidden)
     elif mask is not None and masking == "inverted":
         scores = np.where(~mask, scores, hidden)
     elif mask is not None and masking == "multiplied":
         scores = scores * mask
+    elif mask is not None and masking == "added":  # True counts as 1, False as 0
+        scores = scores + mask
     if shift:
         weights = softmax(scores, axis=softmax_axis)
     else:
@@ -61,11 +61,13 @@ def attention_with(Q, K, V, mask=None, *, product="Q @ K.T", scale="sqrt(d_k)",
         weights = e / e.sum(axis=softmax_axis, keepdims=True)
     if mask is not None and masking == "zeroed after":
         weights = np.where(mask, weights, 0.0)
-    output = weights @ V
+    output = weights @ (V if values == "V" else K)
     if returns == "output":
         return output
     if returns == "weights, output":
         return weights, output
+    if returns == "output, weights.T":
+        return output, weights.T
     return output, weights
 
 
@@ -73,23 +75,37 @@ def attention_with(Q, K, V, mask=None, *, product="Q @ K.T", scale="sqrt(d_k)",
 
 
 def multihead_with(X, heads, W_O, mask=None, *, pass_mask=True, scale="sqrt(d_k)",
-                   combine="concat", w_o="W_O", returns="output"):
-    """Multi-head attention with switches: whether each head gets the mask, which dimension
-    scales the scores, how the heads are combined and how W_O is applied."""
+                   values="W_V", combine="concat", w_o="W_O", returns="output"):
+    """Multi-head attention with switches: whether each head gets the mask, which size scales
+    its scores, which projection gives its values, how the heads are combined (or not split at
+    all) and how W_O is applied."""
     head_mask = mask if pass_mask else None
+    if combine == "one attention":  # every head's projections side by side, one attention
+        heads = [tuple(np.concatenate([head[i] for head in heads], axis=1) for i in range(3))]
     outputs, weights = [], []
     for W_Q, W_K, W_V in heads:
-        Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+        Q, K = X @ W_Q, X @ W_K
+        V = X @ (W_V if values == "W_V" else W_K)
         if scale == "sqrt(d_k)":
             output, head_weights = attention(Q, K, V, head_mask)
-        else:  # "sqrt(d_model)": the head's own attention, scaled by the model's width
-            scores = Q @ K.T / np.sqrt(X.shape[1])
+        else:  # the head's own attention, scaled by another size
+            divisor = {"sqrt(d_model)": X.shape[1], "sqrt(d_v)": V.shape[1],
+                       "sqrt(d_model/h)": X.shape[1] // len(heads)}[scale]
+            scores = Q @ K.T / np.sqrt(divisor)
             head_weights = softmax(scores if head_mask is None
                                    else np.where(head_mask, scores, -np.inf))
             output = head_weights @ V
         outputs.append(output)
         weights.append(head_weights)
-    if combine == "concat":
+    h, d_v = len(outputs), outputs[0].shape[1]
+    blocks = [W_O[i * d_v:(i + 1) * d_v] for i in range(h)]
+    if w_o == "per head, concatenated":  # each head through its block of W_O, side by side
+        return np.concatenate([o @ b for o, b in zip(outputs, blocks)], axis=1)
+    if w_o == "per head, mean":  # each head through its block of W_O, averaged
+        return sum(o @ b for o, b in zip(outputs, blocks)) / h
+    if w_o == "whole, per head":  # each head through the whole of W_O, summed
+        return sum(o @ W_O for o in outputs)
+    if combine in ("concat", "one attention"):
         combined = np.concatenate(outputs, axis=1)
     elif combine == "sum":
         combined = sum(outputs)
@@ -112,7 +128,9 @@ def multihead_with(X, heads, W_O, mask=None, *, pass_mask=True, scale="sqrt(d_k)
 def positional_encoding_with(n_positions, d_model, *, exponent="2i/d", inverted=False,
                              first=0, even="sin", layout="interleaved", transposed=False):
     """Sinusoidal encoding with switches: the frequencies' exponent and direction, where the
-    positions start, which function the even columns carry, and how the columns are laid out.
+    positions start, which function the even columns carry, how the columns are laid out, and
+    whether pe comes back transposed (``True``) or, built as (d_model, n_positions), reshaped
+    to the right shape instead of transposed (``"reshaped"``).
 
     ``exponent="j/d"`` gives every column its own frequency, so a cosine no longer shares the
     frequency of its sine.
@@ -134,10 +152,15 @@ def positional_encoding_with(n_positions, d_model, *, exponent="2i/d", inverted=
         pe[:, 1::2] = cos(angles[:, : d_model // 2])
     else:  # "halves": every sine, then every cosine
         pe = np.concatenate([sin(angles), cos(angles[:, : d_model // 2])], axis=1)
+    if transposed == "reshaped":
+        return pe.T.reshape(n_positions, d_model), omega
     return (pe.T if transposed else pe), omega
 
 
 # --- transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None) -------------------------------
+
+
+DEFAULT_EPS = 1e-5  # the given layer_norm's, the default of the epsilon switches below
 
 
 def _normalize(x, axis=-1, eps=1e-5, ddof=0):
@@ -161,12 +184,16 @@ def _gelu_erf(z):
 
 
 def transformer_block_with(x, heads, W_O, W1, b1, W2, b2, mask=None, *, pre_ln=False,
-                           attention_residual=True, ffn_residual=True, activation="relu",
-                           biases=True, norm_axis=-1, eps=1e-5, ddof=0, pass_mask=True,
-                           final_norm=True, ffn_on_block_input=False):
-    """A block with switches: pre-LN or post-LN, each residual, the FFN's activation and
-    biases, the LayerNorm's axis, epsilon and variance (``ddof=1`` divides by d_model − 1),
-    the mask, the final norm and the FFN's input."""
+                           attention_residual=True, ffn_residual=True, second_residual="h",
+                           activation="relu", slope=0.01, biases=True, b1_used=True,
+                           b2_used=True, b1_after_relu=False, w1="W1", layers=2, norm_axis=-1,
+                           eps=1e-5, ddof=0, pass_mask=True, final_norm=True,
+                           ffn_on_block_input=False):
+    """A block with switches: pre-LN or post-LN, each residual and what the second one adds,
+    the FFN's activation (a leaky ReLU's ``slope``), its biases (both, or b_1 or b_2 alone;
+    b_1 added after the ReLU), W_1 transposed, one layer instead of two, the LayerNorm's axis,
+    epsilon and variance (``ddof=1`` divides by d_model − 1), the mask, the final norm and the
+    FFN's input."""
 
     def norm(z):
         return _normalize(z, norm_axis, eps, ddof)
@@ -175,21 +202,30 @@ def transformer_block_with(x, heads, W_O, W1, b1, W2, b2, mask=None, *, pre_ln=F
         return multihead(z, heads, W_O, mask if pass_mask else None)
 
     def ffn(z):
-        hidden = z @ W1 + b1 if biases else z @ W1
-        if activation == "relu":
-            hidden = np.maximum(0, hidden)
+        hidden = z @ (W1.T if w1 == "W1.T" else W1)
+        if biases and b1_used and not b1_after_relu:
+            hidden = hidden + b1
+        if activation in ("relu", "relu after W2"):
+            hidden = np.maximum(0, hidden) if activation == "relu" else hidden
+        elif activation == "leaky":
+            hidden = np.where(hidden > 0, hidden, slope * hidden)
         elif activation == "gelu":
             hidden = _gelu(hidden)
         elif activation == "gelu_erf":
             hidden = _gelu_erf(hidden)
-        out = hidden @ W2 + b2 if biases else hidden @ W2
+        if b1_after_relu:
+            hidden = hidden + b1
+        if layers == 1:  # the first layer's output is the FFN's: d_ff columns, not d_model
+            return hidden
+        out = hidden @ W2 + b2 if biases and b2_used else hidden @ W2
         return np.maximum(0, out) if activation == "relu after W2" else out
 
     if pre_ln:  # x ← x + MultiHead(LN(x)); x ← x + FFN(LN(x)), with no norm at the end
         h = mixed(norm(x)) + (x if attention_residual else 0)
         return ffn(norm(x if ffn_on_block_input else h)) + (h if ffn_residual else 0)
     h = norm(mixed(x) + (x if attention_residual else 0))
-    out = ffn(x if ffn_on_block_input else h) + (h if ffn_residual else 0)
+    residual = (h if second_residual == "h" else x) if ffn_residual else 0
+    out = residual + ffn(x if ffn_on_block_input else h)
     return norm(out) if final_norm else out
 
 
@@ -218,6 +254,11 @@ MISTAKES = {
     "attention.unshifted_softmax": [dict(shift=False)],
     "attention.returns_only_output": [dict(returns="output")],
     "attention.returns_weights_first": [dict(returns="weights, output")],
+    "attention.sqrt_of_num_queries": [dict(scale="sqrt(n)")],
+    "attention.sqrt_of_d_v": [dict(scale="sqrt(d_v)")],
+    "attention.mask_added": [dict(masking="added")],
+    "attention.weights_transposed": [dict(returns="output, weights.T")],
+    "attention.keys_for_values": [dict(values="K")],
     "multihead.no_w_o": [dict(w_o="none")],
     "multihead.sums_heads": [dict(combine="sum"), dict(combine="mean")],
     "multihead.concat_along_rows": [dict(combine="rows, reshaped")],
@@ -225,6 +266,12 @@ MISTAKES = {
     "multihead.scales_by_d_model": [dict(scale="sqrt(d_model)")],
     "multihead.w_o_transposed": [dict(w_o="W_O.T")],
     "multihead.returns_tuple": [dict(returns="output, weights")],
+    "multihead.w_o_per_head": [dict(w_o="per head, concatenated"), dict(w_o="per head, mean"),
+                               dict(w_o="whole, per head")],
+    "multihead.heads_not_split": [dict(combine="one attention")],
+    "multihead.scales_by_d_model_over_h": [dict(scale="sqrt(d_model/h)")],
+    "multihead.scales_by_d_v": [dict(scale="sqrt(d_v)")],
+    "multihead.w_k_for_values": [dict(values="W_K")],
     "positional_encoding.sin_cos_swapped": [dict(even="cos")],
     "positional_encoding.exponent_i_over_d": [dict(exponent="i/d")],
     "positional_encoding.halves_concatenated": [dict(layout="halves")],
@@ -232,6 +279,7 @@ MISTAKES = {
     "positional_encoding.positions_from_one": [dict(first=1)],
     "positional_encoding.frequency_not_inverted": [dict(inverted=True)],
     "positional_encoding.column_index_exponent": [dict(exponent="j/d")],
+    "positional_encoding.reshaped_not_transposed": [dict(transposed="reshaped")],
     "transformer_block.pre_ln": [dict(pre_ln=True)],
     "transformer_block.no_attention_residual": [dict(attention_residual=False)],
     "transformer_block.no_ffn_residual": [dict(ffn_residual=False)],
@@ -245,13 +293,22 @@ MISTAKES = {
     "transformer_block.mask_not_passed": [dict(pass_mask=False)],
     "transformer_block.no_final_norm": [dict(final_norm=False)],
     "transformer_block.ffn_on_block_input": [dict(ffn_on_block_input=True)],
+    # PyTorch's default slope, Keras's LeakyReLU layer and two other round ones.
+    "transformer_block.leaky_relu": [dict(activation="leaky", slope=a)
+                                     for a in (0.01, 0.1, 0.2, 0.3)],
+    "transformer_block.no_b1": [dict(b1_used=False)],
+    "transformer_block.no_b2": [dict(b2_used=False)],
+    "transformer_block.b1_after_relu": [dict(b1_after_relu=True)],
+    "transformer_block.second_residual_from_input": [dict(second_residual="x")],
+    "transformer_block.w1_transposed": [dict(w1="W1.T")],
+    "transformer_block.one_layer_ffn": [dict(layers=1)],
 }
 
 
 @dataclass(frozen=True)
 class Mutant:
     """A graded function's implementation with some switches set: callable like the student's
-    function, with the same keyword arguments."""
+    function, with the same arguments."""
 
     function: str
     switches: tuple  # ((name, value), ...), sorted by name
@@ -260,8 +317,12 @@ class Mutant:
     def of(cls, function, **switches):
         return cls(function, tuple(sorted(switches.items())))
 
-    def __call__(self, **inputs):
-        return IMPLEMENTATIONS[self.function](**inputs, **dict(self.switches))
+    def __call__(self, *args, **inputs):
+        return IMPLEMENTATIONS[self.function](*args, **inputs, **dict(self.switches))
+
+    def with_switches(self, **switches):
+        """This mutant with ``switches`` set too (replacing any of the same name)."""
+        return Mutant.of(self.function, **{**dict(self.switches), **switches})
 
     def combined(self, other):
         """Both mutants' mistakes at once, or None when they set the same switch."""

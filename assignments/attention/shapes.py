@@ -161,13 +161,14 @@ def case_note(function, inputs):
 
 
 def explain_error(function, inputs, error):
-    """[(id or None, sentence)] explaining a shape error with the case's sizes and what the
-    notebook asked for; empty when the error says nothing about shapes."""
+    """[(id or None, sentence)] explaining a shape error: the case's sizes (and what makes
+    them unusual), then what the notebook asked for, which is the same on every case and so
+    said once for all of them; empty when the error says nothing about shapes."""
     said = error_in_sizes(function, inputs, error)
     if said is None and error.get("kind") not in ("other", "stand_in"):
         return []
     note = case_note(function, inputs)
     if said is None and note is None:
         return []
-    sentences = [s for s in (said, note and note[1]) if s] + [ASKED[function]]
-    return [(note and note[0], "; ".join(sentences))]
+    sentences = [s for s in (said, note and note[1]) if s]
+    return [(note and note[0], "; ".join(sentences)), (None, ASKED[function])]

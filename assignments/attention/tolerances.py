@@ -1,32 +1,40 @@
 """The one place where the kit decides how close is close enough, and the measurements behind it.
 
-An entry passes when |student - centre| <= allowed, entry by entry (``judge.accepted``), with
-``allowed = ATOL + RTOL·|reference|`` and the reference as centre; for the block, both widen
-to every LayerNorm epsilon in ``LAYER_NORM_EPS`` (below).
+An entry passes when |student - centre| <= tolerance + band, entry by entry
+(``judge.allowances``), with ``tolerance = ATOL + RTOL·|reference|`` and the reference as
+centre; for the block, the centre moves to the middle of the outputs of every LayerNorm
+epsilon in ``LAYER_NORM_EPS`` and the band is half their spread (below); elsewhere it is 0.
 
 Measured with ``python tests/test_tolerances.py 1000``: 1000 draws of every hidden case, each
-side as the largest (legitimate) or smallest (mistake) ratio |student - centre| / allowed.
-A legitimate variant is right code written otherwise: float32 throughout, einsum, loops,
-stacked weights, -1e9 or -1e30 for -inf, a LayerNorm of its own with epsilon 0 to 1e-5 or in
-the (x - mean) / (std + 1e-6) form (tests/correct_variants.py). A mistake is every form of
-every catalog entry whose failure shows only in the values (errors, shapes and NaN fail at any
+side as the largest (legitimate) or smallest (mistake) ratio (|student - centre| - band) /
+tolerance, how far beyond the accepted interval an entry lands, in units of the tolerance. A
+legitimate variant is right code written otherwise: float32 throughout, einsum, loops, stacked
+weights, -1e9 or -1e30 for -inf, a LayerNorm of its own with epsilon 0 to 1e-5 or in the
+(x - mean) / (std + 1e-6) form (tests/correct_variants.py). A mistake is every form of every
+catalog entry whose failure shows only in the values (errors, shapes and NaN fail at any
 tolerance); its ratio is the largest over the cases of one draw, the one that costs points.
 
     function             largest legitimate ratio          smallest mistake ratio
-    attention            0.081  float32, scores of 1e3     45   d_k from the number of keys
-    multihead            0.0018 float32                    90   scaled by √d_model
+    attention            0.081  float32, scores of 1e3     27   d_k from the number of queries
+    multihead            0.0018 float32                    18   scaled by √(d_model/h)
     positional_encoding  0.0022 float32, 80 positions      421  positions counted from 1
-    transformer_block    0.011  float32                    28   variance divided by d_model − 1
+    transformer_block    0.2    own LayerNorm, ε = 3e-6    2.7  a leaky ReLU of slope 0.01
 
-So ATOL = RTOL = 2e-3 sits at least 12 times above everything legitimate and at least 28
-times below every catalogued mistake; tests/test_tolerances.py keeps a margin of 3 on both
-sides on every test run. The old 1e-6 / 1e-5 failed float32 on scores of order 1e3 (ratio 2),
-on multihead (2.6) and on 80 positions (4), and a LayerNorm with epsilon 1e-6 (31).
+So ATOL = RTOL = 2e-3 sits at least 5 times above everything legitimate and at least 18 times
+below every catalogued mistake but one: a leaky ReLU of slope 0.01, caught on every one of the
+1000 draws but, on its closest draw, by 2.7 times the tolerance. tests/test_tolerances.py keeps
+a margin of 3 on both sides on its draws. The block's legitimate 0.2 is an epsilon inside the
+band whose block lands a little outside the interval of the band's two ends (the block is not
+monotonic in epsilon entry by entry): a fifth of the tolerance. The old 1e-6 / 1e-5 failed
+float32 on scores of order 1e3 (ratio 2), on multihead (2.6) and on 80 positions (4), and a
+LayerNorm with epsilon 1e-6 (31).
 
-Differences smaller than the catalog's land on either side depending on the draw. In 300
-draws, a LayerNorm epsilon of 1e-4 never failed; 1e-3 (Keras's default) failed in 8, named
-by the diagnosis (findings.py); 1e-2 failed in 297. A leaky ReLU of slope 0.01 failed in all
-300, on 817 of the 900 block cases.
+Differences smaller than the catalog's land on either side depending on the draw, except
+where a case makes them visible. The block's case of tokens of small variance (cases.py) does
+so for epsilon: in 300 draws a LayerNorm epsilon of 1e-4, 1e-3 (Keras's default) or 1e-2
+failed on every draw (on 300, 308 and 872 of the 1200 block cases), named by the diagnosis
+(findings.py); before that case, 1e-4 never failed, 1e-3 failed in 8 and 1e-2 in 297. A leaky
+ReLU of slope 0.01 failed in all 300, on 1117 of the 1200 block cases.
 """
 
 # Outputs in this lesson are of order 1 (weights, normalized rows, sines), so the absolute

@@ -25,7 +25,10 @@ from . import lesson as lesson_module, policy, submission as submission_module
 from . import hidden_inputs
 from .hidden_inputs import generator
 from .sandbox.client import JobFailed, checked_error
-from .verdicts.messages import cell_error_text, error_message, unverified_message
+from .verdicts import summary
+from .verdicts.in_process import as_called
+from .verdicts.messages import (cell_error_text, error_message, shell_escapes_note,
+                                unverified_message)
 from .verdicts.outcome import Outcome
 from .verdicts.record import Flag, Record, Verdict
 from .verdicts.sizes import CaseSizes
@@ -74,6 +77,14 @@ class Grader:
                               if variable not in self.lesson.FUNCTIONS}
                              | {v for q in self.lesson.DATA_QUESTIONS.values()
                                 for v in q.variables})
+        # Hidden calls pass their inputs as the notebook and the public tests do: positionally,
+        # in the order of the reference's parameters, whatever the student named them.
+        signatures = {name: inspect.signature(getattr(self.lesson.REFERENCE, name))
+                      for name in self.lesson.FUNCTIONS}
+        self.parameters = {name: tuple(s.parameters) for name, s in signatures.items()}
+        # As the statement writes them, for messages: ("Q", "K", "V", "mask=None").
+        self.statements = {name: tuple(str(p) for p in s.parameters.values())
+                           for name, s in signatures.items()}
         self._policy_lock = threading.Lock()
 
     # --- the chain --------------------------------------------------------------------------
@@ -95,7 +106,8 @@ class Grader:
     def grade(self, sandbox, loaded, stem) -> Record:
         record = Record(file=loaded.file, stem=stem, notes=list(loaded.notes))
         job = sandbox.open_job(stem)
-        conversation = _Conversation(job, self.answer_stand_in)
+        conversation = _Conversation(job, self.answer_stand_in, self.parameters,
+                                     self.statements)
         # What the job sees of the submission is its world, the very bytes its inputs hash.
         world = loaded.world(self.support)
         try:
@@ -103,6 +115,8 @@ class Grader:
                                    {**world, **self.support}, self.export, MAX_EXPORT_BYTES)
             record.cell_errors, record.output = ran.errors, ran.output
             record.output_chars = ran.output_chars
+            if ran.shell_escapes:
+                record.notes.append(shell_escapes_note(ran.shell_escapes))
             values = {name: _parse_json(ran.exported.get(name)) for name in self.export}
         except JobFailed as failed:
             conversation.failed = failed.reason
@@ -123,8 +137,11 @@ class Grader:
         public_verdicts = self._public_tests(conversation, values, proxies)
         identity = hidden_inputs.identity(world)
         for function in self.lesson.FUNCTIONS:
-            record.verdicts += self._grade_function(conversation, function, identity,
-                                                    record.cell_errors)
+            verdicts, diagnoses = self._grade_function(conversation, function, identity,
+                                                       record.cell_errors)
+            record.verdicts += verdicts
+            if diagnoses:
+                record.diagnoses[function] = diagnoses
         record.verdicts += data_verdicts + public_verdicts  # the order the feedback shows
         ending = job.close(kill=conversation.failed is not None)
         record.sandbox = {**sandbox.description, "ending": ending.reason,
@@ -155,9 +172,11 @@ class Grader:
     # --- graded functions -------------------------------------------------------------------
 
     def _grade_function(self, conversation, function, identity, cell_errors):
+        """The verdicts of every hidden case of ``function`` (their symptoms), and what
+        explains the failing ones together (the lesson's ``summarize``), said once."""
         spec = self.lesson.FUNCTIONS[function]
         defining = _defining_cell_error(function, cell_errors)
-        verdicts = []
+        verdicts, judged = [], []
         for case in self.lesson.cases_for(function):
             inputs = case.inputs(generator(self.salt, identity, function, case.name))
             outcome = conversation.call(function, inputs, spec)
@@ -174,15 +193,25 @@ class Grader:
             if defining is not None and (outcome.error or {}).get("kind") == "missing":
                 # Not "missing" as the student sees it: its cell ran and failed. Say that.
                 failures[0].message = defining
-            verdicts.append(Verdict(
-                function, case.name, case.description, not failures,
-                [failure.message for failure in failures],
-                [failure.details.get("kind", "") for failure in failures],
-                [f.details["id"] for f in failures
-                 if f.details.get("kind") == "misconception" and f.details.get("id")],
-                findings=[f.details["id"] for f in failures
-                          if f.details.get("kind") != "misconception" and f.details.get("id")]))
-        return verdicts
+            shown = summary.symptoms(failures)
+            verdicts.append(Verdict(function, case.name, case.description, not failures,
+                                    [failure.message for failure in shown],
+                                    [failure.details.get("kind", "") for failure in shown]))
+            judged.append(summary.Judged(case.name, case.description, inputs, outcome,
+                                         failures))
+        diagnoses = self._summarize(function, judged)
+        summary.annotate(verdicts, diagnoses)
+        return verdicts, diagnoses
+
+    def _summarize(self, function, judged):
+        together = getattr(self.lesson, "summarize", None)
+        if together is None:
+            return summary.grouped(judged)
+        try:
+            return together(function, judged)
+        except Exception:  # a bug of ours: the cases' own diagnoses, each said once
+            traceback.print_exc()
+            return summary.grouped(judged)
 
     # --- data questions ---------------------------------------------------------------------
 
@@ -271,16 +300,19 @@ class Grader:
 class _Conversation:
     """A job's calls, with the reference standing in, and the first failure remembered."""
 
-    def __init__(self, job, stand_in):
+    def __init__(self, job, stand_in, parameters, statements):
         self.job, self.stand_in, self.failed = job, stand_in, None
+        self.parameters = parameters  # {function: the reference's parameter names}
+        self.statements = statements  # {function: its parameters as the statement writes them}
 
     def call(self, function, inputs, spec, stand_ins=None) -> Outcome:
         if self.failed:
             return Outcome(unverified=self.failed)
+        args, kwargs, names = as_called(inputs, self.parameters[function])
         try:
-            reply = self.job.call(function, kwargs=inputs, parts=len(spec.parts),
+            reply = self.job.call(function, args, kwargs, parts=len(spec.parts),
                                   stand_ins=spec.stand_ins if stand_ins is None else stand_ins,
-                                  callback=self.stand_in)
+                                  callback=self.stand_in, names=names)
         except JobFailed as failed:
             self.failed = failed.reason
             return Outcome(unverified=failed.reason)
@@ -298,7 +330,8 @@ class _Conversation:
             if conversation.failed:
                 raise JobFailed(conversation.failed)
             try:
-                reply = conversation.job.call(name, args, kwargs, parts=parts)
+                reply = conversation.job.call(name, args, kwargs, parts=parts,
+                                              names=conversation.parameters[name][:len(args)])
             except JobFailed as failed:
                 conversation.failed = failed.reason
                 raise
@@ -311,6 +344,7 @@ class _Conversation:
             if error["kind"] == "missing" and when_missing:
                 raise StudentFunctionFailed(when_missing)
             raise StudentFunctionFailed(error_message(name, error,
+                                                      parameters=conversation.statements[name],
                                                       sizes=CaseSizes.of(*args, kwargs)))
 
         call.__name__ = name

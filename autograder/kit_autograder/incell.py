@@ -7,6 +7,7 @@ against them, and Otter's results have one test case per hidden case, with its p
 use the same lesson, the same judge and the same default inputs as the sandbox path.
 """
 
+import inspect
 import os
 
 from . import lesson as lesson_module
@@ -26,7 +27,8 @@ def check(lesson_name, function_name, student_function, case_name):
     case = next(c for c in lesson.cases_for(function_name) if c.name == case_name)
     inputs = case.inputs()
     stand_ins = {name: lesson_module.stand_in(lesson, name) for name in spec.stand_ins}
-    outcome = run_in_process(student_function, inputs, len(spec.parts), stand_ins)
+    parameters = tuple(inspect.signature(getattr(lesson.REFERENCE, function_name)).parameters)
+    outcome = run_in_process(student_function, inputs, len(spec.parts), stand_ins, parameters)
     failures = lesson.judge(function_name, inputs, outcome)
     if failures:
         lines = [f"`{function_name}` falla en el caso oculto «{case.description}»:"]

@@ -31,7 +31,10 @@ and may provide:
 * ``write_student_files(folder)``: files made at build time that ship beside the notebook too
   (a trained model's weights): called for the student folder, the solution's and the zip's;
 * ``LAB``: its lab (``lab.py`` of its folder, experiments on the shared ``lab_runner``), which
-  makes the course's challenge (``student_extension``, kit_autograder/challenge.py) available.
+  makes the course's challenge (``student_extension``, kit_autograder/challenge.py) available;
+* ``summarize(function, judged)``: ``[Diagnosis]`` explaining the function's failing cases
+  together (``verdicts.summary.Judged``, one per answered case), each said once; without it,
+  each case's own diagnoses are grouped (``verdicts.summary.grouped``).
 
 Everything else a lesson may bring lives in its folder under a fixed name, each optional:
 ``master.py`` (required by ``make assign``), ``figures/``, ``explorer/index.html``, and
@@ -141,6 +144,8 @@ def contract_problems(module, name) -> list:
     for position, (key, spec) in enumerate(functions.items()):
         problems += _function_problems(module, key, spec, order[:position])
     problems += _data_question_problems(module.DATA_QUESTIONS)
+    if not callable(getattr(module, "summarize", callable)):
+        problems.append("summarize, if given, must be a function (function, judged)")
     catalog = getattr(module, "misconception_catalog", None)
     if catalog is not None:
         for mistake_id, mistake in catalog().items():

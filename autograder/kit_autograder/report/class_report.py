@@ -121,9 +121,9 @@ class ClassTally:
             self.points.setdefault(question, []).append(earned)
         for verdict in record.verdicts:
             if not verdict.public:
-                self._add_verdict(verdict, student)
+                self._add_verdict(verdict, student, record.diagnoses.get(verdict.question, []))
 
-    def _add_verdict(self, verdict, student):
+    def _add_verdict(self, verdict, student, diagnoses=()):
         tally = self.cases.setdefault((verdict.question, verdict.case),
                                       CaseTally(verdict.description))
         tally.total += 1
@@ -138,9 +138,11 @@ class ClassTally:
             mistake.students[stem] = file
             mistake.cases[verdict.description] = None
         if diagnosis == "hint":
-            for message, kind in zip(verdict.messages, verdict.kinds):
-                if kind == "hint":
-                    self.hints.setdefault(message, {})[stem] = file
+            # A record of format 1 kept its hints among the case's messages.
+            hints = [m for m, kind in zip(verdict.messages, verdict.kinds) if kind == "hint"]
+            hints += [d.message for d in diagnoses if d.kind == "hint" and verdict.case in d.cases]
+            for message in hints:
+                self.hints.setdefault(message, {})[stem] = file
 
     @property
     def possible(self):

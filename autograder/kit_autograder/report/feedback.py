@@ -173,11 +173,11 @@ def _questions(record, depends):
     failing = {q for q, vs in grouped.items() if any(not v.passed and not v.public for v in vs)}
     return [Section(QUESTION, f"{markup.code(question)}: {number(earned)} / {number(possible)}",
                     _question_body(grouped.get(question, []), depends.get(question, ()),
-                                   failing), question)
+                                   failing, record.diagnoses.get(question, [])), question)
             for question, (earned, possible) in record.scores.items()]
 
 
-def _question_body(verdicts, calls, failing):
+def _question_body(verdicts, calls, failing, diagnoses=()):
     hidden = [v for v in verdicts if not v.public]
     public = [v for v in verdicts if v.public]
     if all(v.passed for v in verdicts):
@@ -197,6 +197,7 @@ def _question_body(verdicts, calls, failing):
         lines.append(f"- {cases}:" if len(descriptions) == 1
                      else f"- {len(descriptions)} casos con el mismo fallo ({cases}):")
         lines += [_item("- ", message, "  ") for message in messages]
+    lines += _diagnoses(diagnoses, hidden)
     blamed = [d for d in calls if d in failing]
     # Public tests that fail for the same reason too (a stub fails them all alike), and a
     # hint two tests share (their failure message) is said once.
@@ -226,6 +227,21 @@ def _question_body(verdicts, calls, failing):
                      f"{'falla' if single else 'fallan'}: {'corrígela' if single else 'corrígelas'} "
                      f"primero y vuelve a mirar {'esta' if one else 'estas'}.")
     return "\n".join(lines)
+
+
+def _diagnoses(diagnoses, hidden):
+    """What explains the function's failing cases, each said once; with the cases it explains
+    when it does not explain them all."""
+    failing = [v for v in hidden if not v.passed]
+    described = {v.case: v.description for v in hidden}
+    lines = []
+    for diagnosis in diagnoses:
+        scope = ""
+        if len(failing) > 1 and set(diagnosis.cases) < {v.case for v in failing}:
+            cases = " y ".join(f"«{markup.text(described.get(c, c))}»" for c in diagnosis.cases)
+            scope = f" en {cases} ({len(diagnosis.cases)} de los {len(failing)} casos que fallan)"
+        lines.append(_item(f"- **Diagnóstico**{scope}: ", diagnosis.message))
+    return lines
 
 
 def _cell_errors(record):

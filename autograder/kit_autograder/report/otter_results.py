@@ -48,7 +48,8 @@ def grading_results(record, tests):
             if verdict is None:
                 continue  # a public test that did not run (the job had already failed)
             results.append(TestCaseResult(test_case=case, passed=verdict.passed,
-                                          message=_message(verdict)))
+                                          message=_message(verdict, record.diagnoses.get(
+                                              question, []))))
         test_file.test_case_results = results
         test_files.append(test_file)
     results = GradingResults(test_files)
@@ -56,11 +57,13 @@ def grading_results(record, tests):
     return results
 
 
-def _message(verdict):
+def _message(verdict, diagnoses=()):
+    """A test case's box: what failed on it, and what explains it (each box is read alone)."""
     if verdict.passed:
         return "✅ Superada"
     lines = [f"❌ {verdict.description}:"] if not verdict.public else ["❌"]
     lines += [f"- {message}" for message in verdict.messages]
+    lines += [f"- {d.message}" for d in diagnoses if verdict.case in d.cases]
     return "\n".join(lines)
 
 

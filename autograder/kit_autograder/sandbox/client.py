@@ -92,6 +92,7 @@ class Ran:
     output_chars: int = 0
     exported: dict = field(default_factory=dict)
     confinement: dict = field(default_factory=dict)
+    shell_escapes: list = field(default_factory=list)  # [{"cell": n, "command": text}], refused
 
 
 class Sandbox:
@@ -365,8 +366,12 @@ class Job:
         self._calls_deadline = time.monotonic() + limits.calls_total_seconds
         return _checked_ran(reply)
 
-    def call(self, function, args=(), kwargs=None, *, parts=1, stand_ins=(), callback=None):
+    def call(self, function, args=(), kwargs=None, *, parts=1, stand_ins=(), callback=None,
+             names=()):
         """Call the student's ``function``; its parts as float64 arrays, or its error.
+
+        ``names``: the parameter names the positional ``args`` stand for (the reference's),
+        so that a function taking the last of them only by name still gets them.
 
         Returns ``{"parts": [...]}`` or ``{"error": {...}}`` (checked). ``callback(name, args,
         kwargs)`` answers a stand-in: it returns the reference's result, or raises
@@ -378,7 +383,8 @@ class Job:
             raise JobFailed("time")
         try:
             wire.send(self.sock, {"op": "call", "function": function, "args": list(args),
-                                  "kwargs": dict(kwargs or {}), "parts": parts,
+                                  "kwargs": dict(kwargs or {}), "names": list(names),
+                                  "parts": parts,
                                   "stand_ins": list(stand_ins),
                                   "seconds": max(0.1, min(limits.call_seconds,
                                                           deadline - time.monotonic() - 1))})
@@ -422,7 +428,7 @@ class Job:
 
 # --- checking what a job sent ------------------------------------------------------------------
 
-ERROR_KINDS = {"missing", "not_callable", "not_a_tuple", "wrong_count", "tuple_instead",
+ERROR_KINDS = {"missing", "not_callable", "arguments", "not_a_tuple", "wrong_count", "tuple_instead",
                "unconvertible", "too_large", "not_implemented", "memory", "recursion", "time",
                "exit", "stand_in", "name", "attribute", "zero_division", "other", "broadcast",
                "broadcast_assign", "matmul", "not_aligned", "reshape", "index",
@@ -522,7 +528,18 @@ def _checked_ran(reply):
                exported=clean_exported,
                confinement={k: v for k, v in (confinement or {}).items()
                             if isinstance(k, str) and isinstance(v, (int, str, type(None)))}
-               if isinstance(confinement, dict) else {})
+               if isinstance(confinement, dict) else {},
+               shell_escapes=_checked_shell_escapes(reply.get("shell_escapes")))
+
+
+def _checked_shell_escapes(escapes):
+    """The refused commands, as the cells wrote them: a cell number and at most 80 characters
+    of the notebook's own text, at most 50 of them."""
+    if not isinstance(escapes, list):
+        return []
+    return [{"cell": escape.get("cell") if type(escape.get("cell")) is int else None,
+             "command": _text(escape.get("command"), 80)}
+            for escape in escapes[:50] if isinstance(escape, dict)]
 
 
 def _text(value, limit):

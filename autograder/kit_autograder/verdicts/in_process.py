@@ -12,7 +12,7 @@ import types
 import numpy as np
 
 from ..sandbox.client import checked_error
-from ..sandbox.inside.calls import _Refused, classify, split_parts
+from ..sandbox.inside.calls import _Refused, call_as_notebook, classify, split_parts
 from .outcome import Outcome
 
 
@@ -40,16 +40,34 @@ def isolate(function, replacements):
     return rebind(function)
 
 
-def run_in_process(function, inputs, parts, replacements=None) -> Outcome:
-    """``function(**inputs)`` on deep copies, reduced to an ``Outcome``."""
+def as_called(inputs, parameters):
+    """``inputs`` as the notebook and its public tests pass them: positionally, in the order of
+    ``parameters`` (the reference's), up to the first one the case leaves out; the rest by name.
+    Returns (args, kwargs, the names of args)."""
+    names = []
+    for name in parameters:
+        if name not in inputs:
+            break
+        names.append(name)
+    return ([inputs[name] for name in names],
+            {name: value for name, value in inputs.items() if name not in names}, names)
+
+
+def run_in_process(function, inputs, parts, replacements=None, parameters=None,
+                   copy_inputs=True) -> Outcome:
+    """``function(**inputs)`` on deep copies, reduced to an ``Outcome``; with ``parameters``,
+    called positionally in their order, as the sandbox calls a student's function.
+    ``copy_inputs=False`` for trusted code that never changes its arguments (the mutants)."""
     if function is None:
         return Outcome(error={"kind": "missing"})
     if not callable(function):
         return Outcome(error={"kind": "not_callable"})
     function = isolate(function, replacements or {})
     try:
+        args, kwargs, names = as_called(copy.deepcopy(inputs) if copy_inputs else inputs,
+                                        parameters or ())
         with np.errstate(all="ignore"):
-            result = function(**copy.deepcopy(inputs))
+            result = call_as_notebook(function, args, kwargs, names)
         return Outcome(parts=split_parts(result, parts))
     except _Refused as refused:
         return Outcome(error=checked_error(refused.error))

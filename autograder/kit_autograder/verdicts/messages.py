@@ -17,14 +17,48 @@ def _product(numbers):
     return total
 
 
-def error_message(function, error, part_names=(), *, sizes=NO_SIZES):
+def _ordinal(number):
+    return f"{number}.º"
+
+
+def arguments_message(function, error, parameters=()):
+    """Why the call could not even start: the parameter it lacks, by the name the notebook
+    gives it (``parameters``: the reference's, in order, as the statement writes them,
+    ``mask=None``), never by the student's own."""
+    numbers, keyword = error.get("numbers", []), error.get("name")
+    names = [parameter.split("=")[0] for parameter in parameters]
+    statement = f"`{function}({', '.join(parameters)})`" if parameters else f"`{function}`"
+    if keyword:
+        return (f"tu `{function}` no tiene un parámetro llamado `{keyword}`, y el cuaderno lo "
+                f"pasa por su nombre: usa los parámetros del enunciado, {statement}")
+    if len(numbers) >= 3:
+        given, accepted, required = numbers[:3]
+        if 0 <= accepted < given:
+            extra = ", ".join(f"`{name}`" for name in names[accepted:given]) \
+                or f"el {_ordinal(accepted + 1)} argumento"
+            return (f"el cuaderno llama a tu `{function}` con {given} argumentos y solo acepta "
+                    f"{accepted}: le falta el parámetro de {extra}; el enunciado es {statement}")
+        if given < required:
+            missing = f"`{names[given]}`" if given < len(names) else f"el {_ordinal(given + 1)}"
+            return (f"en este caso el cuaderno llama a tu `{function}` con {given} argumentos, "
+                    f"sin {missing}, y tu función exige más: ese parámetro necesita un valor "
+                    f"por defecto, como en el enunciado, {statement}")
+    return (f"tu `{function}` no acepta los argumentos con que la llama el cuaderno: el "
+            f"enunciado es {statement}")
+
+
+def error_message(function, error, part_names=(), parameters=(), *, sizes=NO_SIZES):
     """One sentence about the error ``function`` raised (or returned) on one call, whose
-    inputs declared ``sizes``: only those of the error's numbers are shown."""
+    inputs declared ``sizes``: only those of the error's numbers are shown. ``parameters``:
+    the reference's parameters as the statement writes them (``mask=None``), which say what a
+    call passed."""
     kind = error.get("kind")
     exception = error.get("exception")
     numbers, shapes = error.get("numbers", []), error.get("shapes", [])
     raised = f"lanzó {exception}" if exception else "lanzó una excepción propia"
     shown = sizes.allows
+    if kind == "arguments":
+        return arguments_message(function, error, parameters)
     if kind == "missing":
         return (f"no encuentro la función `{function}` en tu cuaderno: no cambies su nombre "
                 "ni borres su celda")
@@ -121,6 +155,24 @@ UNVERIFIED = {
 
 def unverified_message(reason):
     return UNVERIFIED.get(reason, UNVERIFIED["internal"])
+
+
+MAX_SHOWN_SHELL_ESCAPES = 5
+
+
+def shell_escapes_note(escapes):
+    """One remark about the shell escapes the sandbox refused (``!pip``, ``%%bash``...), each
+    as the notebook wrote it, with its cell."""
+    shown = []
+    for escape in escapes[:MAX_SHOWN_SHELL_ESCAPES]:
+        command = "`" + str(escape.get("command", "")).replace("`", "'") + "`"
+        cell = escape.get("cell")
+        shown.append(f"{command} (celda [{cell}])" if cell is not None else command)
+    more = len(escapes) - len(shown)
+    listed = ", ".join(shown) + (f" y {more} más" if more > 0 else "")
+    return ("al corregir, tu cuaderno no ejecuta órdenes del sistema (no hay terminal ni red), "
+            f"así que se saltaron {listed}; el resto de esas celdas sí se ejecutó. Si te falta "
+            "un paquete, instálalo antes de abrir el cuaderno (mira «Antes de empezar»)")
 
 
 # --- the student's own cells: Python's English, in Spanish where it is a common message ---------

@@ -9,7 +9,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Optional
 
-FORMAT = 1
+FORMAT = 2  # 2: diagnoses per function
 
 
 @dataclass
@@ -22,10 +22,22 @@ class Verdict:
     passed: bool
     messages: list = field(default_factory=list)  # Spanish, for the student
     kinds: list = field(default_factory=list)  # failure kinds: shape, values, error, hint...
-    misconceptions: list = field(default_factory=list)  # catalogued mistakes the diagnosis named
+    # The catalogued mistakes and the other findings of the function's diagnoses
+    # (Record.diagnoses) that explain this case.
+    misconceptions: list = field(default_factory=list)
     unverified: Optional[str] = None  # why no answer came: time, memory, died...
     public: bool = False  # a public (0-point) test rather than a hidden case
-    findings: list = field(default_factory=list)  # other diagnoses: properties, shape notes
+    findings: list = field(default_factory=list)
+
+
+@dataclass
+class Diagnosis:
+    """What explains some failing cases of one graded function, said once for all of them."""
+
+    kind: str  # misconception, ambiguous, finding, explanation, hint
+    message: str  # Spanish, for the student
+    cases: list = field(default_factory=list)  # the names of the cases it explains
+    ids: list = field(default_factory=list)  # the catalogued mistakes or findings it names
 
 
 @dataclass
@@ -47,6 +59,7 @@ class Record:
     reason: Optional[str] = None  # Spanish; the CSV's grading_status when not graded
     otter_error: Optional[str] = None  # Otter's own wording for the same rejection
     verdicts: list = field(default_factory=list)  # Verdict
+    diagnoses: dict = field(default_factory=dict)  # graded function -> [Diagnosis]
     scores: dict = field(default_factory=dict)  # question -> [earned, possible]
     cell_errors: list = field(default_factory=list)
     output: str = ""
@@ -74,4 +87,6 @@ class Record:
         data.pop("format", None)
         data["verdicts"] = [Verdict(**v) for v in data.get("verdicts", [])]
         data["flags"] = [Flag(**f) for f in data.get("flags", [])]
+        data["diagnoses"] = {question: [Diagnosis(**d) for d in found]
+                             for question, found in data.get("diagnoses", {}).items()}
         return cls(**data)

@@ -14,6 +14,7 @@ which the student's code could have written from the hidden inputs.
 """
 
 import builtins
+import inspect
 import os
 import re
 import signal
@@ -73,7 +74,8 @@ def call(sock, namespace, message):
     signal.setitimer(signal.ITIMER_REAL, float(message.get("seconds", 10)))
     try:
         with np.errstate(all="ignore"):
-            result = function(*message.get("args", []), **message.get("kwargs", {}))
+            result = call_as_notebook(function, message.get("args", []),
+                                      message.get("kwargs", {}), message.get("names", []))
             return {"parts": split_parts(result, parts)}
     except CallTimeout:
         return {"error": {"kind": "time"}}
@@ -95,6 +97,66 @@ class _Refused(Exception):
     def __init__(self, error):
         super().__init__()
         self.error = error
+
+
+def call_as_notebook(function, args, kwargs, names=()):
+    """``function(*args, **kwargs)``, called as the notebook calls it: positionally, whatever
+    the student named the parameters. Where the signature takes the last of the arguments only
+    by name (``*, mask=None``), those go by the reference's ``names``. A call the signature
+    cannot take raises ``_Refused`` with an "arguments" report: how many arguments were given,
+    how many the function accepts and requires, and the keyword it lacks (one the caller
+    chose, never a name of the student's).
+
+    The signature is read only when the call raises TypeError: Python checks the arguments
+    before it runs a line of the function, so a call that did not fit ran nothing."""
+    try:
+        return function(*args, **kwargs)
+    except TypeError:
+        signature = _signature(function)
+        if signature is None or _binds(signature, args, kwargs):
+            raise  # raised inside the function, not by the call
+    for keep in range(len(args) - 1, -1, -1) if names else ():
+        by_name = {**kwargs, **dict(zip(names[keep:], args[keep:]))}
+        if _binds(signature, args[:keep], by_name):
+            return function(*args[:keep], **by_name)
+    raise _Refused(_arguments_report(signature, args, kwargs))
+
+
+def _signature(function):
+    try:
+        return inspect.signature(function)
+    except (CallTimeout, _Refused):
+        raise
+    except BaseException:  # a builtin without one, or a student's __signature__ that raises
+        return None
+
+
+def _binds(signature, args, kwargs):
+    try:
+        signature.bind(*args, **kwargs)
+        return True
+    except TypeError:
+        return False
+
+
+def _arguments_report(signature, args, kwargs):
+    parameters = list(signature.parameters.values())
+    positional = [p for p in parameters
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    any_positional = any(p.kind == p.VAR_POSITIONAL for p in parameters)
+    any_keyword = any(p.kind == p.VAR_KEYWORD for p in parameters)
+    required = sum(p.default is p.empty for p in positional)
+    accepted = -1 if any_positional else len(positional)
+    # Only what the message needs, bounded by the count the caller chose: a signature is the
+    # student's (``__signature__`` can be anything), so its sizes must not carry other numbers.
+    given = len(args)
+    report = {"kind": "arguments", "exception": "TypeError",
+              "numbers": [given, min(accepted, given), min(required, given + 1)]}
+    names = {p.name for p in parameters if p.kind != p.POSITIONAL_ONLY}
+    unknown = [key for key in kwargs if key not in names and not any_keyword]
+    if unknown:
+        report["name"] = unknown[0]
+    return report
 
 
 def split_parts(result, parts):

@@ -12,7 +12,9 @@ function can depend on:
 * figures are never rendered (matplotlib's inline backend with only text output), and are
   closed at the end of each cell as in Jupyter;
 * printed output is kept up to a bound, and only what the cells print reaches the feedback:
-  nothing printed while the graded functions run on hidden inputs ever leaves the job.
+  nothing printed while the graded functions run on hidden inputs ever leaves the job;
+* shell escapes (``!pip install``, ``%%bash``...) start nothing: each is refused and
+  remembered for the feedback, and the rest of its cell runs (shell_escapes.py).
 """
 
 import ast
@@ -25,8 +27,13 @@ import sys
 import time
 import types
 
+from . import shell_escapes
+
 KEPT_OUTPUT_CHARS = 20_000
 MAX_MESSAGE_CHARS = 300
+
+# The shell escapes of the warm shell (install's memory), inherited by every job.
+_escapes = None
 
 
 class CellTimeout(BaseException):
@@ -57,6 +64,8 @@ def warm():
     # kernel's shell has one to offer, a bare InteractiveShell raises NotImplementedError. The
     # inline backend needs none, so the cell goes on to its imports as in Jupyter.
     shell.enable_gui = lambda gui=None: None
+    global _escapes
+    _escapes = shell_escapes.install(shell)
     fig, ax = plt.subplots()  # fonts and text layout loaded once, before any fork
     ax.imshow([[0.0, 1.0]], cmap="Blues")
     ax.set_title("warm-up")
@@ -129,6 +138,8 @@ def run_cells(shell, cells, seconds, output):
                 continue
             # The number Jupyter shows beside the cell after "Restart & Run All": [n].
             number = shell.execution_count
+            if _escapes is not None:
+                _escapes.cell = number
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 errors.append({"cell": number, "kind": "time", "skipped": True})
@@ -156,7 +167,14 @@ def run_cells(shell, cells, seconds, output):
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
         output.recording = False
+        if _escapes is not None:
+            _escapes.stop()
     return errors
+
+
+def refused_shell_escapes():
+    """The commands the cells asked the system to run, refused: [{"cell", "command"}]."""
+    return list(_escapes.refused) if _escapes is not None else []
 
 
 def _error_of(result):

@@ -32,7 +32,8 @@ import time
 
 from . import confine, wire
 from .calls import CHILD_READS, serve
-from .notebook import BoundedOutput, export, install_otter_stub, run_cells, warm
+from .notebook import (BoundedOutput, export, install_otter_stub, refused_shell_escapes,
+                       run_cells, warm)
 
 POLL_SECONDS = 0.05
 MEMORY_POLL_SECONDS = 0.2
@@ -203,6 +204,7 @@ class Zygote:
                           int(setup.get("export_bytes", 1 << 20)))
         wire.send(sock, {"op": "ran", "errors": errors, "output": output.text(),
                          "output_chars": output.total, "exported": exported,
+                         "shell_escapes": refused_shell_escapes(),
                          "confinement": applied})
         serve(sock, self.shell.user_ns, job_pid)
         return 0

@@ -1,0 +1,65 @@
+"""A graded function's failing cases explained together: each diagnosis said once.
+
+The lesson's judge explains each hidden case on its own: beside the symptoms (a wrong shape,
+wrong values, an error), a failure of kind misconception, explanation, finding or hint. What
+the student reads is per function: the symptoms case by case, then each diagnosis once, with
+the cases it explains (``Record.diagnoses``). A lesson may explain the cases together
+(``lesson.summarize``: one mistake that explains every failing case); without it, each
+distinct per-case diagnosis is said once here (``grouped``).
+"""
+
+from dataclasses import dataclass
+
+from .outcome import Outcome
+from .record import Diagnosis
+
+DIAGNOSIS_KINDS = ("misconception", "explanation", "finding", "hint")
+# How a diagnosis counts on each case it explains (the class report reads Verdict.kinds).
+VERDICT_KIND = {"misconception": "misconception", "ambiguous": "finding", "finding": "finding",
+                "explanation": "explanation", "hint": "hint"}
+
+
+@dataclass
+class Judged:
+    """One hidden case as judged: its inputs, the student's outcome and the failures."""
+
+    case: str
+    description: str
+    inputs: dict
+    outcome: Outcome
+    failures: list
+
+
+def symptoms(failures):
+    """What is wrong on the case, not why: shapes, values, errors, broken properties."""
+    return [f for f in failures if f.details.get("kind") not in DIAGNOSIS_KINDS]
+
+
+def case_diagnoses(failures):
+    return [f for f in failures if f.details.get("kind") in DIAGNOSIS_KINDS]
+
+
+def grouped(judged):
+    """Each distinct per-case diagnosis once, with the cases it explains, in case order."""
+    found = {}
+    for item in judged:
+        for failure in case_diagnoses(item.failures):
+            key = (failure.details["kind"], failure.details.get("id"), failure.message)
+            cases = found.setdefault(key, [])
+            if item.case not in cases:
+                cases.append(item.case)
+    return [Diagnosis(kind, message, cases, [finding_id] if finding_id else [])
+            for (kind, finding_id, message), cases in found.items()]
+
+
+def annotate(verdicts, diagnoses):
+    """Each case's verdict carries the kinds and ids of the diagnoses that explain it."""
+    for verdict in verdicts:
+        for diagnosis in diagnoses:
+            if verdict.case not in diagnosis.cases or verdict.passed:
+                continue
+            kind = VERDICT_KIND.get(diagnosis.kind, "finding")
+            if kind not in verdict.kinds:
+                verdict.kinds.append(kind)
+            ids = verdict.misconceptions if kind == "misconception" else verdict.findings
+            ids += [i for i in diagnosis.ids if i not in ids]
