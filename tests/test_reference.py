@@ -16,9 +16,10 @@ from seed_lines import assert_matches_seed, assert_token_means_vanish
 matplotlib.use("Agg")
 
 
-# The lesson (seed 000's eight steps) ends where the challenge begins; the challenge's cells
-# run the lab and write files, which is not the lesson's business.
-CHALLENGE_HEADING = "## Reto verificable"
+# Seed 000's eight steps end where the kit's step 9 begins: its trained model reads a file the
+# build writes, and tests/test_trained_model.py runs it. After it come the lab and the
+# challenge, whose cells run the lab and write files, which is not the lesson's business.
+SEED_END_HEADING = "## Paso 9:"
 
 
 def master_demo_cells():
@@ -26,7 +27,7 @@ def master_demo_cells():
     in_tests = False
     for cell in load_master(MASTER).cells:
         source = cell.source.strip()
-        if cell.cell_type == "markdown" and source.startswith(CHALLENGE_HEADING):
+        if cell.cell_type == "markdown" and source.startswith(SEED_END_HEADING):
             return
         if cell.cell_type == "raw":
             in_tests = {"# BEGIN TESTS": True, "# END TESTS": False}.get(source, in_tests)
@@ -40,6 +41,9 @@ def master_demo_cells():
 
 
 def run_master_demos_with_reference():
+    # Off-screen again: a test that ran a notebook in an IPython shell before may have left
+    # matplotlib's inline backend, whose plt.show() prints each figure's repr.
+    matplotlib.use("Agg")
     namespace = {name: getattr(reference, name) for name in reference.__all__}
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
@@ -109,8 +113,9 @@ def test_reference_signatures_are_the_lessons():
     assert {name: str(inspect.signature(getattr(reference, name))) for name in expected} == expected
 
 
-def test_the_lesson_demos_stop_where_the_challenge_begins():
+def test_the_seed_s_demos_stop_where_the_kit_s_step_9_begins():
     headings = [cell.source.strip() for cell in load_master(MASTER).cells
                 if cell.cell_type == "markdown"]
-    assert any(heading.startswith(CHALLENGE_HEADING) for heading in headings)
-    assert not any("lab.py" in source for source in master_demo_cells())
+    assert any(heading.startswith(SEED_END_HEADING) for heading in headings)
+    sources = list(master_demo_cells())
+    assert not any("lab.py" in source or "modelo_entrenado" in source for source in sources)
