@@ -429,3 +429,21 @@ def test_check_all_reports_every_question_and_fails_an_empty_challenge(built_dis
     namespace["student_extension"] = dict.fromkeys(namespace["student_extension"])  # the template's None
     exec("empty = grader.check_all()", namespace)
     assert "student_extension: no se cumple 1 de 1 prueba pública." in repr(namespace["empty"])
+
+
+def test_with_two_copies_check_all_still_runs_every_question_from_the_tests_folder(
+        built_dist, tmp_path, monkeypatch, capsys):
+    from notebook_code import restart_and_run_all
+    from notebook_grader import Grader
+
+    folder = student_folder(built_dist, tmp_path, built_dist / "solution" / SOLUTION_NAME, "mi cuaderno.ipynb")
+    shutil.copy(folder / "mi cuaderno.ipynb", folder / "mi cuaderno (1).ipynb")
+    monkeypatch.chdir(folder)
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    namespace = dict(restart_and_run_all(folder / "mi cuaderno.ipynb").namespace)
+    namespace["grader"] = Grader(assignment=assignment_name(folder / "mi cuaderno.ipynb"))
+    assert "Hay varios cuadernos de esta tarea" in capsys.readouterr().out
+    exec("finished = grader.check_all()", namespace)
+    finished = repr(namespace["finished"])
+    for question in ("attention", "multihead", "positional_encoding", "transformer_block", "student_extension"):
+        assert f"{question}: se cumple" in finished, finished

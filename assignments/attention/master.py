@@ -287,7 +287,7 @@ def test_attention_con_mascara_causal_no_da_peso_al_futuro(attention):
     output, weights = attention(Q, K, V, mask=causal)
     assert np.allclose(weights[~causal], 0), "Con la máscara causal, el peso sobre los tokens futuros debe ser 0"
     assert np.allclose(output[0], [1.0, 2.0]), \
-        f"Con máscara causal, la fila 0 solo ve el token 0: su salida debe ser exactamente (1, 2), no {np.round(output[0], 4).tolist()}"
+        f"Con máscara causal, la primera fila solo ve el primer token: su salida debe ser exactamente (1, 2), no {np.round(output[0], 4).tolist()}"
 
 # %% [raw]
 # # END TESTS

@@ -144,7 +144,8 @@ def execute_in_folder(nb, folder, name: str, skip=lambda cell: False, timeout: i
             cell.metadata.setdefault("tags", []).append(SKIP_TAG)
         nbformat.write(nb, copy / name)
         try:
-            NotebookClient(nb, timeout=timeout, kernel_name="python3",
+            # No timing metadata: building twice gives the same notebook.
+            NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
                            resources={"metadata": {"path": str(copy)}}).execute()
         finally:
             for cell in skipped:
