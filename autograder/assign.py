@@ -36,7 +36,7 @@ from kit_autograder import lesson as lesson_module
 from kit_autograder.build import otter_master as master_module
 from kit_autograder.build.course import DEFAULT_LESSON, ROOT, LessonSources, zip_name
 from kit_autograder.build.figures import attach_figures
-from kit_autograder.build.notebooks import explained_solution, guided_tour
+from kit_autograder.build.notebooks import explained_solution, executed_solution, guided_tour
 from kit_autograder.build.pages import inline as inline_page
 from kit_autograder.build.rubric import load_rubric, points_table
 from kit_autograder.build.student_tests import student_tests
@@ -222,8 +222,10 @@ def arrange_dist(sources: LessonSources, lesson, rubric, otter_out: Path, dist: 
     (student / "requirements.txt").write_text(
         STUDENT_REQUIREMENTS_HEADER.format(title=title)
         + pinned_requirements(STUDENT_REQUIREMENTS), encoding="utf-8")
-    lesson_nb = master_module.lesson_notebook(sources.master, lesson)
-    tour = attach_figures(guided_tour(lesson_nb, lesson.FUNCTIONS), sources.figures)
+    lesson_nb = attach_figures(master_module.lesson_notebook(sources.master, lesson),
+                               sources.figures)
+    # The tour's demos run in the student folder, beside the files the lesson writes there.
+    tour = guided_tour(lesson_nb, lesson, student)
     nbformat.write(master_module.number_cells(tour), student / TOUR_NAME)
     if sources.explorer is not None:
         (student / EXPLORER_NAME).write_text(inline_page(sources.explorer), encoding="utf-8")
@@ -234,10 +236,11 @@ def arrange_dist(sources: LessonSources, lesson, rubric, otter_out: Path, dist: 
     shutil.copy(zips[0], autograder / zip_name(sources.name))
     build_engine_wheel(autograder)
     otter_solution = nbformat.read(otter_out / "autograder" / NOTEBOOK_NAME, as_version=4)
-    explained = explained_solution(otter_solution, lesson_nb)
-    nbformat.write(master_module.number_cells(explained), solution / SOLUTION_NAME)
+    explained = explained_solution(otter_solution, lesson_nb, lesson.FUNCTIONS)
     # The solution runs from its own folder: the same files beside it as beside the notebook.
     lay_out_student_files(sources, lesson, rubric, solution)
+    explained = executed_solution(explained, solution, SOLUTION_NAME)
+    nbformat.write(master_module.number_cells(explained), solution / SOLUTION_NAME)
 
 
 def find_autograder_zip(dist: Path):

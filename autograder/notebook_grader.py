@@ -6,8 +6,10 @@ The notebook's first cell does::
     grader = Grader(assignment="055-atencion-transformer")
 
 ``Grader`` finds the notebook it runs in even when a browser or an LMS renamed it
-(``notebook_code.find_notebook``), builds Otter's own ``otter.Notebook`` for that file, and
-puts a Spanish face on what students see: ``check`` and ``check_all`` show Otter's results in
+(``notebook_code.find_notebook``), says so («Listo: cuaderno …, 4 funciones por implementar»:
+the graded functions still stubs in the saved file, counted from the notebook's questions),
+builds Otter's own ``otter.Notebook`` for that file, and puts a Spanish face on what students
+see: ``check`` and ``check_all`` show Otter's results in
 Spanish, and ``export`` writes Otter's submission zip without Otter's English local re-run.
 
 It relies on nothing of Otter but the calls themselves (``otter.Notebook(path)``,
@@ -16,6 +18,7 @@ stand-in ``otter`` whose calls return None leaves every cell quiet instead of br
 ships to students beside the notebook; its messages are in Spanish.
 """
 
+import ast
 import datetime
 import html
 import json
@@ -44,7 +47,7 @@ class Grader:
         try:
             self.notebook = find_notebook(self.folder, assignment)
         except NotebookCodeError as exc:
-            print(f"{exc} Hasta entonces no funcionarán ni grader.check ni la entrega.")
+            print(f"{exc} Después, vuelve a ejecutar esta celda. {self._meanwhile()}")
         # Otter zips the path it is given as it is given: a bare name keeps the zip flat.
         self._path = os.path.relpath(self.notebook, self.folder) if self.notebook else None
         try:
@@ -54,6 +57,19 @@ class Grader:
                                       "«python -m pip install -r requirements.txt» (mira «Antes de empezar»).",
                                       name="otter") from None
         self._otter = otter.Notebook(self._path)
+        if self.notebook is not None:
+            print(ready_message(self.notebook))
+
+    def _public_test_files(self) -> list:
+        return sorted((self.folder / "tests").glob("*.py"))
+
+    def _meanwhile(self) -> str:
+        """What works until the notebook is found: without it, Otter reads the public tests
+        from the folder's tests/ files, and there is no file to export."""
+        if self._public_test_files():
+            return ("Mientras tanto, grader.check(...) funciona con las pruebas públicas de la carpeta "
+                    "tests/, pero la entrega no: no sabe qué cuaderno meter en el .zip.")
+        return "Mientras tanto no funcionan ni grader.check(...) ni la entrega."
 
     # -- checks ----------------------------------------------------------------------------
 
@@ -71,7 +87,7 @@ class Grader:
     def questions(self) -> list:
         """The questions whose tests the notebook carries, in the order it checks them."""
         if self.notebook is None:
-            return []
+            return [path.stem for path in self._public_test_files()]
         nb = read_notebook(self.notebook)
         tests = list(nb.get("metadata", {}).get("otter", {}).get("tests", {}))
         code = "\n".join(cell_source(cell) for cell in nb.get("cells", []) if cell.get("cell_type") == "code")
@@ -89,7 +105,8 @@ class Grader:
         if self.notebook is None:
             return "no encuentro el cuaderno guardado, así que no tengo sus pruebas (mira el mensaje de la primera celda)."
         return (f"no he podido ejecutar sus pruebas ({type(exc).__name__}). Guarda el cuaderno, "
-                "reinicia el núcleo (Kernel → Restart) y ejecuta las celdas desde el principio.")
+                "reinicia el núcleo (Kernel → Restart Kernel… en JupyterLab y Notebook 7, el botón "
+                "Restart en VS Code) y ejecuta las celdas desde el principio.")
 
     # -- export ----------------------------------------------------------------------------
 
@@ -121,6 +138,49 @@ class Grader:
         print(f"Listo: «{zip_path.name}» contiene tu cuaderno «{self.notebook.name}» tal como está guardado "
               "en el disco. Súbelo a Gradescope. Si cambias algo, guarda y vuelve a ejecutar esta celda.")
         _show_link(zip_path)
+
+
+def ready_message(notebook: Path) -> str:
+    """What the first cell confirms: the notebook it found, and how many of its graded
+    functions are still stubs (in the saved file)."""
+    total, stubs = graded_stubs(read_notebook(notebook))
+    name = f"Listo: cuaderno «{notebook.name}»"
+    if not total:
+        return name + "."
+    functions = "función" if total == 1 else "funciones"
+    if stubs == total:
+        return f"{name}, {total} {functions} por implementar."
+    if stubs:
+        return f"{name}, {stubs} de {total} {functions} por implementar."
+    return f"{name}, con {'su única función implementada' if total == 1 else f'sus {total} funciones implementadas'}."
+
+
+def graded_stubs(nb: dict) -> tuple:
+    """``(graded functions the notebook defines, those still raising NotImplementedError)``.
+
+    A graded function is a top-level ``def`` named as one of the notebook's questions; when a
+    name is defined twice, the last definition counts, as in the kernel.
+    """
+    questions = set(nb.get("metadata", {}).get("otter", {}).get("tests", {}))
+    stub = {}
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") != "code":
+            continue
+        try:
+            tree = ast.parse(cell_source(cell))
+        except SyntaxError:  # a magic, or code being written: it defines nothing here
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and node.name in questions:
+                stub[node.name] = any(_raises_not_implemented(n) for n in ast.walk(node))
+    return len(stub), sum(stub.values())
+
+
+def _raises_not_implemented(node) -> bool:
+    if not isinstance(node, ast.Raise) or node.exc is None:
+        return False
+    exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+    return isinstance(exc, ast.Name) and exc.id == "NotImplementedError"
 
 
 class CheckReport:

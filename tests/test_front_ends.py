@@ -7,6 +7,7 @@ positive control, the defect it guards against, which fails on that same server.
 """
 
 import base64
+import contextlib
 import copy
 import json
 import time
@@ -20,6 +21,9 @@ from jupyter_server import jupyter_lab
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "tests" / "artifacts" / "jupyterlab"
 DIAGRAM_ALT = "Diagrama de flujo de un bloque Transformer"
+# The notebook on show: JupyterLab keeps the tabs a test opened before, hidden, in its workspace.
+SHOWN = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook"
+HEADING = f"{SHOWN} .jp-MarkdownOutput h1"
 
 
 def built_notebooks(dist):
@@ -73,13 +77,14 @@ def test_control_a_notebook_paired_by_jupytext_metadata_fails_on_that_server(lab
 def _open_in_lab(page, server, relative):
     """Open ``relative`` in JupyterLab and wait for its first Markdown heading to render."""
     page.goto(server.lab_url(relative), wait_until="domcontentloaded", timeout=120_000)
-    page.wait_for_selector(".jp-Notebook .jp-MarkdownOutput h1", timeout=120_000)
+    page.wait_for_selector(HEADING, timeout=120_000)
 
 
-def _diagram_width(page):
-    """naturalWidth of the step-8 diagram, scrolling the notebook until JupyterLab's windowing
-    renders its cell; None if no such image is ever rendered."""
-    selector = f'.jp-Notebook img[alt^="{DIAGRAM_ALT}"]'
+def _diagram_width(page, alt=DIAGRAM_ALT):
+    """naturalWidth of the image whose text alternative starts with ``alt`` (the step-8 diagram
+    by default), scrolling the notebook until JupyterLab's windowing renders its cell; None if
+    no such image is ever rendered."""
+    selector = f'{SHOWN} img[alt^="{alt}"]'
     deadline = time.monotonic() + 120  # a loaded machine renders slowly; a missing image never
     while time.monotonic() < deadline:
         image = page.query_selector(selector)
@@ -106,20 +111,47 @@ needs_chromium = pytest.mark.skipif(not CHROMIUM.exists(), reason=(
     "Debian's Chromium (/usr/bin/chromium) is not installed; .ci/run installs it"))
 
 
-@needs_chromium
-def test_jupyterlab_opens_the_student_notebook_with_its_heading_and_diagram(lab_server):
+@contextlib.contextmanager
+def _lesson_in_lab(server, relative):
+    """A Chromium page showing ``relative`` in JupyterLab, its first heading the lesson's and no
+    error dialog, before and after the block."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with chromium() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
-        _open_in_lab(page, lab_server, "student/notebook_student.ipynb")
-        heading = page.inner_text(".jp-Notebook .jp-MarkdownOutput h1")
+        _open_in_lab(page, server, relative)
+        heading = page.inner_text(HEADING)
         assert heading.startswith("055"), heading
         assert page.query_selector(".jp-Dialog") is None, page.inner_text(".jp-Dialog")
+        yield page
+        assert page.query_selector(".jp-Dialog") is None
+
+
+@needs_chromium
+def test_jupyterlab_opens_the_student_notebook_with_its_heading_and_diagram(lab_server):
+    with _lesson_in_lab(lab_server, "student/notebook_student.ipynb") as page:
         page.screenshot(path=str(ARTIFACTS / "notebook_student.png"))
         width = _diagram_width(page)
         page.screenshot(path=str(ARTIFACTS / "notebook_student_step8.png"))
         assert width and width > 0, f"the step-8 diagram renders {width} pixels wide"
-        assert page.query_selector(".jp-Dialog") is None
+
+
+# The tour's figures in the tour's order, by the start of their text alternatives: seed 000's
+# two (step 5's attention heatmaps, step 7's positional encoding), the step-8 diagram and step
+# 9's heads. The notebook only scrolls down to find them.
+TOUR_FIGURES = {"paso_5": "Figura con 2 gráficos: «Autoatención",
+                "paso_7": "Figura: «Codificación posicional sinusoidal",
+                "paso_8": DIAGRAM_ALT,
+                "paso_9": "Figura con 4 gráficos: «Cabeza 1, pesos aleatorios"}
+
+
+@needs_chromium
+def test_jupyterlab_shows_every_figure_of_the_guided_tour(lab_server):
+    with _lesson_in_lab(lab_server, "student/notebook.ipynb") as page:
+        widths = {}
+        for step, alt in TOUR_FIGURES.items():
+            widths[step] = _diagram_width(page, alt)
+            page.screenshot(path=str(ARTIFACTS / f"notebook_tour_{step}.png"))
+        assert all(width and width > 0 for width in widths.values()), widths
 
 
 @needs_chromium

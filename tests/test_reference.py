@@ -40,6 +40,9 @@ def master_demo_cells():
 
 
 def run_master_demos_with_reference():
+    # Off-screen again: a test that ran a notebook in an IPython shell before may have left
+    # matplotlib's inline backend, whose plt.show() prints each figure's repr.
+    matplotlib.use("Agg")
     namespace = {name: getattr(reference, name) for name in reference.__all__}
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):

@@ -4,6 +4,7 @@ Each test runs the built student folder the way a student does: the notebook exe
 real kernel under the name a browser gave it, the lab and the validator from a terminal.
 """
 
+import io
 import json
 import re
 import shutil
@@ -23,6 +24,7 @@ from autograder.assign import EXPLORER_NAME, NOTEBOOK_NAME, SOLUTION_NAME, TOUR_
 from lesson055 import MASTER, student_files
 from kit_autograder.build.otter_master import load_master
 from notebook_code import assignment_name
+from seed_lines import assert_matches_seed
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -90,6 +92,8 @@ def renamed_solution_run(built_dist, tmp_path_factory):
 
 def test_renamed_stub_notebook_runs_every_check_and_the_export(renamed_student_run):
     folder, nb = renamed_student_run
+    assert shown(cells_calling(nb, "Grader(")).strip() == \
+        "Listo: cuaderno «notebook_student (1).ipynb», 4 funciones por implementar."
     checks = cells_calling(nb, "grader.check(")
     assert len(checks) == 5 and not errors(checks)
     assert "no se cumplen 3 de 3 pruebas públicas" in shown(cells_calling(nb, 'grader.check("attention")'))
@@ -104,6 +108,8 @@ def test_renamed_stub_notebook_runs_every_check_and_the_export(renamed_student_r
 def test_renamed_finished_notebook_passes_its_checks_the_challenge_and_exports(renamed_solution_run):
     folder, nb = renamed_solution_run
     assert not errors(nb.cells)
+    assert shown(cells_calling(nb, "Grader(")).strip() == \
+        "Listo: cuaderno «attention (1).ipynb», con sus 4 funciones implementadas."
     for cell in cells_calling(nb, "grader.check("):
         assert re.search(r"se cumplen? (las \d+|la única) pruebas? públicas?\.", shown([cell])), shown([cell])
     assert "5 de 5 criterios se cumplen." in shown(nb.cells)
@@ -120,6 +126,12 @@ def test_two_copies_of_the_notebook_get_a_spanish_explanation(built_dist, tmp_pa
     nb = execute(folder, NOTEBOOK_NAME, prelude="import os; os.environ.pop('JPY_SESSION_NAME', None)")
     said = shown(cells_calling(nb, "Grader("))
     assert "Hay varios cuadernos de esta tarea" in said and "Deja solo uno" in said
+    assert "--notebook" not in said  # a flag of lab.py, nothing this cell can take
+    # What it says works meanwhile does: grader.check runs the public tests from tests/...
+    assert "grader.check(...) funciona con las pruebas públicas de la carpeta tests/" in said
+    assert "no se cumplen 3 de 3 pruebas públicas" in shown(cells_calling(nb, 'grader.check("attention")'))
+    # ... and what it says does not work does not.
+    assert "pero la entrega no" in said
     assert "no sé cuál es tu cuaderno" in shown(cells_calling(nb, "grader.export()"))
 
 
@@ -209,24 +221,140 @@ def test_no_english_of_otter_or_argparse_in_what_students_receive(built_dist):
 # -- the guided tour and the explained solution -----------------------------------------------
 
 
-def test_guided_tour_has_no_graded_cell_and_runs_top_to_bottom(built_dist, tmp_path):
-    tour = nbformat.read(built_dist / "student" / TOUR_NAME, as_version=4)
+# What seed 000 draws: the attention heatmaps of step 5 and the positional encoding of step 7,
+# found by their titles (the tour's text alternative of each figure quotes them).
+SEED_FIGURES = ("Autoatención (cada token ve todos los tokens)", "Codificación posicional sinusoidal")
+DEMO_CAPTION = "*Demostración"
+
+
+@pytest.fixture(scope="module")
+def executed_tour(built_dist, tmp_path_factory):
+    """The shipped tour and the same tour run by a kernel in the student folder, where it
+    sits beside step 9's trained weights."""
+    folder = tmp_path_factory.mktemp("recorrido")
+    for name in (TOUR_NAME, WEIGHTS_FILE):
+        shutil.copy(built_dist / "student" / name, folder / name)
+    return nbformat.read(folder / TOUR_NAME, as_version=4), execute(folder, TOUR_NAME)
+
+
+def tour_sections(nb):
+    """{"Paso N": [cells]} for each step of a notebook, its heading cell first."""
+    sections, current = {}, None
+    for cell in nb.cells:
+        heading = re.match(r"## (Paso \d+)", cell.source) if cell.cell_type == "markdown" else None
+        if heading:
+            current = sections.setdefault(heading.group(1), [])
+        elif cell.cell_type == "markdown" and cell.source.startswith("## "):
+            current = None
+        if current is not None:
+            current.append(cell)
+    return sections
+
+
+def printed_in_order(cells) -> str:
+    """What the cells print, in order: code cells' streams and the demos' text blocks."""
+    parts = []
+    for cell in cells:
+        if cell.cell_type == "code":
+            parts += [o.get("text", "") for o in cell.get("outputs", []) if o.output_type == "stream"]
+        elif cell.source.startswith(DEMO_CAPTION):
+            parts += re.findall(r"```text\n(.*?)\n```", cell.source, re.S)
+    return "\n".join(parts)
+
+
+def figures(cells):
+    """[(text alternative or "", PNG bytes)] of every figure the cells show."""
+    import base64
+
+    found = []
+    for cell in cells:
+        for output in cell.get("outputs", []):
+            if "image/png" in output.get("data", {}):
+                found.append(("", base64.b64decode(output.data["image/png"])))
+        for alt, name in re.findall(r"!\[([^\]]*)\]\(attachment:([^)]+)\)", cell.source):
+            found.append((alt, base64.b64decode(cell.attachments[name]["image/png"])))
+    return found
+
+
+def test_guided_tour_has_no_graded_cell_and_runs_top_to_bottom(built_dist, executed_tour):
+    tour, run = executed_tour
     assert "otter" not in tour.metadata
     code = "\n".join(cell.source for cell in tour.cells if cell.cell_type == "code")
+    everything = "\n".join(cell.source for cell in tour.cells)
     text = "\n".join(cell.source for cell in tour.cells if cell.cell_type == "markdown")
-    for graded in ("grader", "BEGIN", "def attention(", "def multihead(", "def positional_encoding(",
-                   "def transformer_block(", "student_extension", "import lab", "import extension"):
+    for graded in ("grader", "BEGIN", "student_extension", "import lab", "import extension"):
         assert graded not in code, graded
+    # The demos shown as text show their code: never a graded function's.
+    for graded in ("def attention(", "def multihead(", "def positional_encoding(", "def transformer_block("):
+        assert graded not in everything, graded
     for exercise in ("**Ejercicio", "**Pregunta", "**Reto:", "## Entrega", "_Escribe aquí tu respuesta._"):
         assert exercise not in text, exercise
     assert all(cell.cell_type in ("markdown", "code") for cell in tour.cells)
     assert any("attachment:transformer_flow.png" in c.source and c.get("attachments") for c in tour.cells)
-    # The tour sits in the student folder, beside step 9's trained weights, which it loads.
-    for name in (TOUR_NAME, WEIGHTS_FILE):
-        shutil.copy(built_dist / "student" / name, tmp_path / name)
-    run = execute(tmp_path, TOUR_NAME)
     assert not errors(run.cells)
     assert "Tras 60 tokens" in shown(run.cells)
+
+
+def test_the_executed_tour_shows_every_step_s_output_and_seed_000_s_figures(executed_tour):
+    from PIL import Image
+
+    _, run = executed_tour
+    sections = tour_sections(run)
+    assert list(sections) == [f"Paso {n}" for n in range(1, 10)]
+    for step, cells in sections.items():
+        if step != "Paso 1":  # the imports print nothing, in seed 000 too
+            assert printed_in_order(cells).strip() or figures(cells), f"{step} shows nothing"
+    # Steps 2-8 print seed 000's own numbers, in its order, and step 9 its model's.
+    assert_matches_seed(printed_in_order(run.cells))
+    assert "El modelo acierta 1600 de 1600 dígitos (100,0 %)" in printed_in_order(sections["Paso 9"])
+    artifacts = ROOT / "tests" / "artifacts" / "lesson"
+    artifacts.mkdir(parents=True, exist_ok=True)
+    for title, step in zip(SEED_FIGURES, ("Paso 5", "Paso 7")):
+        (figure,) = [png for alt, png in figures(sections[step]) if title in alt]
+        image = Image.open(io.BytesIO(figure))
+        assert image.format == "PNG" and image.width > 600 and image.height > 300, image.size
+        (artifacts / f"tour_{step.replace(' ', '_').lower()}.png").write_bytes(figure)
+    # Step 9's heads, random and trained, with what each attends to.
+    (heads,) = [png for alt, png in figures(sections["Paso 9"]) if "Cabeza 1, pesos entrenados" in alt]
+    (artifacts / "tour_paso_9.png").write_bytes(heads)
+
+
+def test_the_tour_ships_what_a_kernel_prints(executed_tour):
+    # Its code cells come with their outputs; a demo shown as text draws from the same rng at
+    # build time, so a later code cell that drew from it too would print other numbers here.
+    shipped, run = executed_tour
+    for before, after in zip(shipped.cells, run.cells):
+        if before.cell_type == "code":
+            assert [o.get("text") for o in before.outputs] == [o.get("text") for o in after.outputs], \
+                before.source.splitlines()[0]
+            assert [o.output_type for o in before.outputs] == [o.output_type for o in after.outputs]
+
+
+# A sentence that announces the cell after it; the tour must have that cell.
+PROMISES = re.compile(r"(La celda siguiente|Comprobémoslo|lo comprueba|Cargamos|La probamos|Lo medimos|"
+                      r"Construimos|Miramos|dibujamos)[^.]*:\s*$")
+
+
+@pytest.mark.parametrize("name", [TOUR_NAME, NOTEBOOK_NAME])
+def test_every_cell_the_text_announces_is_there(built_dist, name):
+    nb = nbformat.read(built_dist / "student" / name, as_version=4)
+    announced = 0
+    for cell, after in zip(nb.cells, nb.cells[1:]):
+        if cell.cell_type == "markdown" and PROMISES.search(cell.source):
+            announced += 1
+            assert after.cell_type == "code" or after.source.startswith(DEMO_CAPTION), cell.source[-120:]
+    assert announced >= 8
+
+
+def test_the_tour_does_not_speak_of_functions_the_reader_wrote(built_dist):
+    tour = nbformat.read(built_dist / "student" / TOUR_NAME, as_version=4)
+    text = "\n".join(cell.source for cell in tour.cells)
+    assert "lo construimos pieza a pieza" not in tour.cells[0].source
+    yours = re.compile(r"(?i)\btus? (?:propias? )?(?:`\w+`|\*\*|funci|código)|\*\*tus?\*\*|las tuyas|con tus")
+    assert not yours.findall(text), yours.findall(text)
+    # The control: the student notebook, which does speak of them, is caught.
+    student = (built_dist / "student" / NOTEBOOK_NAME).read_text(encoding="utf-8")
+    assert len(yours.findall(student)) >= 5
 
 
 def test_explained_solution_explains_every_graded_answer_and_stays_out_of_the_student_folder(built_dist):
@@ -294,3 +422,21 @@ def test_check_all_reports_every_question_and_fails_an_empty_challenge(built_dis
     namespace["student_extension"] = dict.fromkeys(namespace["student_extension"])  # the template's None
     exec("empty = grader.check_all()", namespace)
     assert "student_extension: no se cumple 1 de 1 prueba pública." in repr(namespace["empty"])
+
+
+def test_with_two_copies_check_all_still_runs_every_question_from_the_tests_folder(
+        built_dist, tmp_path, monkeypatch, capsys):
+    from notebook_code import restart_and_run_all
+    from notebook_grader import Grader
+
+    folder = student_folder(built_dist, tmp_path, built_dist / "solution" / SOLUTION_NAME, "mi cuaderno.ipynb")
+    shutil.copy(folder / "mi cuaderno.ipynb", folder / "mi cuaderno (1).ipynb")
+    monkeypatch.chdir(folder)
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    namespace = dict(restart_and_run_all(folder / "mi cuaderno.ipynb").namespace)
+    namespace["grader"] = Grader(assignment=assignment_name(folder / "mi cuaderno.ipynb"))
+    assert "Hay varios cuadernos de esta tarea" in capsys.readouterr().out
+    exec("finished = grader.check_all()", namespace)
+    finished = repr(namespace["finished"])
+    for question in ("attention", "multihead", "positional_encoding", "transformer_block", "student_extension"):
+        assert f"{question}: se cumple" in finished, finished

@@ -87,7 +87,7 @@ GLOSSES = {
     "max_abs_token_mean": "mayor media (en valor absoluto) de un token de salida",
     "max_abs_variance_error": "mayor distancia entre la varianza de un token y 1",
     "max_abs_change_before_last": "mayor cambio en los tokens anteriores al último",
-    "worked_example": "ejemplo trabajado del apunte",
+    "worked_example": "ejemplo trabajado del paso 3 del cuaderno",
 }
 
 

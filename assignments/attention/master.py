@@ -36,7 +36,7 @@
 # %% [markdown]
 # # 055 — La atención y el Transformer, desde cero
 #
-# Antes de 2017, los modelos de lenguaje leían el texto palabra a palabra con redes recurrentes (RNN), arrastrando una memoria de una palabra a la siguiente. Ese enfoque chocó con un muro en los textos largos, y el artículo *Attention Is All You Need* lo sustituyó por el Transformer, cuya pieza central es la atención: cada token puede mirar directamente a todos los demás y decidir cuánto importa cada uno. En este cuaderno lo construimos pieza a pieza con NumPy, siguiendo las notas de Marta (secciones 7.7 y 7.8):
+# Antes de 2017, los modelos de lenguaje leían el texto palabra a palabra con redes recurrentes (RNN), arrastrando una memoria de una palabra a la siguiente. Ese enfoque chocó con un muro en los textos largos, y el artículo *Attention Is All You Need* lo sustituyó por el Transformer, cuya pieza central es la atención: cada token puede mirar directamente a todos los demás y decidir cuánto importa cada uno. Este cuaderno lo recorre pieza a pieza con NumPy, en nueve pasos:
 #
 # 1. Importar las bibliotecas.
 # 2. El muro de las redes recurrentes: recuerdos que se desvanecen.
@@ -46,57 +46,83 @@
 # 6. La atención multicabeza.
 # 7. La codificación posicional con senos y cosenos.
 # 8. Un bloque Transformer completo.
+# 9. Un Transformer entrenado: qué aprende cada cabeza.
+#
+# > Las citas que empiezan por **Nota del kit** son del kit de esta clase: corrigen o amplían el material de la clase.
 
 # %% [markdown] tags=["solution-note"]
 # > **Solución de referencia explicada.** Este cuaderno es el de los estudiantes con la solución de cada ejercicio y, después de cada una, una explicación de por qué es así y de los errores que el corrector reconoce. Es para el profesorado: publícalo **después** de la fecha de entrega. Las respuestas de las preguntas escritas son un modelo, no la única respuesta válida: se corrigen con la rúbrica por niveles.
 
 # %% [markdown] tags=["tour-only"]
-# **Recorrido guiado.** Este cuaderno resume la materia de la clase: el texto de los ocho pasos, las fórmulas, el diagrama del bloque y las demostraciones que no necesitan las cuatro funciones que implementas tú. Los ejercicios, las pruebas, las preguntas y el reto están en `notebook_student.ipynb`, en esta misma carpeta, y las celdas que usan tus funciones solo están allí. Para ejecutar este recorrido basta con `python -m pip install -r requirements.txt` (numpy y matplotlib).
+# **Recorrido guiado.** Este cuaderno resume la materia de la clase: el texto de los nueve pasos, las fórmulas, el diagrama del bloque y todas las demostraciones, cada una con lo que imprime y dibuja. Los ejercicios, las pruebas, las preguntas, el laboratorio y el reto están en `notebook_student.ipynb`, en esta misma carpeta.
+#
+# Cuatro funciones, `attention`, `multihead`, `positional_encoding` y `transformer_block`, se implementan en ese cuaderno y no están en este. Las demostraciones que las necesitan aparecen aquí como texto: su código y, debajo, lo que imprimen y dibujan, calculado al preparar la clase con la solución de referencia. Las demás son celdas de código que puedes ejecutar. Para hacerlo, en una terminal abierta en esta carpeta:
+#
+# ```
+# python -m pip install -r requirements.txt
+# jupyter lab notebook.ipynb
+# ```
 
 # %% [markdown] tags=["graded-only"]
-# **Qué tienes que hacer.** Implementa cuatro funciones: `attention` (paso 3), `multihead` (paso 6), `positional_encoding` (paso 7) y `transformer_block` (paso 8). Cada una vive sola en su celda y empieza lanzando `NotImplementedError`: sustituye esa línea por tu código, **sin cambiar el nombre, los parámetros ni lo que devuelve**. `softmax`, `layer_norm` e `init_multihead` ya vienen hechas.
+# **Qué tienes que hacer.** Implementa cuatro funciones: `attention` (paso 3), `multihead` (paso 6), `positional_encoding` (paso 7) y `transformer_block` (paso 8). Cada una vive sola en su celda y empieza lanzando `NotImplementedError`: sustituye esa línea por tu código, **sin cambiar el nombre, los parámetros ni lo que devuelve**. `softmax`, `layer_norm` e `init_multihead` ya vienen hechas. El paso 9 ejecuta tus funciones con los pesos de un Transformer ya entrenado. Después vienen el laboratorio, cinco preguntas, el reto verificable y la entrega.
 #
-# **Cómo se evalúa.** Después de cada función hay una celda `grader.check(...)` con pruebas públicas: comprueban propiedades (formas, filas que suman 1, la máscara causal, el ejemplo trabajado del apunte), no la respuesta. Al entregar, unas pruebas ocultas comparan cada función con una solución de referencia sobre entradas que no ves, y cada función se evalúa por separado: un error en `attention` no te quita puntos en `multihead`. Que pasen las pruebas públicas **no** garantiza que pasen las ocultas.
+# **Cómo se evalúa.** Después de cada función hay una celda `grader.check(...)` con pruebas públicas: comprueban propiedades (formas, filas que suman 1, la máscara causal, el ejemplo trabajado del paso 3, la base 10000 de la codificación posicional, el modelo entrenado del paso 9), no la respuesta. Al entregar, unas pruebas ocultas comparan cada función con una solución de referencia sobre entradas que no ves, y cada función se evalúa por separado: un error en `attention` no te quita puntos en `multihead`. Que pasen las pruebas públicas **no** garantiza que pasen las ocultas.
 #
 # **Lo que dan por hecho las pruebas ocultas**, para que nada te pille por sorpresa:
 #
-# - Tu cuaderno se ejecuta **entero, de arriba abajo**, en otra máquina, como con *Kernel → Restart & Run All*, y después se llama a tus funciones. Todo lo que usen tiene que estar definido en el cuaderno: un valor que solo existe en tu sesión de Jupyter no existirá allí.
+# - Tu cuaderno se ejecuta **entero, de arriba abajo**, en otra máquina, como con *Kernel → Restart Kernel and Run All Cells…* en JupyterLab y Notebook 7 (en VS Code, los botones *Restart* y después *Run All*), y después se llama a tus funciones. Todo lo que usen tiene que estar definido en el cuaderno: un valor que solo existe en tu sesión de Jupyter no existirá allí.
 # - Las entradas son arrays de NumPy de tipo `float64` (las máscaras, booleanas: `True` significa «puede atender»), y cada entrega recibe **sus propios** números, sacados al azar con las formas de cada caso. Puedes calcular en `float64` o en `float32`: se compara con una tolerancia pequeña.
 # - Hay casos con **un solo token o una sola consulta** ($n = 1$), con $n \neq m$, y sin máscara (`mask=None`).
-#
-# > Las citas con este formato son **notas del kit**: correcciones o ampliaciones del material de la clase.
 
 # %% [markdown] tags=["graded-only"]
 # ## Antes de empezar
 #
-# 1. **Trabaja dentro de la carpeta de la clase, sin separar sus archivos.** Este cuaderno usa los que vienen con él: `notebook_grader.py` y `notebook_code.py` (las comprobaciones y la entrega), `lab.py`, `lab_runner.py`, `extension.py` y `extension_schema.json` (el reto), `requirements.txt` y `assessment.md` (la guía de la evaluación). `notebook.ipynb` es el recorrido guiado de la clase, sin ejercicios, y `explorer.html` el explorador interactivo, que se abre con el navegador.
+# 1. **Trabaja dentro de la carpeta de la clase, sin separar sus archivos.** Este cuaderno usa los que vienen con él:
+#    - `notebook_grader.py` y `notebook_code.py`: las comprobaciones (`grader.check`) y la entrega;
+#    - `modelo_entrenado.npz`: los pesos del Transformer entrenado del paso 9;
+#    - `lab.py`, `lab_runner.py`, `extension.py` y `extension_schema.json`: el laboratorio y el validador del reto;
+#    - `tests/`: las pruebas públicas, también como archivos;
+#    - `requirements.txt` y `assessment.md`: los paquetes que hay que instalar y la guía de la evaluación.
+#
+#    `notebook.ipynb` es el recorrido guiado de la clase, sin ejercicios, y `explorer.html` el explorador interactivo, que se abre con el navegador.
 # 2. **Instala los paquetes** con Python 3.11 o más reciente. En una terminal abierta en la carpeta:
 #
 #    ```
 #    python -m pip install -r requirements.txt
 #    ```
 #
-#    Si usas un entorno virtual (`python -m venv .venv`), actívalo antes. Abre el cuaderno con Jupyter o con VS Code usando **ese mismo Python**: si falta algún paquete, la primera celda te dice cuál.
-# 3. **Da igual cómo se llame el archivo.** Si el navegador lo guardó como `notebook_student (1).ipynb`, la primera celda lo encuentra igual. Solo necesita que en la carpeta no haya **dos copias** de este cuaderno: si las hay, deja la tuya y mueve la otra.
-# 4. Ejecuta la celda siguiente antes que ninguna otra.
+#    Si usas un entorno virtual (`python -m venv .venv`), actívalo antes.
+# 3. **Abre el cuaderno con ese mismo Python.** En la misma terminal:
+#
+#    ```
+#    jupyter lab notebook_student.ipynb
+#    ```
+#
+#    `requirements.txt` instala JupyterLab, que abre el cuaderno en tu navegador. Si prefieres **VS Code** (con sus extensiones Python y Jupyter): abre esta carpeta con *File → Open Folder…*, abre `notebook_student.ipynb`, pulsa *Select Kernel* (arriba a la derecha), elige *Python Environments…* y, en la lista, el Python con el que instalaste los paquetes (el de `.venv`, si lo creaste). Si falta algún paquete, la primera celda te dice cuál.
+# 4. **Da igual cómo se llame el archivo.** Si el navegador lo guardó como `notebook_student (1).ipynb`, la primera celda lo encuentra igual. Solo necesita que en la carpeta no haya **dos copias** de este cuaderno: si las hay, deja la tuya y mueve la otra.
+# 5. **Ejecuta la celda siguiente antes que ninguna otra.** Te dice qué cuaderno ha encontrado y cuántas funciones te quedan por implementar.
 
 # %% deletable=false editable=false tags=["graded-only"]
 # <kit: init>
 
 # %% [markdown]
+# ## Propósito
+#
+# Comprender la atención y la arquitectura Transformer dentro de la evolución de la inteligencia artificial, implementar un experimento mínimo verificable y distinguir qué parte constituye evidencia frente a una afirmación todavía no comprobada.
+#
 # ## Resultados de aprendizaje
 #
 # Al terminar podrás:
 #
-# 1. **Explicar** la atención y la arquitectura Transformer con los conceptos de autoatención (*self-attention*), atención multicabeza (*multi-head*), codificación posicional (*positional*) y bloque Transformer: pasos 3 a 8 y preguntas 1 y 2.
-# 2. **Ejecutar el laboratorio** con una semilla explícita y revisar su contrato JSON: «Reto verificable» y pregunta 3.
+# 1. **Explicar** la atención y la arquitectura Transformer con los conceptos de autoatención (*self-attention*), atención multicabeza (*multi-head*), codificación posicional (*positional*) y bloque Transformer: pasos 3 a 9 y preguntas 1 y 2.
+# 2. **Ejecutar el laboratorio** con una semilla explícita y revisar su contrato JSON: «Laboratorio» y pregunta 3.
 # 3. **Identificar** al menos un supuesto, una limitación y un riesgo de aplicación: el reto verificable.
 # 4. **Comparar** el enfoque con la etapa anterior de la ruta, las redes recurrentes de la clase 054: paso 2.
 # 5. **Producir** una evidencia reproducible y una conclusión que no exceda los datos: el reto y la pregunta 4.
 #
 # ## Ubicación en el mapa de la IA
 #
-# *Attention Is All You Need* (Vaswani et al., 2017) eliminó la recurrencia de la clase 054: en lugar de comprimir toda la historia en un estado, cada token consulta directamente a todos los demás. El Transformer resolvió a la vez las dependencias largas y la paralelización del entrenamiento, y es la arquitectura de BERT, de GPT y de los grandes modelos de lenguaje actuales, de la visión por computador (ViT) y de la predicción de estructuras de proteínas (AlphaFold). El paso 2 mide el muro que dejó atrás; los pasos 3 a 8 construyen la pieza que lo sustituyó.
+# *Attention Is All You Need* (Vaswani et al., 2017) eliminó la recurrencia de la clase 054: en lugar de comprimir toda la historia en un estado, cada token consulta directamente a todos los demás. El Transformer resolvió a la vez las dependencias largas y la paralelización del entrenamiento, y es la arquitectura de BERT, de GPT y de los grandes modelos de lenguaje actuales, de la visión por computador (ViT) y de la predicción de estructuras de proteínas (AlphaFold). El paso 2 mide el muro que dejó atrás; los pasos 3 a 8 construyen la pieza que lo sustituyó, y el paso 9 la ve entrenada.
 
 # %% [markdown]
 # ## Paso 1: Importar las bibliotecas
@@ -109,12 +135,12 @@ np.set_printoptions(precision=3, suppress=True)
 rng = np.random.default_rng(0)
 
 # %% [markdown]
-# Todas las celdas de demostración sacan sus números aleatorios de este único `rng`, en el mismo orden que el apunte, así que verás exactamente los mismos valores que allí. Si ejecutas una celda dos veces, el orden se rompe: usa *Kernel → Restart & Run All* para volver a los números del apunte.
+# Todas las celdas de demostración sacan sus números aleatorios de este único `rng`, siempre en el mismo orden, así que verás exactamente los números que cita el texto. Si ejecutas una celda dos veces, el orden se rompe: para volver a ellos, reinicia y ejecútalo todo, con *Kernel → Restart Kernel and Run All Cells…* en JupyterLab y Notebook 7, o con los botones *Restart* y después *Run All* en VS Code.
 
 # %% [markdown]
 # ## Paso 2: El muro de las redes recurrentes
 #
-# Una RNN actualiza un estado oculto con cada token nuevo, $h_t = \tanh(W h_{t-1} + U x_t)$, así que la información del principio de la secuencia tiene que sobrevivir a todos los pasos posteriores. Durante el entrenamiento, el gradiente que indica a la red cómo afectó el principio al resultado es un producto de una derivada por paso, y un producto de muchos números menores que uno se encoge exponencialmente: otra vez el desvanecimiento del gradiente del capítulo 6, ahora a lo largo de la secuencia. Medimos cuánto depende todavía el estado final $h_T$ del estado inicial $h_0$ para secuencias cada vez más largas:
+# Una RNN actualiza un estado oculto con cada token nuevo, $h_t = \tanh(W h_{t-1} + U x_t)$, así que la información del principio de la secuencia tiene que sobrevivir a todos los pasos posteriores. Durante el entrenamiento, el gradiente que indica a la red cómo afectó el principio al resultado es un producto de una derivada por paso, y un producto de muchos números menores que uno se encoge exponencialmente: el mismo desvanecimiento del gradiente que en una red de muchas capas, ahora a lo largo de la secuencia. Medimos cuánto depende todavía el estado final $h_T$ del estado inicial $h_0$ para secuencias cada vez más largas:
 
 # %%
 d_hidden = 16
@@ -143,7 +169,9 @@ for T in [1, 5, 10, 20, 40, 60]:
 #
 # $$\text{Attention}(Q, K, V) = \text{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right)V$$
 #
-# Sigamos la intuición de Marta con vectores pequeños diseñados a mano. Cada token tiene 4 características: cardiaco, localización corporal, persona y palabra funcional. De momento, las consultas, las claves y los valores son los propios vectores.
+# Es un **diccionario diferenciable de acceso blando**. Un diccionario de Python devuelve el valor de la única clave que coincide exactamente con la consulta; la atención compara la consulta con **todas** las claves y devuelve una mezcla de **todos** los valores, pesada por el parecido de cada clave con la consulta. Como los pesos salen de una softmax, todo es derivable y se puede entrenar, y cualquier par de posiciones queda conectado a distancia 1, por lejos que estén en la secuencia.
+#
+# Sigamos la intuición con vectores pequeños diseñados a mano. Cada token tiene 4 características: cardiaco, localización corporal, persona y palabra funcional. De momento, las consultas, las claves y los valores son los propios vectores.
 #
 # > **Para verlo en marcha:** la sección 1 del [explorador interactivo](explorer.html#qkv) (`explorer.html`, en tu carpeta; ábrelo con el navegador) calcula $Q$, $K$, $V$, las puntuaciones, la softmax y la salida con matrices que puedes editar, con y sin máscara causal.
 
@@ -162,6 +190,21 @@ X_toy = 2 * np.array([[0.0,    0.0,      0.0,    1.0],    # el
 
 # %%
 # <reference: softmax>
+
+# %% [markdown]
+# **Ejemplo trabajado.** Dos tokens con $d_k = 2$, cuyas proyecciones ya dieron
+#
+# $$Q = K = \begin{pmatrix}1 & 0\\ 0 & 1\end{pmatrix} \qquad V = \begin{pmatrix}1 & 2\\ 3 & 4\end{pmatrix}$$
+#
+# 1. **Puntuaciones.** $QK^\top$ es la identidad, y escalada, $QK^\top / \sqrt{2} = \begin{pmatrix}0{,}7071 & 0\\ 0 & 0{,}7071\end{pmatrix}$.
+# 2. **Softmax por filas.** En la fila 1, $e^{0{,}7071} = 2{,}0281$ y $e^{0} = 1$, que suman $3{,}0281$: los pesos son $2{,}0281 / 3{,}0281 = 0{,}6698$ y $1 / 3{,}0281 = 0{,}3302$. La fila 2 es la misma al revés:
+#
+#    $$A = \begin{pmatrix}0{,}6698 & 0{,}3302\\ 0{,}3302 & 0{,}6698\end{pmatrix}$$
+# 3. **Salida $AV$.** Con los pesos sin redondear, $0{,}669762$ y $0{,}330238$, la fila 1 es $0{,}669762 \cdot (1, 2) + 0{,}330238 \cdot (3, 4) = (1{,}6605;\ 2{,}6605)$, y la fila 2, $0{,}330238 \cdot (1, 2) + 0{,}669762 \cdot (3, 4) = (2{,}3395;\ 3{,}3395)$.
+#
+# Cada token termina siendo una mezcla de todos los valores, dominada por el valor del token cuya clave se parece más a su consulta. Con máscara causal, la fila 1 solo vería el token 1: su salida sería exactamente $(1, 2)$.
+#
+# > **Nota del kit.** La página de la clase da como salida $(1{,}6604;\ 2{,}6604)$ y $(2{,}3396;\ 3{,}3396)$ porque multiplica los pesos ya redondeados a 4 decimales, $0{,}6698$ y $0{,}3302$. Sin redondear por el camino, la salida es la de aquí.
 
 # %% [raw]
 # # BEGIN QUESTION
@@ -205,9 +248,9 @@ def attention(Q, K, V, mask=None):
 # %%
 """ # BEGIN TEST CONFIG
 points: 0
-failure_message: "Repasa el ejemplo trabajado del apunte: Q = K = I, V = [[1, 2], [3, 4]]."
+failure_message: "Repasa el ejemplo trabajado del paso 3: Q = K = I, V = [[1, 2], [3, 4]]."
 """ # END TEST CONFIG
-def test_attention_reproduces_worked_example(attention):
+def test_attention_reproduce_el_ejemplo_trabajado(attention):
     import numpy as np
     Q = K = np.eye(2)
     V = np.array([[1.0, 2.0], [3.0, 4.0]])
@@ -223,7 +266,7 @@ def test_attention_reproduces_worked_example(attention):
 """ # BEGIN TEST CONFIG
 points: 0
 """ # END TEST CONFIG
-def test_attention_shapes_and_row_sums(attention):
+def test_attention_da_formas_correctas_y_filas_que_suman_1(attention):
     import numpy as np
     rng = np.random.default_rng(123)
     Q, K, V = rng.normal(size=(3, 4)), rng.normal(size=(5, 4)), rng.normal(size=(5, 2))
@@ -236,7 +279,7 @@ def test_attention_shapes_and_row_sums(attention):
 """ # BEGIN TEST CONFIG
 points: 0
 """ # END TEST CONFIG
-def test_attention_causal_mask_gives_no_weight_to_the_future(attention):
+def test_attention_con_mascara_causal_no_da_peso_al_futuro(attention):
     import numpy as np
     Q = K = np.eye(2)
     V = np.array([[1.0, 2.0], [3.0, 4.0]])
@@ -244,7 +287,7 @@ def test_attention_causal_mask_gives_no_weight_to_the_future(attention):
     output, weights = attention(Q, K, V, mask=causal)
     assert np.allclose(weights[~causal], 0), "Con la máscara causal, el peso sobre los tokens futuros debe ser 0"
     assert np.allclose(output[0], [1.0, 2.0]), \
-        f"Con máscara causal, la fila 0 solo ve el token 0: su salida debe ser exactamente (1, 2), no {np.round(output[0], 4).tolist()}"
+        f"Con máscara causal, la primera fila solo ve el primer token: su salida debe ser exactamente (1, 2), no {np.round(output[0], 4).tolist()}"
 
 # %% [raw]
 # # END TESTS
@@ -265,9 +308,7 @@ output = weights @ X_toy
 print(f"\nNuevo vector para 'dolor' (media ponderada de los valores): {output}")
 
 # %% [markdown]
-# "Dolor" atiende sobre todo a "pecho" (0,369), a sí mismo (0,334) y a "brazo" (0,176), y casi nada a "el", "paciente" o "tiene", los tokens sin características cardiacas ni de localización corporal. Su nuevo vector es una mezcla de esos tres, así que tras la atención "dolor" lleva información sobre dónde duele. Como dice Marta, la softmax decide el foco.
-#
-# > **Nota del kit (ejemplo trabajado del apunte).** Con $Q = K = I$ y $V = \begin{pmatrix}1 & 2\\ 3 & 4\end{pmatrix}$ los pesos son $A = \begin{pmatrix}0{,}6698 & 0{,}3302\\ 0{,}3302 & 0{,}6698\end{pmatrix}$ y la salida tiene filas $(1{,}6605;\ 2{,}6605)$ y $(2{,}3395;\ 3{,}3395)$. El apunte escribe $1{,}6604$ y $2{,}3396$ porque multiplicó pesos ya redondeados a 4 decimales; sin redondear por el camino, el resultado es el de aquí, y es el que comprueba la prueba pública.
+# "Dolor" atiende sobre todo a "pecho" (0,369), a sí mismo (0,334) y a "brazo" (0,176), y casi nada a "el", "paciente" o "tiene", los tokens sin características cardiacas ni de localización corporal. Su nuevo vector es una mezcla de esos tres, así que tras la atención "dolor" lleva información sobre dónde duele: la softmax decide el foco.
 
 # %% [markdown]
 # ## Paso 4: Por qué dividir por $\sqrt{d_k}$
@@ -283,16 +324,18 @@ for d_k in [4, 64, 512]:
           f"escalando {w_scaled.max():.3f}")
 
 # %% [markdown]
-# Con $d_k = 4$ las puntuaciones son pequeñas y los pesos siguen repartidos con o sin escalado. Pero la dispersión de las puntuaciones crece con la dimensión (6,13 con 64 dimensiones, 32,88 con 512) y, sin escalar, la softmax se satura: con $d_k = 512$ una sola clave se lleva todo el peso (1,000) y las demás reciben prácticamente cero, así que sus gradientes se desvanecen. Dividir por $\sqrt{d_k}$ devuelve las puntuaciones a una dispersión comparable en cualquier dimensión: si las componentes de $q$ y $k$ son independientes con varianza 1, $q \cdot k$ tiene varianza $d_k$, y $q \cdot k / \sqrt{d_k}$ tiene varianza 1.
+# Con $d_k = 4$ las puntuaciones son pequeñas y los pesos siguen repartidos con o sin escalado. Pero la dispersión de las puntuaciones crece con la dimensión (6,13 con 64 dimensiones, 32,88 con 512) y, sin escalar, la softmax se satura: con $d_k = 512$ una sola clave se lleva todo el peso (1,000) y las demás reciben prácticamente cero, así que sus gradientes se desvanecen. Dividir por $\sqrt{d_k}$ devuelve las puntuaciones a una dispersión comparable en cualquier dimensión.
 #
-# Ojo con leer demasiado en una sola consulta: con otro sorteo, el mayor peso sin escalar con $d_k = 64$ puede salir mayor que con $d_k = 512$. Lo que crece con $d_k$ es el mayor peso **en promedio**; el laboratorio del reto lo mide así, sobre 200 consultas. La sección 2 del [explorador interactivo](explorer.html#escala) te deja repetir el sorteo y comparar la entropía de los pesos con y sin escalado.
+# > **Nota del kit: por qué $\sqrt{d_k}$ exactamente.** Si las componentes de $q$ y de $k$ son independientes, con media 0 y varianza 1, cada producto $q_i k_i$ tiene media 0 y varianza 1, así que su suma $q \cdot k$ tiene media 0 y varianza $d_k$, y $q \cdot k / \sqrt{d_k}$ tiene varianza 1. Ojo también con leer demasiado en una sola consulta: con otro sorteo, el mayor peso sin escalar con $d_k = 64$ puede salir mayor que con $d_k = 512$. Lo que crece con $d_k$ es el mayor peso **en promedio**; el laboratorio de `notebook_student.ipynb` lo mide así, sobre 200 consultas.
+#
+# La sección 2 del [explorador interactivo](explorer.html#escala) te deja repetir el sorteo y comparar la entropía de los pesos con y sin escalado.
 
 # %% [markdown]
 # ## Paso 5: La autoatención sobre una frase, y la máscara causal
 #
 # En un Transformer real, $Q$, $K$ y $V$ no son los propios vectores de los tokens: cada una se obtiene multiplicando la matriz de vectores de los tokens $X$ por una matriz aprendida, $Q = XW^Q$, $K = XW^K$, $V = XW^V$. Con la frase entera a la vez, la atención produce una matriz de pesos: la fila $i$ dice cuánto atiende el token $i$ a cada token $j$. Aquí las proyecciones son aleatorias, como antes del entrenamiento.
 #
-# Los modelos de lenguaje como GPT generan texto de izquierda a derecha, así que un token no debe mirar los tokens que vienen después. Eso se consigue con una máscara causal, que da peso cero a todas las posiciones futuras. Esta celda usa **tu** `attention`:
+# Los modelos de lenguaje como GPT generan texto de izquierda a derecha, así que un token no debe mirar los tokens que vienen después. Eso se consigue con una máscara causal, que da peso cero a todas las posiciones futuras. La celda siguiente aplica `attention`, la función del paso 3, a la frase entera, sin máscara y con ella, y dibuja los pesos de las dos:
 
 # %%
 sentence = ['el', 'paciente', 'tiene', 'dolor', 'torácico', 'que', 'irradia', 'al', 'brazo']
@@ -322,7 +365,7 @@ plt.show()
 # %% [markdown]
 # Con pesos aleatorios el patrón todavía no significa nada: el entrenamiento es lo que ajusta $W^Q$, $W^K$ y $W^V$ para que los tokens relacionados produzcan puntuaciones altas. Lo que importa aquí es la estructura. Cada token está conectado con todos los demás en un solo paso, sea cual sea la distancia entre ellos, que es justo lo que le faltaba a la RNN. Y la máscara causal deja solo el triángulo inferior.
 #
-# La máscara causal es también lo que permite **entrenar en paralelo**: con ella, la predicción del siguiente token en cada posición se calcula a la vez para toda la secuencia, sin que ninguna posición vea la respuesta. Un Transformer solo produce los tokens de uno en uno al *generar* texto, no al entrenar.
+# Como no hay recurrencia, ninguna posición tiene que esperar a la anterior: un Transformer calcula todas las posiciones a la vez. La máscara causal es lo que hace válido **entrenar en paralelo** así: la predicción del siguiente token en cada posición se calcula a la vez para toda la secuencia, sin que ninguna posición vea la respuesta. Un Transformer solo produce los tokens de uno en uno al *generar* texto, no al entrenar.
 #
 # **El precio de conectarlo todo.** La matriz de puntuaciones tiene $n \times n$ entradas, y cada una es un producto escalar de $d$ números: la atención cuesta $O(n^2 \cdot d)$ operaciones y $O(n^2)$ memoria por cabeza. Con estos 9 tokens son 81 puntuaciones; con un documento de 100 000 tokens serían $10^{10}$. Ese crecimiento cuadrático con la longitud $n$ es la razón de toda la investigación en contextos largos.
 
@@ -371,7 +414,7 @@ def multihead(X, heads, W_O, mask=None):
 """ # BEGIN TEST CONFIG
 points: 0
 """ # END TEST CONFIG
-def test_multihead_keeps_the_shape(multihead):
+def test_multihead_conserva_la_forma(multihead):
     import numpy as np
     rng = np.random.default_rng(7)
     heads = [tuple(rng.normal(size=(6, 3)) for _ in range(3)) for _ in range(2)]
@@ -382,7 +425,7 @@ def test_multihead_keeps_the_shape(multihead):
 """ # BEGIN TEST CONFIG
 points: 0
 """ # END TEST CONFIG
-def test_multihead_with_causal_mask_ignores_future_tokens(multihead):
+def test_multihead_con_mascara_causal_ignora_los_tokens_futuros(multihead):
     import numpy as np
     rng = np.random.default_rng(8)
     heads = [tuple(rng.normal(size=(6, 3)) for _ in range(3)) for _ in range(2)]
@@ -408,12 +451,12 @@ n_params = sum(w.size for h in heads for w in h) + W_O.size
 print(f"2 cabezas de dimensión {heads[0][0].shape[1]}; forma de la salida {mh.shape}; parámetros {n_params}")
 
 # %% [markdown]
-# Cada cabeza *puede* especializarse en una relación distinta (concordancia, correferencia, posición relativa…), pero nada en el diseño se lo asigna: los roles emergen, o no, del entrenamiento, y interpretar cabezas es un área de investigación, no una garantía. Aquí, con pesos aleatorios, ninguna cabeza significa nada todavía.
+# Cada cabeza *puede* especializarse en una relación distinta (concordancia, correferencia, posición relativa…), pero nada en el diseño se lo asigna: los roles emergen, o no, del entrenamiento, y interpretar cabezas es un área de investigación, no una garantía. Aquí, con pesos aleatorios, ninguna cabeza significa nada todavía; el paso 9 muestra qué cambia al entrenar.
 
 # %% [markdown]
 # ## Paso 7: La codificación posicional
 #
-# Las notas de Marta señalan una propiedad sorprendente: la atención, por sí sola, es ciega al orden de las palabras. Si barajamos los tokens, las salidas se barajan exactamente igual, pero no cambian. Comprobémoslo con tu `multihead`:
+# Una propiedad sorprendente: la atención, por sí sola, es ciega al orden de las palabras. Si barajamos los tokens, las salidas se barajan exactamente igual, pero no cambian. Comprobémoslo con `multihead`, la función del paso 6:
 
 # %%
 perm = rng.permutation(n)
@@ -426,7 +469,13 @@ print(f"Barajar los tokens solo baraja las salidas: {np.allclose(out[perm], out_
 #
 # $$PE_{(pos, 2i)} = \sin\left(\frac{pos}{10000^{2i/d_{\text{model}}}}\right) \qquad PE_{(pos, 2i+1)} = \cos\left(\frac{pos}{10000^{2i/d_{\text{model}}}}\right)$$
 #
-# Marta demuestra que, para cualquier desplazamiento $k$, la codificación de la posición $pos + k$ es una rotación de la codificación de $pos$, con una matriz que solo depende de $k$.
+# Para cualquier desplazamiento $k$, la codificación de la posición $pos + k$ es una rotación de la codificación de $pos$, con una matriz que solo depende de $k$.
+#
+# > **Nota del kit: por qué es una rotación.** Bastan el seno y el coseno de una suma. Para cada frecuencia $\omega_i$,
+# >
+# > $$\begin{pmatrix}\sin((pos + k)\,\omega_i)\\ \cos((pos + k)\,\omega_i)\end{pmatrix} = \begin{pmatrix}\cos(k\,\omega_i) & \sin(k\,\omega_i)\\ -\sin(k\,\omega_i) & \cos(k\,\omega_i)\end{pmatrix}\begin{pmatrix}\sin(pos\,\omega_i)\\ \cos(pos\,\omega_i)\end{pmatrix}$$
+# >
+# > La matriz gira cada pareja (seno, coseno) un ángulo $k\,\omega_i$ y no depende de $pos$. Con una pareja por frecuencia, $R_k$ es diagonal por bloques de $2 \times 2$, un bloque por frecuencia.
 
 # %% [raw]
 # # BEGIN QUESTION
@@ -461,7 +510,7 @@ def positional_encoding(n_positions, d_model):
 """ # BEGIN TEST CONFIG
 points: 0
 """ # END TEST CONFIG
-def test_positional_encoding_shapes_and_first_row(positional_encoding):
+def test_positional_encoding_da_formas_correctas_y_la_primera_fila(positional_encoding):
     import numpy as np
     result = positional_encoding(5, 6)
     assert isinstance(result, tuple) and len(result) == 2, "positional_encoding debe devolver la tupla (pe, omega)"
@@ -475,7 +524,21 @@ def test_positional_encoding_shapes_and_first_row(positional_encoding):
 """ # BEGIN TEST CONFIG
 points: 0
 """ # END TEST CONFIG
-def test_positional_encoding_pairs_lie_on_the_unit_circle(positional_encoding):
+def test_positional_encoding_usa_la_base_10000(positional_encoding):
+    import math
+    import numpy as np
+    # Con d_model = 4, la fórmula da ω_0 = 1 / 10000^0 = 1 y ω_1 = 1 / 10000^(2/4) = 1/100.
+    pe, omega = positional_encoding(3, 4)
+    assert np.allclose(omega, [1, 0.01]), \
+        f"Con d_model = 4, ω_i = 1 / 10000^(2i/d_model) da ω = (1; 0,01), y tu omega es {np.round(omega, 6).tolist()}: ¿usas la base 10000?"
+    assert np.allclose(pe[2], [math.sin(2), math.cos(2), math.sin(0.02), math.cos(0.02)]), \
+        "En la posición 2 con d_model = 4, la fila debe ser (sin 2, cos 2, sin 0,02, cos 0,02): pe tiene que usar las mismas frecuencias que omega"
+
+# %%
+""" # BEGIN TEST CONFIG
+points: 0
+""" # END TEST CONFIG
+def test_positional_encoding_pone_cada_pareja_en_el_circulo_unidad(positional_encoding):
     import numpy as np
     pe, omega = positional_encoding(20, 8)
     assert np.allclose(pe[:, 0::2] ** 2 + pe[:, 1::2] ** 2, 1), \
@@ -516,18 +579,22 @@ print(f"Con codificación posicional, barajar solo baraja las salidas: {np.allcl
 # %% [markdown]
 # La propiedad de la rotación se cumple con una diferencia de $2{,}4 \times 10^{-15}$, es decir, exactamente salvo errores de redondeo: avanzar 3 posiciones es la misma rotación en cualquier punto de la secuencia. Y una vez sumada la codificación posicional, barajar los tokens sí cambia las salidas, así que el modelo ya puede distinguir "el paciente atendió al doctor" de "el doctor atendió al paciente". La sección 4 del [explorador interactivo](explorer.html#posiciones) muestra la matriz completa y cómo la similitud entre dos posiciones depende solo de su distancia.
 #
-# **Variantes modernas.** Los senos y cosenos del artículo original no son la única forma de dar posición:
+# **Variantes modernas.** Los senos y cosenos del artículo original no son la única forma de dar posición: hay embeddings de posición aprendidos, y posiciones relativas o rotatorias.
 #
-# - **embeddings de posición aprendidos**: un vector entrenado por cada posición, sumado al del token, como en BERT y GPT-2; no sirven para posiciones más allá de las vistas al entrenar;
-# - **posiciones relativas**: en lugar de sumar una posición absoluta a cada token, la atención recibe información sobre la **distancia** entre consulta y clave;
-# - **posiciones rotatorias** (*RoPE*): se rota cada pareja de coordenadas de $q$ y de $k$ con un ángulo proporcional a su posición, exactamente la rotación $R_k$ que acabas de comprobar. Como las rotaciones conservan los productos escalares, $q \cdot k$ pasa a depender solo de la distancia entre las dos posiciones.
+# > **Nota del kit: las variantes, en detalle.**
+# >
+# > - **Embeddings de posición aprendidos**: un vector entrenado por cada posición, sumado al del token, como en BERT y GPT-2; no sirven para posiciones más allá de las vistas al entrenar.
+# > - **Posiciones relativas**: en lugar de sumar una posición absoluta a cada token, la atención recibe información sobre la **distancia** entre consulta y clave.
+# > - **Posiciones rotatorias** (*RoPE*): en lugar de sumar nada a los tokens, se rota cada pareja de coordenadas de $q$ y de $k$ con un ángulo proporcional a su posición, con bloques de $2 \times 2$ como los de $R_k$. Girar $n$ posiciones y deshacer después un giro de $m$ deja un giro de $n - m$: $R_m^\top R_n = R_{n-m}$. Por eso la puntuación entre una consulta en la posición $m$ y una clave en la posición $n$ es $(R_m q) \cdot (R_n k) = q^\top R_{n-m}\, k$: la posición entra solo a través del desplazamiento con signo $n - m$, nunca de las posiciones absolutas, y la puntuación sigue dependiendo de $q$ y de $k$, de lo que dice cada token.
 
 # %% [markdown]
 # ## Paso 8: Un bloque Transformer completo
 #
-# Un bloque Transformer lo combina todo, como en las notas de Marta: la atención multicabeza, que mezcla información entre tokens; una red feed-forward aplicada a cada token por separado, $\text{FFN}(x) = \text{ReLU}(xW_1 + b_1)W_2 + b_2$; y, alrededor de cada una, una conexión residual más una normalización de capa, $\text{LayerNorm}(x + \text{Subcapa}(x))$. La conexión residual es una "autopista" para los gradientes, y la normalización da a cada vector de token media 0 y varianza 1. Los grandes modelos de lenguaje apilan decenas de estos bloques. El recorrido completo, desde los tokens hasta el bloque siguiente:
+# Un bloque Transformer lo combina todo: la atención multicabeza, que mezcla información entre tokens; una red feed-forward aplicada a cada token por separado, $\text{FFN}(x) = \text{ReLU}(xW_1 + b_1)W_2 + b_2$; y, alrededor de cada una, una conexión residual más una normalización de capa, $\text{LayerNorm}(x + \text{Subcapa}(x))$. La conexión residual es una "autopista" para los gradientes, y la normalización resta a cada vector de token su media y lo divide por su desviación típica. Los grandes modelos de lenguaje apilan decenas de estos bloques. El recorrido completo, desde los tokens hasta el bloque siguiente:
 #
 # ![Diagrama de flujo de un bloque Transformer: tokens más codificación posicional, proyecciones, puntuaciones, máscara causal opcional, softmax por fila, salida, concatenación de cabezas, residual y normalización, FFN por token, residual y normalización, y el siguiente bloque](attachment:transformer_flow.png)
+#
+# > **Nota del kit: $\gamma$ y $\beta$.** La normalización de capa del artículo termina con dos vectores aprendidos de $d_{\text{model}}$ números cada uno, una ganancia $\gamma$ y un sesgo $\beta$: $\text{LayerNorm}(x) = \gamma \odot (x - \mu) / \sqrt{\sigma^2 + \varepsilon} + \beta$, con $\mu$ y $\sigma^2$ la media y la varianza del token. Esta `layer_norm` no los tiene (es como fijar $\gamma = 1$ y $\beta = 0$), y solo por eso su salida tiene media 0 y varianza 1 (salvo el pequeño $\varepsilon$). Con $\gamma$ y $\beta$ aprendidos, la media y la varianza de cada token a la salida las decide el entrenamiento.
 #
 # `layer_norm` ya viene hecha, sin parámetros aprendidos:
 
@@ -546,7 +613,7 @@ print(f"Con codificación posicional, barajar solo baraja las salidas: {np.allcl
 #
 # Usa tus funciones `multihead` y `layer_norm`. La normalización es por token, es decir, por filas. Si prefieres escribir tu propia normalización de capa, sin parámetros aprendidos, cuenta como correcta con cualquier $\varepsilon$ entre 0 y el de la `layer_norm` que te damos, $10^{-5}$; uno mayor, como el $10^{-3}$ de Keras, no. Las pruebas ocultas incluyen un bloque de un solo token, tokens casi constantes (con poca varianza, donde $\varepsilon$ se nota) y valores de $d_{ff}$ distintos de $4\,d_{\text{model}}$.
 #
-# > **Nota del kit (errata).** La página de la clase, en su sección «El bloque Transformer», escribe el bloque como $x \leftarrow x + \text{MultiHead}(\text{LayerNorm}(x))$ y $x \leftarrow x + \text{FFN}(\text{LayerNorm}(x))$. Esa es la variante **pre-LN**, la habitual en los modelos modernos (GPT-2 en adelante): normaliza la *entrada* de cada subcapa y deja la autopista residual limpia, lo que estabiliza el entrenamiento de pilas muy profundas. Aquí se evalúa la variante **post-LN** del artículo original y de las notas de Marta, la de la fórmula de arriba. Las dos son correctas; simplemente no dan el mismo resultado.
+# > **Nota del kit (errata).** La página de la clase, en su sección «El bloque Transformer», escribe el bloque como $x \leftarrow x + \text{MultiHead}(\text{LayerNorm}(x))$ y $x \leftarrow x + \text{FFN}(\text{LayerNorm}(x))$. Esa es la variante **pre-LN**, la habitual en los modelos modernos (GPT-2 en adelante): normaliza la *entrada* de cada subcapa y deja la autopista residual limpia, lo que estabiliza el entrenamiento de pilas muy profundas. Aquí se evalúa la variante **post-LN** del artículo original, la de la fórmula de arriba. Las dos son correctas; simplemente no dan el mismo resultado.
 
 # %%
 def transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None):
@@ -560,7 +627,7 @@ def transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None):
 
 
 # %% [markdown] tags=["solution-note"]
-# > **Por qué así.** Es el bloque **post-LN**: se suma primero la subcapa a su entrada (la conexión residual) y **después** se normaliza, dos veces. La FFN recibe la `x` ya normalizada de la primera subcapa, y sus dos sesgos `b1` y `b2` cuentan. La variante pre-LN de la página de la clase ($x + \text{MultiHead}(\text{LayerNorm}(x))$) es un error típico reconocido aquí: no normaliza la salida, así que ni la media 0 ni la varianza 1 de cada token se cumplen. La máscara se pasa a `multihead`, la única subcapa que mezcla tokens.
+# > **Por qué así.** Es el bloque **post-LN**: se suma primero la subcapa a su entrada (la conexión residual) y **después** se normaliza, dos veces. La FFN recibe la `x` ya normalizada de la primera subcapa, y sus dos sesgos `b1` y `b2` cuentan. La variante pre-LN de la página de la clase ($x + \text{MultiHead}(\text{LayerNorm}(x))$) es correcta, pero no es la variante que se pide: no normaliza la salida, así que ni la media 0 ni la varianza 1 de cada token se cumplen, y el corrector la reconoce y la nombra para que el estudiante sepa qué ha cambiado. La máscara se pasa a `multihead`, la única subcapa que mezcla tokens.
 
 
 # %% [raw]
@@ -570,7 +637,7 @@ def transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None):
 """ # BEGIN TEST CONFIG
 points: 0
 """ # END TEST CONFIG
-def test_transformer_block_keeps_shape_and_normalizes_each_token(transformer_block):
+def test_transformer_block_conserva_la_forma_y_normaliza_cada_token(transformer_block):
     import numpy as np
     rng = np.random.default_rng(9)
     heads = [tuple(rng.normal(0, 0.4, size=(6, 3)) for _ in range(3)) for _ in range(2)]
@@ -587,7 +654,7 @@ def test_transformer_block_keeps_shape_and_normalizes_each_token(transformer_blo
 """ # BEGIN TEST CONFIG
 points: 0
 """ # END TEST CONFIG
-def test_trained_model_gets_every_running_maximum_right(positional_encoding, transformer_block):
+def test_modelo_entrenado_acierta_todos_los_maximos_acumulados(positional_encoding, transformer_block):
     import os
     import sys
     import numpy as np
@@ -632,9 +699,11 @@ print(f"Varianza de cada token de salida: {y.var(axis=1).round(3)}")
 print(f"Parámetros de este bloque pequeño: {n_block}")
 
 # %% [markdown]
-# El bloque conserva la forma de la secuencia: entran 9 tokens de 8 dimensiones y salen 9 tokens de 8 dimensiones, cada uno mezclado ahora con su contexto. Tras la última normalización de capa, cada token tiene media 0 y varianza 1 (los `-0.` de las medias son ceros con signo: redondeos del orden de $10^{-17}$). Este bloque pequeño tiene 808 parámetros; en un gran modelo de lenguaje la misma estructura se repite en decenas de capas con miles de dimensiones, y así es como los modelos llegan a miles de millones de parámetros.
+# El bloque conserva la forma de la secuencia: entran 9 tokens de 8 dimensiones y salen 9 tokens de 8 dimensiones, cada uno mezclado ahora con su contexto. Tras la última normalización de capa, cada token tiene media 0 y varianza 1, porque esta `layer_norm` no tiene $\gamma$ ni $\beta$ (los `-0.` de las medias son ceros con signo: redondeos del orden de $10^{-17}$). Este bloque pequeño tiene 808 parámetros; en un gran modelo de lenguaje la misma estructura se repite en decenas de capas con miles de dimensiones, y así es como los modelos llegan a miles de millones de parámetros.
 #
-# Un último detalle: **la FFN no mezcla tokens**. Se aplica a cada fila por separado, así que cambiar un token solo cambia su propia fila de salida; toda la mezcla entre posiciones ocurre en la atención. Compruébalo:
+# > **Nota del kit: 808 o 840.** Los 808 son los de la atención (256) y la FFN (552), sin la ganancia $\gamma$ ni el sesgo $\beta$ de las dos LayerNorm, que esta `layer_norm` no tiene. El bloque del artículo sí los tiene, $2 \cdot d_{\text{model}}$ parámetros más por cada LayerNorm: con ellos, este bloque tendría $808 + 2 \cdot 2 \cdot 8 = 840$.
+#
+# Un último detalle: **la FFN no mezcla tokens**. Se aplica a cada fila por separado, así que cambiar un token solo cambia su propia fila de salida; toda la mezcla entre posiciones ocurre en la atención. La celda siguiente lo comprueba:
 
 # %%
 ffn = lambda z: np.maximum(0, z @ W1 + b1) @ W2 + b2
@@ -644,25 +713,31 @@ rows_changed = np.flatnonzero(np.any(ffn(changed) != ffn(x_in), axis=1))
 print(f"Filas de la FFN que cambian al tocar el token 4: {rows_changed}")
 
 # %% [markdown]
-# ## Paso 9: Un Transformer entrenado, con tus funciones
+# ## Paso 9: Un Transformer entrenado
 #
-# Hasta aquí todos los pesos eran aleatorios, y por eso ningún patrón de atención significaba nada. Para ver qué cambia al entrenar, el kit entrena, al preparar esta clase, un Transformer diminuto con **exactamente** la arquitectura de este cuaderno. Aquí lo ejecutas con **tus** funciones.
+# > **Nota del kit.** Este paso no está en el material de la clase: lo añade el kit para ver qué cambia al entrenar.
 #
+# Hasta aquí todos los pesos eran aleatorios, y por eso ningún patrón de atención significaba nada. Para ver qué cambia al entrenar, el kit entrena, al preparar esta clase, un Transformer diminuto con **exactamente** la arquitectura de los pasos 3 a 8, y aquí lo ejecutamos con las funciones de esos pasos.
+
+# %% [markdown] tags=["graded-only"]
+# En este cuaderno esas funciones son **las tuyas**: si el modelo acierta, tus cuatro funciones ejecutan bien un modelo entrenado.
+
+# %% [markdown]
 # Su tarea es el **máximo acumulado**: lee una secuencia de dígitos y escribe, en cada posición, el mayor dígito visto hasta ella. Por ejemplo, `2 0 3 1 5 4 8 6` da `2 2 3 3 5 5 8 8`. Cada posición solo puede mirar hacia atrás, así que el bloque usa la máscara causal del paso 5. El modelo entero son tres pasos:
 #
-# 1. cada dígito se convierte en un vector, su fila de la matriz `embeddings`, y se le suma la codificación posicional de tu `positional_encoding`;
-# 2. un bloque de tu `transformer_block`, con la máscara causal;
+# 1. cada dígito se convierte en un vector, su fila de la matriz `embeddings`, y se le suma la codificación posicional de `positional_encoding`;
+# 2. un bloque de `transformer_block`, con la máscara causal;
 # 3. una proyección final, `W_salida` y `b_salida`, da una puntuación a cada dígito posible en cada posición, y el de mayor puntuación es la predicción.
 #
-# Sus pesos están en `modelo_entrenado.npz`, en tu carpeta. Salen del descenso del gradiente (con el optimizador Adam y la entropía cruzada como pérdida) sobre secuencias al azar; entrenar no forma parte del ejercicio. Cargamos el archivo:
+# Sus pesos están en `modelo_entrenado.npz`, en la carpeta de la clase. Salen del descenso del gradiente (con el optimizador Adam y la entropía cruzada como pérdida) sobre secuencias al azar; entrenar no forma parte del ejercicio. Cargamos el archivo:
 
 # %%
 try:
     with np.load("modelo_entrenado.npz") as archivo:
         modelo = dict(archivo)
 except FileNotFoundError:
-    raise FileNotFoundError("No encuentro modelo_entrenado.npz: abre el cuaderno en la carpeta de la clase, "
-                            "junto a ese archivo (mira «Antes de empezar»).") from None
+    raise FileNotFoundError("No encuentro modelo_entrenado.npz: abre el cuaderno desde la carpeta de la clase, "
+                            "donde está ese archivo, sin separarlos.") from None
 heads_entrenadas = list(zip(modelo["W_Q"], modelo["W_K"], modelo["W_V"]))
 longitud, (n_digitos, d_modelo) = int(modelo["longitud"]), modelo["embeddings"].shape
 n_pesos = sum(modelo[nombre].size for nombre in modelo if nombre != "longitud")
@@ -680,7 +755,7 @@ def mascara_causal(n):
 
 
 def maximos(secuencia):
-    """Los dígitos que escribe el modelo entrenado para una secuencia, calculados con tus funciones."""
+    """Los dígitos que escribe el modelo entrenado para una secuencia, con las funciones de los pasos 3 a 8."""
     x = modelo["embeddings"][secuencia] + positional_encoding(len(secuencia), d_modelo)[0]
     y = transformer_block(x, heads_entrenadas, modelo["W_O"], modelo["W1"], modelo["b1"], modelo["W2"], modelo["b2"],
                           mask=mascara_causal(len(secuencia)))
@@ -691,26 +766,27 @@ ejemplo = np.array([2, 0, 3, 1, 5, 4, 8, 6])
 print(f"Entrada {ejemplo} -> el modelo escribe {maximos(ejemplo)}; la respuesta es {np.maximum.accumulate(ejemplo)}")
 
 # %% [markdown]
-# Un ejemplo no demuestra nada. Medimos la exactitud sobre 200 secuencias de prueba nuevas, sacadas al azar con una semilla propia, y la comparamos con la que da el mismo modelo con las funciones de referencia, que aciertan todos los dígitos:
+# Un ejemplo no demuestra nada. Medimos la exactitud sobre 200 secuencias de prueba nuevas, sacadas al azar con una semilla propia. Con las funciones de referencia, el modelo acierta todos sus dígitos (el kit lo comprueba al entrenarlo), así que cualquier fallo aquí viene de las funciones con que se ejecuta:
 
 # %%
 prueba = np.random.default_rng(2017).integers(0, n_digitos, size=(200, longitud))
 aciertos = np.array([maximos(s) == np.maximum.accumulate(s) for s in prueba])
 porcentaje = f"{100 * aciertos.mean():.1f}".replace(".", ",")
-print(f"Con tus funciones, el modelo acierta {aciertos.sum()} de {aciertos.size} dígitos ({porcentaje} %) "
+print(f"El modelo acierta {aciertos.sum()} de {aciertos.size} dígitos ({porcentaje} %) "
       f"y {aciertos.all(axis=1).sum()} de {len(prueba)} secuencias enteras.")
 if aciertos.all():
-    print("Es lo mismo que con las funciones de referencia: tus cuatro funciones ejecutan bien un modelo entrenado.")
+    print("Lo mismo que con las funciones de referencia: attention, multihead, positional_encoding y transformer_block "
+          "ejecutan bien un modelo entrenado.")
 else:
-    print("Con las funciones de referencia acierta todos los dígitos, así que alguna de tus funciones no calcula lo "
-          "que debe. Mira qué dicen las pruebas públicas de attention, multihead, positional_encoding y transformer_block.")
+    print("Con las funciones de referencia acierta todos los dígitos, así que alguna de las cuatro funciones no calcula "
+          "lo que debe. Mira qué dicen las pruebas públicas de attention, multihead, positional_encoding y transformer_block.")
 
 # %% [markdown]
-# ¿Qué mira cada cabeza? Con tu `attention` sobre las proyecciones de cada cabeza dibujamos sus pesos para la secuencia del ejemplo. Arriba, dos cabezas con pesos aleatorios de `init_multihead`, como las del paso 6; abajo, las dos cabezas entrenadas. En cada fila, la etiqueta dice qué dígito lee esa posición y qué escribe el modelo:
+# ¿Qué mira cada cabeza? Con `attention` sobre las proyecciones de cada cabeza dibujamos sus pesos para la secuencia del ejemplo. Arriba, dos cabezas con pesos aleatorios de `init_multihead`, como las del paso 6; abajo, las dos cabezas entrenadas. En cada fila, la etiqueta dice qué dígito lee esa posición y qué escribe el modelo:
 
 # %%
 def pesos_de(cabeza, secuencia):
-    """Los pesos de atención de una cabeza (W_Q, W_K, W_V) sobre una secuencia, con tu attention."""
+    """Los pesos de atención de una cabeza (W_Q, W_K, W_V) sobre una secuencia, con attention."""
     W_Qc, W_Kc, W_Vc = cabeza
     x = modelo["embeddings"][secuencia] + positional_encoding(len(secuencia), d_modelo)[0]
     return attention(x @ W_Qc, x @ W_Kc, x @ W_Vc, mask=mascara_causal(len(secuencia)))[1]
@@ -760,9 +836,38 @@ for h, (aleatoria, entrenada) in enumerate(zip(heads_aleatorias, heads_entrenada
 # |---|---|---|
 # | «La atención tiene en cuenta el orden de los tokens.» | Sin codificación posicional, permutar los tokens solo permuta las salidas. | Paso 7 |
 # | «$\sqrt{d_k}$ es un detalle numérico menor.» | Sin escalar, con $d_k$ grande la softmax se satura y los gradientes se anulan. | Paso 4 |
-# | «Cada cabeza tiene un rol interpretable asignado.» | Los roles emergen, o no, del entrenamiento. | Paso 6 |
-# | «El Transformer procesa los tokens de uno en uno al entrenar.» | Entrena en paralelo gracias a la máscara causal; solo genera de uno en uno. | Paso 5 |
+# | «Cada cabeza tiene un rol interpretable asignado.» | Los roles emergen, o no, del entrenamiento. | Pasos 6 y 9 |
+# | «El Transformer procesa los tokens de uno en uno al entrenar.» | Entrena en paralelo sobre toda la secuencia, porque no tiene recurrencia; la máscara causal es lo que hace válido ese entrenamiento. Solo genera de uno en uno. | Paso 5 |
 # | «La FFN del bloque mezcla información entre tokens.» | La FFN se aplica a cada token por separado. | Paso 8 |
+#
+# > **Nota del kit.** La página de la clase dice que el Transformer entrena en paralelo «gracias a la máscara causal». El paralelismo viene de no tener recurrencia: ninguna posición espera a la anterior. La máscara es lo que lo hace válido, porque ninguna posición ve el token que tiene que predecir.
+
+# %% [markdown]
+# ## Del aprendizaje a la operación
+#
+# De esta mecánica a un modelo de lenguaje en producción median varias piezas que esta clase no construye:
+#
+# - la **tokenización BPE** (*byte-pair encoding*), que parte el texto en subpalabras frecuentes antes de que exista ningún vector;
+# - el **preentrenamiento masivo** sobre cantidades enormes de texto (clase 059 y parte 05 de la ruta);
+# - la **caché de claves y valores** (*KV-cache*): al generar, las claves y los valores de los tokens ya escritos no cambian, así que se guardan en lugar de recalcularlos con cada token nuevo;
+# - la **atención eficiente** (*FlashAttention*), que calcula exactamente la misma atención por bloques, sin guardar nunca entera la matriz de puntuaciones de $n \times n$;
+# - la **cuantización**, que guarda los pesos con menos bits para servir el modelo con menos memoria;
+# - y el **alineamiento** posterior, que ajusta el modelo preentrenado para que siga instrucciones y evite respuestas dañinas.
+#
+# La matemática de esta clase, $\text{softmax}(QK^\top / \sqrt{d_k})\,V$, es literalmente la que se ejecuta miles de millones de veces por respuesta en un modelo comercial.
+
+# %% [markdown] tags=["graded-only"]
+# ## Laboratorio
+#
+# Hasta aquí, las pruebas comprobaban tus funciones. Ahora vas a usarlas como evidencia: `lab.py` toma **tus** cuatro funciones de este cuaderno, mide con ellas varias propiedades y lo imprime todo como un JSON con `kind`, `seed`, `inputs`, `result`, `evidence` y `limitations`. Las preguntas 3 y 4 y el reto verificable parten de ese resultado.
+#
+# **Ejecuta el laboratorio** con una semilla explícita. La celda siguiente hace lo mismo que `python lab.py --seed 55` en una terminal abierta en esta carpeta, con las funciones que tienes definidas ahora en el cuaderno. Si una de tus funciones todavía lanza `NotImplementedError` o falla, el laboratorio no mide los hechos que la usan (salen como «no medido», con el motivo) y mide todos los demás: un error te cuesta solo lo que depende de él. `assessment.md` lo explica con detalle.
+
+# %% tags=["graded-only"]
+# <kit: lab>
+
+# %% [markdown] tags=["graded-only"]
+# **Lee la evidencia.** Cada hecho dice qué se comprobó, si se cumple con tu código y con qué números. Ejecuta la celda dos veces: con la misma semilla, los números no cambian (pregunta 3). Si algo no se cumple, esa es la primera pista para revisar tu función.
 
 # %% [markdown] tags=["graded-only"]
 # ## Preguntas
@@ -914,39 +1019,12 @@ for h, (aleatoria, entrenada) in enumerate(zip(heads_aleatorias, heads_entrenada
 # %% [raw]
 # # END QUESTION
 
-# %% [markdown]
-# ## Conclusión
-#
-# - Las redes recurrentes pasan la información de token en token, y su influencia se desvanece exponencialmente con la distancia. La atención conecta cada token con todos los demás en un solo paso.
-# - La atención de producto escalar escalado compara las consultas con las claves, convierte las puntuaciones en pesos con softmax y mezcla los valores con esos pesos. Dividir por $\sqrt{d_k}$ evita que la softmax se sature.
-# - La máscara causal impide que un token mire al futuro, que es lo que permite a un modelo generar texto de izquierda a derecha y entrenar en paralelo. La atención multicabeza calcula varias nociones de relevancia en paralelo.
-# - La atención es ciega al orden, así que el Transformer añade una codificación posicional, cuyos senos y cosenos convierten un desplazamiento de $k$ posiciones en una rotación.
-# - Un bloque Transformer añade una red feed-forward, conexiones residuales y normalización de capa. Aquí todo tiene pesos aleatorios: el entrenamiento con cantidades enormes de texto es lo que convierte esta maquinaria en un modelo de lenguaje.
-#
-# La sección 5 del [explorador interactivo](explorer.html#capital) recorre los ocho pasos de una predicción completa («La capital de ___ es …») con números que puedes cambiar.
-#
-# ## Referencias
-#
-# - Vaswani, A. et al. (2017). *Attention Is All You Need*. arXiv:1706.03762. La fuente primaria del Transformer, de la atención escalada y de la codificación sinusoidal.
-# - Bahdanau, D., Cho, K. y Bengio, Y. (2014). *Neural Machine Translation by Jointly Learning to Align and Translate*. arXiv:1409.0473. La atención nace aquí, como complemento de una red recurrente.
-# - Devlin, J. et al. (2018). *BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding*. arXiv:1810.04805. Un Transformer sin máscara causal, preentrenado a gran escala.
-# - Rush, A. et al. *The Annotated Transformer*. nlp.seas.harvard.edu/annotated-transformer. El artículo de Vaswani et al. implementado y comentado línea a línea.
-# - Jurafsky, D. y Martin, J. H. *Speech and Language Processing* (3.ª ed., borrador), capítulo sobre Transformers. web.stanford.edu/~jurafsky/slp3. El tema desarrollado con más espacio.
-
 # %% [markdown] tags=["graded-only"]
 # ## Reto verificable
 #
-# Hasta aquí, las pruebas comprobaban tus funciones. Ahora vas a usarlas como evidencia: `lab.py` toma **tus** cuatro funciones de este cuaderno, mide con ellas varias propiedades y lo imprime todo como un JSON con `kind`, `seed`, `inputs`, `result`, `evidence` y `limitations`. Tu trabajo es ampliar ese resultado con una clave `student_extension` que interprete los datos sin ir más allá de ellos. Las reglas completas, con los cinco criterios de aceptación, están en `assessment.md`.
+# Tu trabajo es ampliar el resultado del laboratorio, `resultado_lab`, con una clave `student_extension` que interprete los datos sin ir más allá de ellos. Las reglas completas, con los cinco criterios de aceptación, están en `assessment.md`.
 #
-# **Un solo camino.** Todo el reto se hace en este cuaderno: aquí escribes `student_extension`, y la celda del paso 3 escribe `resultado.json` por ti (y lo **sobrescribe** cada vez que la ejecutas, así que no lo edites a mano). Lo que se califica al entregar es la `student_extension` de este cuaderno. En una terminal puedes ejecutar lo mismo para verlo con tus ojos, `python lab.py --seed 55` y `python extension.py resultado.json`, pero no hace falta.
-#
-# **1. Ejecuta el laboratorio** con una semilla explícita. La celda siguiente hace lo mismo que `python lab.py --seed 55` en una terminal abierta en esta carpeta, con las funciones que tienes definidas ahora en el cuaderno. Si una de tus funciones todavía lanza `NotImplementedError` o falla, el laboratorio no mide los hechos que la usan (salen como «no medido», con el motivo) y mide todos los demás: un error te cuesta solo lo que depende de él. `assessment.md` lo explica con detalle.
-
-# %% tags=["graded-only"]
-# <kit: lab>
-
-# %% [markdown] tags=["graded-only"]
-# **2. Lee la evidencia.** Cada hecho dice qué se comprobó, si se cumple con tu código y con qué números. Ejecuta la celda dos veces: con la misma semilla, los números no cambian (pregunta 3). Si algo no se cumple, esa es la primera pista para revisar tu función.
+# **Un solo camino.** Todo el reto se hace en este cuaderno: aquí escribes `student_extension`, y la celda de «Guarda y valida», al final del reto, escribe `resultado.json` por ti (y lo **sobrescribe** cada vez que la ejecutas, así que no lo edites a mano). Lo que se califica al entregar es la `student_extension` de este cuaderno. En una terminal puedes ejecutar lo mismo para verlo con tus ojos, `python lab.py --seed 55` y `python extension.py resultado.json`, pero no hace falta.
 
 # %% [raw]
 # # BEGIN QUESTION
@@ -961,7 +1039,7 @@ for h, (aleatoria, entrenada) in enumerate(zip(heads_aleatorias, heads_entrenada
 # - `limitation`: un límite de tu medición.
 # - `risk`: un riesgo o una condición en la que **no** usarías este resultado. «Ninguno» no vale.
 #
-# No cambies nada de `resultado_lab`: la extensión añade, nunca edita. Al entregar, cada criterio se comprueba por separado y suma sus propios puntos. La prueba pública de `grader.check("student_extension")` solo mira la forma (cinco textos rellenos), nunca si cumplen los criterios: eso lo dice el validador del paso 3.
+# No cambies nada de `resultado_lab`: la extensión añade, nunca edita. Al entregar, cada criterio se comprueba por separado y suma sus propios puntos. La prueba pública de `grader.check("student_extension")` solo mira la forma (cinco textos rellenos), nunca si cumplen los criterios: eso lo dice el validador, en la celda de «Guarda y valida».
 
 # %% [raw]
 # # BEGIN SOLUTION
@@ -971,7 +1049,7 @@ for h, (aleatoria, entrenada) in enumerate(zip(heads_aleatorias, heads_entrenada
 student_extension = {
     "assumption": "Mi attention reparte el peso de cada consulta según su afinidad con cada clave, y la máscara causal anula el futuro.",
     "measurement": "En el ejemplo trabajado de result, los pesos de la fila 1 son 0,6698 y 0,3302; con la máscara causal, la salida de la fila 1 es exactamente (1, 2).",
-    "conclusion": "El token 1 pone un 67 % de su atención en su propia clave, como predice el apunte, y con la máscara no ve el token 2.",
+    "conclusion": "El token 1 pone un 67 % de su atención en su propia clave, como predice el ejemplo trabajado del paso 3, y con la máscara no ve el token 2.",
     "limitation": "Son dos tokens con proyecciones dadas a mano: no prueba n ≠ m, d_k ≠ d_v ni máscaras arbitrarias.",
     "risk": "No usaría estos pesos para explicar por qué un modelo real atiende a una palabra: sin entrenamiento no significan nada.",
 }
@@ -1002,7 +1080,7 @@ resultado = {**resultado_lab, "student_extension": student_extension}
 """ # BEGIN TEST CONFIG
 points: 0
 """ # END TEST CONFIG
-def test_student_extension_has_five_filled_texts(student_extension):
+def test_student_extension_tiene_cinco_textos_rellenos(student_extension):
     fields = [("assumption", "supuesto"), ("measurement", "medicion", "medición"), ("conclusion", "conclusión"),
               ("limitation", "limitacion", "limitación"), ("risk", "riesgo")]
     assert isinstance(student_extension, dict), "student_extension debe ser un diccionario {...} con tus cinco textos"
@@ -1019,10 +1097,43 @@ def test_student_extension_has_five_filled_texts(student_extension):
 # # END QUESTION
 
 # %% [markdown] tags=["graded-only"]
-# **3. Guarda el resultado ampliado y valídalo.** La celda siguiente escribe `resultado.json` junto a este cuaderno y ejecuta el validador, lo mismo que `python extension.py resultado.json` en una terminal. El validador vuelve a ejecutar `lab.py`, comprueba los cinco criterios y escribe una línea por cada uno que falle, con qué corregir. Repite hasta leer «5 de 5 criterios se cumplen».
+# **Guarda y valida.** La celda siguiente escribe `resultado.json` junto a este cuaderno y ejecuta el validador, lo mismo que `python extension.py resultado.json` en una terminal. El validador vuelve a ejecutar `lab.py`, comprueba los cinco criterios y escribe una línea por cada uno que falle, con qué corregir. Repite hasta leer «5 de 5 criterios se cumplen».
 
 # %% tags=["graded-only"]
 # <kit: validate>
+
+# %% [markdown]
+# ## Conclusión
+#
+# - Las redes recurrentes pasan la información de token en token, y su influencia se desvanece exponencialmente con la distancia. La atención conecta cada token con todos los demás en un solo paso.
+# - La atención de producto escalar escalado compara las consultas con las claves, convierte las puntuaciones en pesos con softmax y mezcla los valores con esos pesos. Dividir por $\sqrt{d_k}$ evita que la softmax se sature.
+# - La máscara causal impide que un token mire al futuro: es lo que permite a un modelo generar texto de izquierda a derecha, y lo que hace válido entrenarlo en paralelo sobre toda la secuencia, algo posible porque no hay recurrencia. La atención multicabeza calcula varias nociones de relevancia en paralelo.
+# - La atención es ciega al orden, así que el Transformer añade una codificación posicional, cuyos senos y cosenos convierten un desplazamiento de $k$ posiciones en una rotación.
+# - Un bloque Transformer añade una red feed-forward, conexiones residuales y normalización de capa. Hasta el paso 8 todo tiene pesos aleatorios; en el paso 9, el mismo bloque con pesos entrenados resuelve una tarea, y sus cabezas acaban con un papel que nadie les asignó. El entrenamiento con cantidades enormes de texto es lo que convierte esta maquinaria en un modelo de lenguaje.
+#
+# La sección 5 del [explorador interactivo](explorer.html#capital) recorre los ocho pasos de una predicción completa («La capital de ___ es …») con números que puedes cambiar.
+#
+# ## Referencias
+#
+# - Vaswani, A. et al. (2017). *Attention Is All You Need*. arXiv:1706.03762. La fuente primaria del Transformer, de la atención escalada y de la codificación sinusoidal.
+# - Bahdanau, D., Cho, K. y Bengio, Y. (2014). *Neural Machine Translation by Jointly Learning to Align and Translate*. arXiv:1409.0473. La atención nace aquí, como complemento de una red recurrente.
+# - Devlin, J. et al. (2018). *BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding*. arXiv:1810.04805. Un Transformer sin máscara causal, preentrenado a gran escala.
+# - Rush, A. et al. *The Annotated Transformer*. nlp.seas.harvard.edu/annotated-transformer. El artículo de Vaswani et al. implementado y comentado línea a línea.
+# - Jurafsky, D. y Martin, J. H. *Speech and Language Processing* (3.ª ed., borrador), capítulo sobre Transformers. web.stanford.edu/~jurafsky/slp3. El tema desarrollado con más espacio.
+
+# %% [markdown]
+# ## Preguntas frecuentes
+#
+# **¿Necesito una API comercial?** No. Todo funciona en tu ordenador, con NumPy y sin conexión.
+#
+# **¿El laboratorio representa una implementación industrial?** No por sí solo. Enseña el contrato (una semilla explícita, evidencia que se puede inspeccionar, limitaciones declaradas) y el patrón; un sistema en producción exige además integración, seguridad, observabilidad, pruebas y operación.
+#
+# **¿Dónde profundizo?** En las referencias de arriba: *The Annotated Transformer* implementa el artículo línea a línea, y el capítulo de Jurafsky y Martin desarrolla el tema con más espacio. La sección «Del aprendizaje a la operación» dice qué falta para llegar a un modelo en producción.
+#
+# ## La ruta
+#
+# - **Clase anterior:** 054 — RNN, LSTM y secuencias. El paso 2 resume el muro con que chocaron.
+# - **Clase siguiente:** 056 — Graph Neural Networks, las redes neuronales de grafos.
 
 # %% [markdown] tags=["graded-only"]
 # ## Entrega

@@ -1,4 +1,5 @@
-# Prepara grader.check(...) y la entrega. Encuentra este cuaderno aunque el navegador le haya cambiado el nombre.
+# Prepara grader.check(...) y la entrega, y te dice qué cuaderno ha encontrado: lo encuentra aunque el navegador
+# le haya cambiado el nombre.
 try:
     from notebook_grader import Grader
 except ModuleNotFoundError as falta:

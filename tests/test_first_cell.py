@@ -1,0 +1,51 @@
+"""What the notebook's first cell says when it finds the notebook (notebook_grader.ready_message):
+the file, and how many of its graded functions are still stubs in the saved file."""
+
+import json
+
+import pytest
+
+from notebook_grader import graded_stubs, ready_message
+
+STUB = 'def {name}(x):\n    """Docstring."""\n    raise NotImplementedError("Implementa {name}")\n'
+DONE = "def {name}(x):\n    return x\n"
+
+
+def notebook(path, *cells, questions=("attention", "multihead", "student_extension")):
+    """A notebook file whose Otter metadata names ``questions``, with these code cells."""
+    nb = {"nbformat": 4, "nbformat_minor": 5,
+          "metadata": {"otter": {"assignment_name": "a", "tests": dict.fromkeys(questions, "")}},
+          "cells": [{"cell_type": "code", "source": source, "metadata": {}, "outputs": [],
+                     "execution_count": None} for source in cells]}
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("cells, said", [
+    ((STUB.format(name="attention"), STUB.format(name="multihead")), "2 funciones por implementar."),
+    ((DONE.format(name="attention"), STUB.format(name="multihead")), "1 de 2 funciones por implementar."),
+    ((DONE.format(name="attention"), DONE.format(name="multihead")), "con sus 2 funciones implementadas."),
+    ((STUB.format(name="attention"),), "1 función por implementar."),
+    ((DONE.format(name="attention"),), "con su única función implementada."),
+    (("x = 1",), None),
+])
+def test_the_first_cell_counts_the_graded_stubs_of_the_saved_notebook(tmp_path, cells, said):
+    path = notebook(tmp_path / "mi cuaderno.ipynb", *cells)
+    expected = "Listo: cuaderno «mi cuaderno.ipynb»" + (f", {said}" if said else ".")
+    assert ready_message(path) == expected
+
+
+def test_only_functions_named_after_a_question_count_and_the_last_definition_wins(tmp_path):
+    path = notebook(tmp_path / "n.ipynb",
+                    STUB.format(name="helper"),                 # not a question: a helper
+                    STUB.format(name="attention"),
+                    "%%time\n" + DONE.format(name="multihead"),  # a magic: not Python, skipped
+                    DONE.format(name="attention"))              # redefined: the kernel keeps this
+    with open(path, encoding="utf-8") as f:
+        assert graded_stubs(json.load(f)) == (1, 0)
+
+
+def test_a_raise_of_something_else_is_not_a_stub(tmp_path):
+    body = "def attention(x):\n    if x is None:\n        raise ValueError('x')\n    return x\n"
+    path = notebook(tmp_path / "n.ipynb", body)
+    assert ready_message(path).endswith("con su única función implementada.")
