@@ -28,6 +28,12 @@ def draw(case, seed):
     return case.inputs(np.random.default_rng([seed, case.default_seed]))
 
 
+def get_case(function, name):
+    """The hidden case ``name`` of ``function``."""
+    (case,) = [case for case in cases_for(function) if case.name == name]
+    return case
+
+
 def outcome(function, fn, inputs):
     """``fn``'s outcome on ``inputs``, called and reduced as the sandbox calls a student's
     function and reduces its answer (positionally, in the reference's order)."""

@@ -18,10 +18,10 @@ import pytest
 
 from attention import misconceptions, tolerances
 from kit_autograder.verdicts.outcome import Outcome
-from attention.cases import cases_for, get_case
+from attention.cases import cases_for
 from attention.judge import allowances, reference_parts, violations
 from correct_variants import VARIANTS
-from draws import GRADED_FUNCTIONS, SEEDS, draw, outcome
+from draws import GRADED_FUNCTIONS, SEEDS, draw, get_case, outcome
 
 # How far inside each side of the tolerance the measurements must stay: tolerances.py
 # states the measured margins, which are wider.

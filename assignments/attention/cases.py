@@ -215,9 +215,3 @@ def cases_for(function):
     """The hidden cases of one graded function, in a stable order."""
     return [case for case in CASES if case.function == function]
 
-
-def get_case(function, name):
-    for case in CASES:
-        if case.function == function and case.name == name:
-            return case
-    raise KeyError(f"no hidden case {name!r} for {function!r}")

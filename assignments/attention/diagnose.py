@@ -200,11 +200,6 @@ def matching_pair(function, outcome: Outcome, tried):
     return sorted(pairs, key=lambda pair: pair[0].id)[0] if len(pairs) == 1 else None
 
 
-def mutant_outcome(entry, inputs) -> Outcome:
-    """What the entry's (first) mutant returns on ``inputs``, reduced as a student's result."""
-    return run_in_process(entry.mutant, inputs, len(FUNCTIONS[entry.function].parts))
-
-
 def same_outcome(got: Outcome, mutant: Outcome):
     """Equal within the grading tolerances, with NaN and infinities in the same places.
 

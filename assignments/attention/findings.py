@@ -157,7 +157,6 @@ def _same_blocks(output, W_O, h, d_v):
 
 # --- positional_encoding ----------------------------------------------------------------------
 
-LN_BASE = math.log(10000)
 # Round bases a student might write; with the exponent i/d_model only up to the notebook's.
 BASES = (10, 100, 1000, 10000, 100000)
 

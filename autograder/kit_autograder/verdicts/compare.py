@@ -14,11 +14,6 @@ from .outcome import Failure
 from .sizes import NO_SIZES
 
 
-def plain_array(value):
-    """A fresh float64 ndarray, never a subclass, so overridden comparisons cannot leak in."""
-    return np.array(value, dtype=np.float64, copy=True, subok=False)
-
-
 def where(index, shape):
     """Where in an array of ``shape`` (the reference's) ``index`` falls, by its first axis:
     the row of a matrix, the position in a vector. The index is one of that shape's own."""
