@@ -89,8 +89,7 @@ explorer: $(STAMP)
 clean:
 	rm -rf dist .pytest_cache .pytest-exit tests/artifacts
 
-# --- The instructor's loop with an LMS (issue 22). Added at the end so that the lead's
-# refactor of the targets above merges cleanly.
+# --- The instructor's loop with an LMS: grade the download, mark the written answers, export.
 .PHONY: review export
 
 # The written answers of $(OUT), one question at a time across the class, graded in the browser
