@@ -122,3 +122,16 @@ def test_a_type_error_inside_the_function_stays_the_functions_own():
     args, kwargs, names = as_called(inputs(), NAMES)
     with pytest.raises(TypeError):
         call_as_notebook(attention, args, kwargs, names)
+
+
+def test_a_forged_arguments_report_says_no_name_or_count_of_its_own():
+    """The report crosses from the job, which the student's code runs, so it can be forged:
+    a name outside the statement or a count no call of it gives is not said."""
+    honest = {"kind": "arguments", "exception": "TypeError", "numbers": [3, 3, 4],
+              "name": "mask"}
+    assert "`mask`" in error_message("attention", honest, (), STATEMENT)  # control
+    assert "con 3 argumentos" in error_message("attention", {**honest, "name": None}, (),
+                                               STATEMENT)  # control
+    forged = {**honest, "name": "d0_4123_d1_5521", "numbers": [4123, 5521, 7]}
+    message = error_message("attention", forged, (), STATEMENT)
+    assert "4123" not in message and "5521" not in message and "d0_" not in message

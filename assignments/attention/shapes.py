@@ -99,6 +99,10 @@ def error_in_sizes(function, inputs, error):
 
     sizes, shown = named_sizes(function, inputs), case_sizes(function, inputs)
     kind, numbers, shapes = error.get("kind"), error.get("numbers", []), error.get("shapes", [])
+    values = [v for v in [*numbers, *(d for shape in shapes for d in shape)] if type(v) is int]
+    # A sentence whose every size is «otro tamaño» says nothing the error's own line does not.
+    if not any(product_named(v, sizes, shown) != shown.number(v) for v in values):
+        return None
     if kind == "reshape" and numbers and shapes:
         said = (f"cambias de forma {reshaped_named(numbers[0], shapes[-1], sizes, shown)} "
                 f"números a {shape_named(shapes[-1], sizes, shown)}")

@@ -28,11 +28,15 @@ def arguments_message(function, error, parameters=()):
     numbers, keyword = error.get("numbers", []), error.get("name")
     names = [parameter.split("=")[0] for parameter in parameters]
     statement = f"`{function}({', '.join(parameters)})`" if parameters else f"`{function}`"
-    if keyword:
+    # The report comes from the job, which the student's code runs: a name or a count is said
+    # only when it is one a call of the statement can give, so it can spell nothing else.
+    if keyword and keyword in names:
         return (f"tu `{function}` no tiene un parámetro llamado `{keyword}`, y el cuaderno lo "
                 f"pasa por su nombre: usa los parámetros del enunciado, {statement}")
-    if len(numbers) >= 3:
-        given, accepted, required = numbers[:3]
+    given, accepted, required = (list(numbers[:3]) + [None] * 3)[:3]
+    if all(type(n) is int for n in (given, accepted, required)) \
+            and 0 <= given <= len(parameters) and -1 <= accepted <= given \
+            and 0 <= required <= given + 1:
         if 0 <= accepted < given:
             extra = ", ".join(f"`{name}`" for name in names[accepted:given]) \
                 or f"el {_ordinal(accepted + 1)} argumento"
