@@ -604,8 +604,11 @@ def test_a_function_that_never_returns_fails_closed_from_that_case_on(door):
         assert record.scores["positional_encoding"][0] <= 1
         assert record.scores["transformer_block"][0] == 0
         # (Its public tests ran before any hidden case, while it still answered.)
+        from attention.cases import cases_for
+
         assert [v.unverified for v in record.verdicts
-                if v.question == "transformer_block" and not v.public] == ["time"] * 3
+                if v.question == "transformer_block" and not v.public] == \
+            ["time"] * len(cases_for("transformer_block"))
         assert any(flag.kind in ("límite", "ejecución") for flag in record.flags)
     else:
         scores = gradescope_scores(door.results["23_hang.ipynb"])

@@ -77,7 +77,9 @@ def _item(lead, message, indent=""):
     the message on a line of its own within the item."""
     lines = markup.message(message)
     first = f"{indent}{lead}{lines[0]}"
-    rest = [f"{indent}{' ' * len(lead)}{line}" for line in lines[1:] if line]
+    # Continuation lines sit two spaces in, inside the item: as deep as a long lead (a
+    # diagnosis's scope) they would read as a code block.
+    rest = [f"{indent}{' ' * min(len(lead), 2)}{line}" for line in lines[1:] if line]
     return "  \n".join([first, *rest])  # two blanks: a line break inside the item
 
 
