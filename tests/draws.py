@@ -44,14 +44,26 @@ def outcome(function, fn, inputs):
                                            .parameters))
 
 
+# One judgement per (function, fn, case, seed): a module's tests grade the same mutant case by
+# case and explained together (grade, summaries), and judging is where their time goes.
+_JUDGED = {}
+
+
+def judged(function, fn, case, seed) -> Judged:
+    """``fn`` on draw ``seed`` of ``case``: its inputs, outcome and failures, judged once."""
+    key = (function, fn, case.name, seed)
+    if key not in _JUDGED:
+        inputs = draw(case, seed)
+        result = outcome(function, fn, inputs)
+        _JUDGED[key] = Judged(case.name, case.description, inputs, result,
+                              judge(function, inputs, result))
+    return _JUDGED[key]
+
+
 def grade(function, fn, seeds=SEEDS):
     """``{(case name, seed): failures}`` over every hidden case of ``function``."""
-    graded = {}
-    for case in cases_for(function):
-        for seed in seeds:
-            inputs = draw(case, seed)
-            graded[case.name, seed] = judge(function, inputs, outcome(function, fn, inputs))
-    return graded
+    return {(case.name, seed): judged(function, fn, case, seed).failures
+            for case in cases_for(function) for seed in seeds}
 
 
 def summaries(function, fn, seeds=SEEDS):
@@ -59,14 +71,9 @@ def summaries(function, fn, seeds=SEEDS):
     together, as the feedback explains them."""
     found = {}
     for seed in seeds:
-        judged = []
-        for case in cases_for(function):
-            inputs = draw(case, seed)
-            result = outcome(function, fn, inputs)
-            judged.append(Judged(case.name, case.description, inputs, result,
-                                 judge(function, inputs, result)))
-        found[seed] = ([item.case for item in judged if item.failures],
-                       summarize(function, judged))
+        items = [judged(function, fn, case, seed) for case in cases_for(function)]
+        found[seed] = ([item.case for item in items if item.failures],
+                       summarize(function, items))
     return found
 
 

@@ -194,7 +194,14 @@ def test_feedback_never_says_everything_passed_of_a_question_that_lost_points(zo
 def test_feedback_says_what_a_person_grades_by_hand(zoo):
     out, *_ = zoo
     text = feedback(out, "correcta.ipynb")
-    assert "20 / 20" in text and "10 puntos más" in text and "corrige una persona" in text
+    from kit_autograder.build.rubric import load_rubric, manual_points
+    from kit_autograder.report.feedback import number
+    from lesson055 import RUBRIC
+
+    by_hand = manual_points(load_rubric(RUBRIC))
+    assert by_hand > 0
+    assert "20 / 20" in text and f"{number(by_hand)} puntos más" in text
+    assert "corrige una persona" in text
 
 
 # --- bad inputs: a row, 0 points and a Spanish reason each ----------------------------------------

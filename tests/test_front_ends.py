@@ -89,7 +89,7 @@ def _diagram_width(page, alt=DIAGRAM_ALT):
     while time.monotonic() < deadline:
         image = page.query_selector(selector)
         if image is not None:
-            image.scroll_into_view_if_needed()
+            image.evaluate("img => img.scrollIntoView({block: 'center'})")  # a broken image has no size to scroll to
             page.wait_for_function(
                 "img => img.complete", arg=image, timeout=30_000)
             time.sleep(0.5)
