@@ -27,6 +27,7 @@ This file ships to students beside ``lab.py``: standard library and numpy; Spani
 
 import contextlib
 import io
+import inspect
 import json
 import math
 import re
@@ -298,12 +299,16 @@ def _shown(value) -> str:
 # --- helpers for experiments ------------------------------------------------------------------
 
 
-def call(functions: dict, name: str, parts: tuple, *args, **kwargs):
+def call(functions: dict, name: str, parts: tuple, *args):
     """Call the student's ``name`` on copies of the arguments; ``parts``: Spanish names of
-    what it returns (one name: a single array). A ``LabError`` says what went wrong."""
+    what it returns (one name: a single array). A ``LabError`` says what went wrong.
+
+    Positionally, as the notebook and the grader call it: a student who names the parameters
+    ``q, k, v`` has done nothing wrong."""
     args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     try:
-        value = functions[name](*args, **kwargs)
+        positional, keywords = _as_the_notebook_calls(functions[name], args)
+        value = functions[name](*positional, **keywords)
     except Exception as exc:
         if getattr(exc, "stops_the_lab", False):
             raise  # the caller's own failure, not the student's: the grader's sandbox died
@@ -314,6 +319,24 @@ def call(functions: dict, name: str, parts: tuple, *args, **kwargs):
         raise LabError(f"`{name}` debe devolver una tupla de {len(parts)} elementos "
                        f"({', '.join(parts)}) y devolvió {type(value).__name__}")
     return tuple(as_array(name, part, v) for part, v in zip(parts, value))
+
+
+def _as_the_notebook_calls(function, args):
+    """``args`` split as the grader's sandbox passes them: by position, except where the
+    student made that parameter keyword-only (``def attention(Q, K, V, *, mask=None)``),
+    which gets it by its name."""
+    try:
+        parameters = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return args, {}
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if any(p.kind == p.VAR_POSITIONAL for p in parameters) or len(args) <= len(positional):
+        return args, {}
+    keyword_only = [p.name for p in parameters if p.kind == p.KEYWORD_ONLY]
+    extra = args[len(positional):]
+    if len(extra) > len(keyword_only):
+        return args, {}
+    return args[:len(positional)], dict(zip(keyword_only, extra))
 
 
 # Code a notebook cell defined: IPython's "<ipython-input-N-…>", ipykernel's ".../ipykernel_P/N.py".

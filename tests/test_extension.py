@@ -456,3 +456,15 @@ def test_in_the_notebook_the_validator_reruns_the_lab_on_the_kernels_functions(g
     kernel["attention"] = lambda Q, K, V, mask=None: reference.attention(2 * Q, K, V, mask)
     assert extension.run_in_notebook(path, kernel) == 1
     assert "lab_output_unchanged" in capsys.readouterr().out
+
+
+def test_criterion_3_compares_which_facts_were_measured_not_the_wording_of_why():
+    """The notebook's lab run explains a failing function with the kernel's exception; the
+    grader's fresh run, with its own sentence about the same failure. Only the facts count."""
+    from extension import _differences
+
+    fresh = {"evidence": [{"id": "a", "holds": None, "not_measured": "`multihead` lanzó ValueError"}]}
+    mine = {"evidence": [{"id": "a", "holds": None, "not_measured": "`multihead` falló con ValueError: …"}]}
+    assert _differences(fresh, mine, "") == []
+    measured = {"evidence": [{"id": "a", "holds": True, "values": {"x": 1.0}}]}
+    assert _differences(fresh, measured, "")  # control: a fact measured on one side only

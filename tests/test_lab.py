@@ -510,3 +510,43 @@ def test_the_kernel_s_own_notebook_wins_over_copies(tmp_path, monkeypatch):
     monkeypatch.setenv("JPY_SESSION_NAME", f"carpeta/{first.name}")  # relative to the server's root
     monkeypatch.chdir(tmp_path)
     assert find_notebook(tmp_path, "055-atencion-transformer").name == first.name
+
+
+RENAMED_ATTENTION = '''def attention(q, k, v, m=None):
+    d = k.shape[-1]
+    s = q @ k.T / np.sqrt(d)
+    if m is not None:
+        s = np.where(m, s, -np.inf)
+    w = softmax(s, axis=-1)
+    return w @ v, w
+'''
+KEYWORD_ONLY_MASK = RENAMED_ATTENTION.replace("(q, k, v, m=None)", "(q, k, v, *, m=None)")
+
+
+@pytest.mark.parametrize("source", [RENAMED_ATTENTION, KEYWORD_ONLY_MASK],
+                         ids=["renamed", "keyword_only_mask"])
+def test_the_lab_calls_the_functions_as_the_notebook_does(tmp_path, source):
+    """Renamed parameters or a keyword-only mask are right code: the lab measures every fact
+    with them, as the grader's hidden calls grade them."""
+    report = lab_report(reference_notebook(tmp_path / "nb.ipynb", attention=source))
+    unmeasured = [(item["id"], item["not_measured"]) for item in report["evidence"]
+                  if item["holds"] is not True]
+    if source is RENAMED_ATTENTION:
+        assert not unmeasured
+    else:
+        # The notebook's own multihead calls attention(Q, K, V, mask): in a kernel too it
+        # fails on a keyword-only mask, so those facts are not measured, and say why. The
+        # facts the lab measures on attention itself are.
+        assert unmeasured and all("al llamar a `multihead`" in why or "al llamar a "
+                                  "`transformer_block`" in why for _, why in unmeasured)
+        assert any(item["holds"] is True for item in report["evidence"])
+
+
+def test_control_a_call_by_the_statements_keyword_fails_on_renamed_parameters():
+    namespace = {"np": np, "softmax": reference.softmax}
+    exec(RENAMED_ATTENTION, namespace)
+    Q = np.eye(2)
+    with pytest.raises(TypeError):
+        namespace["attention"](Q, Q, Q, mask=None)
+    assert lab_runner.call({"attention": namespace["attention"]}, "attention",
+                           ("la salida", "los pesos"), Q, Q, Q, None)[1].shape == (2, 2)

@@ -116,7 +116,7 @@ class Experiments:
     # -- attention ---------------------------------------------------------------------
 
     def _attend(self, Q, K, V, mask=None):
-        out, weights = call(self.f, "attention", ("la salida", "los pesos"), Q, K, V, mask=mask)
+        out, weights = call(self.f, "attention", ("la salida", "los pesos"), Q, K, V, mask)
         expect_shape("attention", "la salida", out, (Q.shape[0], V.shape[1]))
         expect_shape("attention", "los pesos", weights, (Q.shape[0], K.shape[0]))
         return out, weights
@@ -219,7 +219,7 @@ class Experiments:
     # -- multi-head and permutations ---------------------------------------------------
 
     def _multihead(self, X, mask=None):
-        out = call(self.f, "multihead", ("la salida",), X, self.heads, self.W_O, mask=mask)
+        out = call(self.f, "multihead", ("la salida",), X, self.heads, self.W_O, mask)
         expect_shape("multihead", "la salida", out, X.shape)
         return out
 
@@ -243,7 +243,7 @@ class Experiments:
 
     def _block(self, x):
         out = call(self.f, "transformer_block", ("la salida",), x, self.heads, self.W_O, self.W1,
-                   self.b1, self.W2, self.b2, mask=self.causal)
+                   self.b1, self.W2, self.b2, self.causal)
         expect_shape("transformer_block", "la salida", out, x.shape)
         return out
 
