@@ -103,7 +103,12 @@ SLOW_MODULES = {"test_attacks", "test_batch", "test_batch_under_attack", "test_c
                 "test_explorer", "test_front_ends", "test_otter_paths", "test_sandbox",
                 "test_sandbox_modes", "test_second_lesson", "test_student_install",
                 "test_student_journey", "test_real_code_styles", "test_solution_notebook",
-                "test_examples", "test_review_page", "test_lms_end_to_end", "test_trained_model"}
+                "test_examples", "test_review_page", "test_lms_end_to_end", "test_trained_model",
+                # Draws of every hidden case over many seeds, and lab.py run as a command: each
+                # test is quick, their number is not. make test runs them.
+                "test_misconceptions", "test_diagnosis", "test_real_world_variants",
+                "test_correct_variants", "test_tolerances", "test_lab", "test_extension",
+                "test_probe", "test_positional_calls", "test_shown_numbers", "test_loader_fuzz"}
 
 
 def pytest_collection_modifyitems(config, items):
