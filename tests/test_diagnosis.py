@@ -396,3 +396,18 @@ def test_float16_is_named_as_precision_not_as_a_scale():
         return weights @ V, weights
     found = assert_named("attention", attention, "precision.float16")
     assert not any("escala" in message for message in said(found))
+
+
+def test_a_shape_error_of_hidden_sizes_gets_what_the_notebook_asked_not_a_sentence_per_case():
+    """Sizes the case does not declare are «otro tamaño»: a sentence of only those repeated
+    the error's own line once per case. What the notebook asked for is said instead."""
+    from attention.shapes import ASKED, explain_error
+    from draws import draw, get_case
+
+    inputs = draw(get_case("attention", "rectangular"), 0)
+    hidden = {"kind": "broadcast", "numbers": [], "shapes": [[4123, 5521], [7777, 4904]]}
+    assert explain_error("attention", inputs, hidden) == [(None, ASKED["attention"])]
+    n, d_k = inputs["Q"].shape
+    known = {**hidden, "shapes": [[n, d_k], [7777, 4904]]}  # control: one size of the case
+    said = explain_error("attention", inputs, known)
+    assert len(said) == 2 and "en este caso" in said[0][1]

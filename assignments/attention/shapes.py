@@ -93,6 +93,10 @@ def _case(sizes):
     return ", ".join(f"{name} = {value}" for name, value in sizes.items() if name in PRIMARY)
 
 
+SHAPE_KINDS = ("reshape", "broadcast", "not_aligned", "broadcast_assign", "matmul",
+               "concatenate", "einsum", "index")
+
+
 def error_in_sizes(function, inputs, error):
     """The error's sizes named in the notebook's notation: a sentence, or None."""
     from .judge import case_sizes
@@ -169,10 +173,12 @@ def explain_error(function, inputs, error):
     them unusual), then what the notebook asked for, which is the same on every case and so
     said once for all of them; empty when the error says nothing about shapes."""
     said = error_in_sizes(function, inputs, error)
-    if said is None and error.get("kind") not in ("other", "stand_in"):
+    # A shape error whose sizes are all hidden still gets what the notebook asked for.
+    shape_error = error.get("kind") in SHAPE_KINDS
+    if said is None and not shape_error and error.get("kind") not in ("other", "stand_in"):
         return []
     note = case_note(function, inputs)
-    if said is None and note is None:
-        return []
     sentences = [s for s in (said, note and note[1]) if s]
+    if not sentences:
+        return [(None, ASKED[function])] if shape_error else []
     return [(note and note[0], "; ".join(sentences)), (None, ASKED[function])]
