@@ -259,3 +259,24 @@ def test_run_otter_keeps_real_scores_when_otter_fails_after_writing_them(tmp_pat
     replaced = json.loads((results / "results.json").read_text(encoding="utf-8"))
     assert replaced["score"] == 0 and "Autograder Error" not in replaced["output"]
     assert "entrega" in replaced["output"]
+
+
+def test_a_figure_the_building_process_already_had_open_is_not_the_notebooks(tmp_path):
+    """Building inside a process that left a figure open (a test, an instructor's session)
+    must not put that figure in the tour's first cell: two builds would differ."""
+    import matplotlib
+
+    matplotlib.use("agg")
+    import matplotlib.pyplot as plt
+
+    from kit_autograder.build.execute import CellRunner
+
+    theirs = plt.figure()
+    try:
+        with CellRunner(tmp_path) as runner:
+            assert runner.run("x = 1") == []
+            drawn = runner.run("import matplotlib.pyplot as plt\nplt.figure()\nplt.plot([1, 2])\nplt.show()")
+        assert [out.output_type for out in drawn] == ["display_data"]  # control: its own shows
+        assert plt.fignum_exists(theirs.number)  # and the caller's is left open
+    finally:
+        plt.close(theirs)

@@ -50,13 +50,17 @@ class CellRunner:
 
         matplotlib.use("agg")
         self._plt = plt
+        # Figures the build's process already had open (a caller's, a test's) are not the
+        # notebook's: shown, they would land in its first cell's outputs.
+        self._theirs = set(plt.get_fignums())
         self._stack.enter_context(np.printoptions())  # a cell's set_printoptions stays inside
         self._stack.enter_context(matplotlib.rc_context())
         self._stack.enter_context(contextlib.chdir(self.folder))
         shown = plt.show
         plt.show = self._show
         self._stack.callback(setattr, plt, "show", shown)
-        self._stack.callback(plt.close, "all")
+        self._stack.callback(lambda: [plt.close(n) for n in plt.get_fignums()
+                                      if n not in self._theirs])
         return self
 
     def __exit__(self, *exc):
@@ -100,6 +104,8 @@ class CellRunner:
         """``plt.show()``: every open figure becomes a PNG output, after what was printed."""
         self._flush_printed()
         for number in self._plt.get_fignums():
+            if number in self._theirs:
+                continue
             figure = self._plt.figure(number)
             self.alts.append(alt_text(figure))
             self._outputs.append(nbformat.v4.new_output(
