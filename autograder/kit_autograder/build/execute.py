@@ -161,8 +161,19 @@ def execute_in_folder(nb, folder, name: str, skip=lambda cell: False, timeout: i
     # What the build machine wrote to stderr (Matplotlib building its font cache on a fresh
     # machine, a deprecation warning) is its own business: it would make two builds differ,
     # and it is English no student needs.
+    # A kernel sends a print's text and its newline as one message or two, as its I/O thread
+    # happens to flush: consecutive pieces of one stream are one output, as Jupyter shows them.
     for cell in nb.cells:
-        if cell.cell_type == "code":
-            cell.outputs = [out for out in cell.outputs
-                            if not (out.output_type == "stream" and out.name == "stderr")]
+        if cell.cell_type != "code":
+            continue
+        merged = []
+        for out in cell.outputs:
+            if out.output_type == "stream" and out.name == "stderr":
+                continue
+            if (out.output_type == "stream" and merged and merged[-1].output_type == "stream"
+                    and merged[-1].name == out.name):
+                merged[-1].text += out.text
+            else:
+                merged.append(out)
+        cell.outputs = merged
     return nb
