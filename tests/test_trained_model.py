@@ -188,6 +188,9 @@ def run_step(namespace, folder, figure=None):
     import matplotlib.pyplot as plt
 
     namespace.update(plt=plt, rng=np.random.default_rng(0))
+    # Other tests in the same process may have left figures open: the step's figure is the one
+    # its own cells drew, and only those are closed afterwards.
+    theirs = set(plt.get_fignums())
     printed = io.StringIO()
     cwd = os.getcwd()
     os.chdir(folder)
@@ -197,12 +200,13 @@ def run_step(namespace, folder, figure=None):
             for source in step_code():
                 exec(source, namespace)
         if figure:
-            (number,) = plt.get_fignums()
+            (number,) = set(plt.get_fignums()) - theirs
             figure.parent.mkdir(parents=True, exist_ok=True)
             plt.figure(number).savefig(figure, dpi=80)
     finally:
         os.chdir(cwd)
-        plt.close("all")
+        for number in set(plt.get_fignums()) - theirs:
+            plt.close(number)
     return printed.getvalue(), namespace
 
 
