@@ -41,7 +41,7 @@ from kit_autograder.verdicts.summary import Judged, grouped, symptoms
 from . import misconceptions, mutants, tolerances
 from .findings import FINDINGS, precision_findings
 from .functions import FUNCTIONS
-from .judge import allowances, reference_parts, violations
+from .judge import Standard, reference_parts
 from .shapes import explain_error
 
 # exp() overflows float64 above ~709.78, so scores beyond this break a softmax that does not
@@ -116,12 +116,14 @@ class _Mutants:
     def __init__(self, function, inputs, expected, entries=None):
         self.function, self.inputs, self.expected = function, inputs, expected
         self.entries = misconceptions.for_function(function) if entries is None else entries
+        self.standard = Standard(function, inputs, expected)
         self._outcomes, self._failing = {}, {}
 
     def restricted(self, entries):
         """The same case and computed outcomes, naming only ``entries``."""
         other = _Mutants(self.function, self.inputs, self.expected, entries)
-        other._outcomes, other._failing = self._outcomes, self._failing
+        other.standard, other._outcomes, other._failing = (self.standard, self._outcomes,
+                                                           self._failing)
         return other
 
     def outcome(self, mutant) -> Outcome:
@@ -134,8 +136,7 @@ class _Mutants:
 
     def fails(self, mutant):
         if mutant not in self._failing:
-            self._failing[mutant] = bool(violations(self.function, self.inputs,
-                                                    self.outcome(mutant), self.expected))
+            self._failing[mutant] = bool(self.standard.violations(self.outcome(mutant)))
         return self._failing[mutant]
 
     def matches(self, outcome, mutant):
@@ -164,7 +165,7 @@ class _Mutants:
         """How far the accepted epsilons move the reference's block on this case, at most,
         plus the tolerance."""
         if not hasattr(self, "_reach"):
-            _, tolerance, band = allowances(self.function, self.inputs, self.expected)[0]
+            _, tolerance, band = self.standard.shares[0]
             self._reach = float((tolerance + band).max())
         return self._reach
 

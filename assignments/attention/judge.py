@@ -58,12 +58,6 @@ def allowances(function, inputs, expected):
     return shares
 
 
-def accepted(function, inputs, expected):
-    """``[(centre, allowed)]`` for each returned part: |student - centre| <= allowed."""
-    return [(centre, tolerance + band)
-            for centre, tolerance, band in allowances(function, inputs, expected)]
-
-
 def parameters(function):
     """The reference's parameters, in order, as the statement writes them (``mask=None``)."""
     return tuple(str(p) for p in inspect.signature(getattr(reference, function))
@@ -80,25 +74,52 @@ def case_sizes(function, inputs):
 
 def violations(function, inputs, outcome, expected):
     """Every property the outcome violates on this case; empty when it is correct."""
-    spec = FUNCTIONS[function]
-    sizes = case_sizes(function, inputs)
-    if outcome.error is not None:
-        return [Failure(error_message(function, outcome.error, spec.parts,
-                                      parameters(function), sizes=sizes), None,
-                        {"kind": "error", "error": outcome.error["kind"]})]
-    failures = []
-    for name, got, (centre, allowed) in zip(spec.parts, outcome.parts,
-                                            accepted(function, inputs, expected)):
-        # ``allowed`` already holds RTOL's share, entry by entry.
-        failures += compare_part(name, got, centre, atol=allowed, rtol=0.0, sizes=sizes)
-    weights = outcome.parts[1] if function == "attention" else None
-    # Properties read rows and the mask's positions, so only weights of the right shape have
-    # them; a shape failure is always reported, never replaced (weights.T is not a softmax bug).
-    if weights is not None and weights.shape == expected[1].shape and np.isfinite(weights).all():
-        properties = _attention_properties(weights, inputs.get("mask"))
-        if properties:
-            failures = properties + [f for f in failures if f.part != "los pesos"]
-    return failures
+    return Standard(function, inputs, expected).violations(outcome)
+
+
+class Standard:
+    """One hidden case's yardstick: what each part is compared with and the sizes a message
+    may show, computed once. The diagnosis judges some sixty mutants on the same case, and the
+    block's allowance alone runs two blocks; none of it depends on the outcome judged."""
+
+    def __init__(self, function, inputs, expected):
+        self.function, self.inputs, self.expected = function, inputs, expected
+        self._shares = self._sizes = None
+
+    @property
+    def shares(self):
+        """``allowances`` of the case."""
+        if self._shares is None:
+            self._shares = allowances(self.function, self.inputs, self.expected)
+        return self._shares
+
+    @property
+    def sizes(self):
+        if self._sizes is None:
+            self._sizes = case_sizes(self.function, self.inputs)
+        return self._sizes
+
+    def violations(self, outcome):
+        function, spec, sizes = self.function, FUNCTIONS[self.function], self.sizes
+        if outcome.error is not None:
+            return [Failure(error_message(function, outcome.error, spec.parts,
+                                          parameters(function), sizes=sizes), None,
+                            {"kind": "error", "error": outcome.error["kind"]})]
+        failures = []
+        for name, got, (centre, tolerance, band) in zip(spec.parts, outcome.parts, self.shares):
+            # The allowance already holds RTOL's share, entry by entry.
+            failures += compare_part(name, got, centre, atol=tolerance + band, rtol=0.0,
+                                     sizes=sizes)
+        weights = outcome.parts[1] if function == "attention" else None
+        # Properties read rows and the mask's positions, so only weights of the right shape
+        # have them; a shape failure is always reported, never replaced (weights.T is not a
+        # softmax bug).
+        if (weights is not None and weights.shape == self.expected[1].shape
+                and np.isfinite(weights).all()):
+            properties = _attention_properties(weights, self.inputs.get("mask"))
+            if properties:
+                failures = properties + [f for f in failures if f.part != "los pesos"]
+        return failures
 
 
 def judge(function, inputs, outcome):
