@@ -13,6 +13,7 @@ import inspect
 import numpy as np
 
 from reference import attention as reference
+from attention import diagnose
 from attention.cases import cases_for
 from attention.diagnose import summarize
 from attention.functions import FUNCTIONS
@@ -48,12 +49,28 @@ def outcome(function, fn, inputs):
 # case and explained together (grade, summaries), and judging is where their time goes.
 _JUDGED = {}
 
+# Judging a failing case runs the catalog's mutants on it, and the diagnosis remembers them per
+# inputs object (diagnose._mutants_of), as the grader does between judging a submission's case
+# and summarizing its function. Here every mutant and variant is judged on the same draws, so
+# each draw is one object for the whole session and the memory holds them all: the catalog runs
+# once per draw, not once per draw and function judged. ``draw`` itself stays fresh, since
+# some tests change the inputs they get.
+_SHARED_DRAWS = {}
+diagnose.RECENT_CASES = max(diagnose.RECENT_CASES, 4096)
+
+
+def shared_draw(case, seed):
+    key = (case.function, case.name, seed)
+    if key not in _SHARED_DRAWS:
+        _SHARED_DRAWS[key] = draw(case, seed)
+    return _SHARED_DRAWS[key]
+
 
 def judged(function, fn, case, seed) -> Judged:
     """``fn`` on draw ``seed`` of ``case``: its inputs, outcome and failures, judged once."""
     key = (function, fn, case.name, seed)
     if key not in _JUDGED:
-        inputs = draw(case, seed)
+        inputs = shared_draw(case, seed)
         result = outcome(function, fn, inputs)
         _JUDGED[key] = Judged(case.name, case.description, inputs, result,
                               judge(function, inputs, result))
