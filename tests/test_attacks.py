@@ -432,6 +432,28 @@ def arrays_in(value):
     return [array for item in items for array in arrays_in(item)]
 
 
+def shown_hidden_values(hidden, text):
+    """The hidden arrays three or more of whose values ``text`` spells to six decimals, with
+    those values: ``{(case, array): [values]}``.
+
+    One or two values are not a leak. The record keeps the notebook's own printed output, and
+    this leaky notebook prints some 1,200 six-decimal numbers of its own data there (the
+    demo's inputs, step 9's): a normal draw shares its six decimals with one of them about
+    twice in 10⁴ (measured), so some of a thousand hidden values does in a session in five
+    (the harness adds the attack's cells with new random ids, so each session draws anew).
+    Three of one array (80 values at most) by chance: about one session in 10⁵. A leak spells
+    them all."""
+    found = {}
+    for case, inputs in enumerate(hidden):
+        for index, array in enumerate(arrays_in(inputs)):
+            if array.dtype == bool:
+                continue
+            spelled = [f"{x:.6f}" for x in array.ravel() if f"{x:.6f}" in text]
+            if len(spelled) >= 3:
+                found[(case, index)] = spelled
+    return found
+
+
 def case_sizes_of(arena, notebook, function):
     from attention.judge import case_sizes
 
@@ -451,11 +473,9 @@ def test_hidden_inputs_never_reach_what_students_see(arena, door, name):
         [seen_by["record"].to_json()] if seen_by["record"] else []))
     for function in LEAKS[name][1]:
         hidden = arena.leaked_inputs(notebook, function).values()
-        values = [x for inputs in hidden for array in arrays_in(inputs)
-                  if array.dtype != bool for x in array.ravel()]
         # Long decimals anywhere (the notebook's own demo cells print the demo's inputs, which
         # are the student's to see; the hidden ones never).
-        assert not [x for x in values if f"{x:.6f}" in everything]
+        assert not shown_hidden_values(hidden, everything)
         # Any number, small integers included: in what the student reads of this function,
         # every integer is a size of one of its cases or one of the kit's own small numbers
         # (steps, counts), never one the code spelled.
@@ -672,6 +692,8 @@ def test_control_the_leaky_function_carries_the_inputs_in_its_message(arena):
     with pytest.raises(Exception) as raised:
         np.array(space["attention"](**inputs), dtype=float)
     assert f"{inputs['Q'].ravel()[0]:.6f}" in str(raised.value)
+    # What the leak test looks for: the message would fail it.
+    assert shown_hidden_values([inputs], str(raised.value))
 
 
 def test_control_the_table_earns_full_marks_on_the_inputs_it_was_built_from(arena):
