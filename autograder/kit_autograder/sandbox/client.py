@@ -109,6 +109,7 @@ class Sandbox:
         self.cpu = {"cpu_self": 0.0, "cpu_jobs": 0.0}  # the zygote's, reported when it stops
         self._stopped = threading.Event()
         self._restart_lock = threading.Lock()
+        self._uids = UidClaims()
         try:
             self._start()
         except BaseException:
@@ -144,7 +145,7 @@ class Sandbox:
             "label": os.environ.get("KIT_SANDBOX_LABEL", ""),
             "debug": bool(os.environ.get("KIT_SANDBOX_DEBUG")),
             "scratch_root": "/tmp/jobs" if host.bwrap else str(scratch),
-            "job_uids": [] if host.bwrap or not host.root else _free_uids(self.max_jobs),
+            "job_uids": [] if host.bwrap or not host.root else self._uids.claim(self.max_jobs),
             "mpl_seed": "/kit/mpl-seed" if host.bwrap else str(seed),
             "warm_modules": list(WARM_MODULES),
             "plan": {"scratch_mb": self.limits.scratch_mb,
@@ -314,6 +315,8 @@ class Sandbox:
         if getattr(self, "_log", None) is not None:
             self._log.close()
         _remove_tree(self._workdir)
+        if getattr(self, "_uids", None) is not None:  # after the zygote is gone: no job of
+            self._uids.release()  # ours runs as them now
 
     def __enter__(self):
         return self
@@ -562,17 +565,57 @@ def _answer_callback(callback, reply):
 # --- host helpers -------------------------------------------------------------------------------
 
 
-def _free_uids(count):
-    import pwd
+class UidClaims:
+    """The user ids one sandbox's jobs run as, claimed for as long as it lives.
 
-    uids, candidate = [], host_module.JOB_UID_BASE
-    while len(uids) < count:
-        try:
-            pwd.getpwuid(candidate)
-        except KeyError:
-            uids.append(candidate)
-        candidate += 1
-    return uids
+    Before a job starts, the zygote kills every process of its user, because nothing of an
+    earlier job may still run as it. Two graders on one host (two batches, two lessons, two
+    Gradescope runs side by side) would both take the first free id, 61000, and each would
+    kill the other's job. So an id is claimed with a lock on a file of its own, exclusive
+    across processes and dropped by the kernel however its holder dies: an id another grader
+    holds is skipped."""
+
+    FOLDERS = ("/run/lock", tempfile.gettempdir())  # where root may lock files, first first
+
+    def __init__(self):
+        self._held = []
+
+    def claim(self, count):
+        import fcntl
+        import pwd
+
+        folder = self._folder()
+        uids, candidate = [], host_module.JOB_UID_BASE
+        while len(uids) < count:
+            try:
+                pwd.getpwuid(candidate)  # a named user is someone's, never a job's
+            except KeyError:
+                handle = open(folder / f"{candidate}.lock", "a")
+                try:
+                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    handle.close()  # another grader's job runs as it
+                else:
+                    self._held.append(handle)
+                    uids.append(candidate)
+            candidate += 1
+        return uids
+
+    def release(self):
+        for handle in self._held:
+            handle.close()
+        self._held = []
+
+    @classmethod
+    def _folder(cls):
+        for base in cls.FOLDERS:
+            folder = Path(base) / "kit-job-uids"
+            try:
+                folder.mkdir(mode=0o700, exist_ok=True)
+                return folder
+            except OSError:
+                continue
+        raise SandboxError("no folder where the grader can claim its jobs' user ids")
 
 
 def _copy_font_cache(target: Path):
