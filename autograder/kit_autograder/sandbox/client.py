@@ -575,7 +575,8 @@ class UidClaims:
     across processes and dropped by the kernel however its holder dies: an id another grader
     holds is skipped."""
 
-    FOLDERS = ("/run/lock", tempfile.gettempdir())  # where root may lock files, first first
+    # Where root may lock files, the first that works.
+    FOLDERS = ("/run/lock", tempfile.gettempdir())
 
     def __init__(self):
         self._held = []
