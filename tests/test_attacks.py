@@ -5,10 +5,11 @@ an untouched stub (the baseline), and one attack per class of the issue (attacks
 arena is graded four ways, once per session each: `make grade` as root (bubblewrap), as an
 ordinary user (bubblewrap through user namespaces), as root under Docker's default profile
 (no namespaces, no Landlock: the degraded mode), and through Gradescope's entry point under
-that same profile, one submission at a time. Each attack must score no more than the stub,
-the classmates must keep full marks, no process may outlive the batch, nothing outside OUT
-may change, and the batch must finish with a row for every file. Each attack also has a
-positive control below: the same code, run without the sandbox, does what it claims.
+that same profile, one run per submission, two runs side by side. Each attack must score no
+more than the stub, the classmates must keep full marks, no process may outlive the batch,
+nothing outside OUT may change, and the batch must finish with a row for every file. Each
+attack also has a positive control below: the same code, run without the sandbox, does what
+it claims.
 
 Issue 19's classes are in the same arena: numbers spelled into errors and shapes (26, and 15's
 long decimals), a zeros answer (27), a table of answers in the upload's name or in the name of
