@@ -127,6 +127,19 @@ def test_the_demo_gets_the_scores_the_readme_promises(zoo):
     assert sum(scores(rows["sin_hacer.ipynb"]).values()) == 0
 
 
+def test_what_the_notebook_printed_names_the_file_the_student_uploaded(zoo):
+    # The job runs every notebook under one fixed name (hidden_inputs.NOTEBOOK_NAME), which
+    # the first cell prints («Listo: cuaderno «…»»); the student reads their own file's name.
+    from kit_autograder.hidden_inputs import NOTEBOOK_NAME
+
+    out, _, records, _ = zoo
+    for name in ("correcta.ipynb", "parcial.ipynb"):
+        for text in (feedback(out, name), results(out, name)["output"],
+                     records[name].output):
+            assert f"Listo: cuaderno «{name}»" in text
+            assert NOTEBOOK_NAME not in text
+
+
 def test_the_csv_is_otter_grades_format_with_a_flags_column(zoo):
     out, rows, _, files = zoo
     header = (out / "final_grades.csv").read_text("utf-8").splitlines()[0].split(",")

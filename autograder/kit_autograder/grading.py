@@ -59,6 +59,18 @@ def hidden_test_name(question, case):
     return f"test_{question}_{case}"
 
 
+def as_uploaded(printed, notebook_name):
+    """What the notebook printed, with the kit's own mentions of it naming the file the
+    student uploaded.
+
+    The job runs every notebook as ``hidden_inputs.NOTEBOOK_NAME``, because the upload's name
+    must not reach it (a name can carry a table of answers). So the first cell's «Listo:
+    cuaderno «entrega.ipynb»» named a file the student never had; the grader, outside the
+    job, gives the name back where the kit quotes it, in «». What the student's own code
+    printed of its folder stays as the job saw it: that is what the job saw."""
+    return printed.replace(f"«{hidden_inputs.NOTEBOOK_NAME}»", f"«{notebook_name}»")
+
+
 class Grader:
     """Grades submissions against one bundle; safe to use from several threads."""
 
@@ -113,8 +125,9 @@ class Grader:
         try:
             ran = job.run_notebook(hidden_inputs.NOTEBOOK_NAME, loaded.cells,
                                    {**world, **self.support}, self.export, MAX_EXPORT_BYTES)
-            record.cell_errors, record.output = ran.errors, ran.output
-            record.output_chars = ran.output_chars
+            record.cell_errors = ran.errors
+            record.output = as_uploaded(ran.output, loaded.notebook_name)
+            record.output_chars = ran.output_chars + len(record.output) - len(ran.output)
             if ran.shell_escapes:
                 record.notes.append(shell_escapes_note(ran.shell_escapes))
             values = {name: _parse_json(ran.exported.get(name)) for name in self.export}
