@@ -62,7 +62,8 @@ test-fast: $(STAMP)
 grade: $(STAMP) $(ZIP)
 	$(PY) -m kit_autograder.batch --autograder $(ZIP) \
 		--submissions "$(SUBMISSIONS)" --out "$(OUT)" --jobs "$(JOBS)" \
-		--timeout "$(TIMEOUT)" --memory-mb "$(MEMORY_MB)"
+		--timeout "$(TIMEOUT)" --memory-mb "$(MEMORY_MB)" --roster "$(ROSTER)" \
+		$(if $(PICK),--pick "$(PICK)")
 
 # $(OUT)/report.html again from $(OUT)/records/ alone, without regrading: the class report that
 # make grade writes. The zip supplies the lesson's steps and catalog of mistakes.

@@ -85,6 +85,8 @@ def zip_bytes(members, dates=None, utf8_flag=True):
 
 # --- Moodle -----------------------------------------------------------------------------------
 
+DOWNLOAD_TIME = (2026, 11, 20, 10, 0, 0)
+
 MOODLE_STUDENTS = [  # participant, full name (as Moodle shows it), email
     ("1234567", "María José García López", "mjgarcia@example.org"),
     ("2000001", "José Pérez", "jperez@example.org"),
@@ -98,21 +100,23 @@ MOODLE_STUDENTS = [  # participant, full name (as Moodle shows it), email
 
 
 def moodle_download():
-    """«Descargar todas las entregas» of Moodle 4.1+, in folders (``…_assignsubmission_file/``)."""
+    """«Descargar todas las entregas» of Moodle 4.1+, in folders (``…_assignsubmission_file/``),
+    as Moodle writes it: every member dated with the time of the download, a student's files
+    oldest first, names cleaned of ``' & < > "``."""
     folder = lambda who, number, plugin="file": f"{who}_{number}_assignsubmission_{plugin}"
     members, dates = {}, {}
 
-    def put(path, data, date=(2026, 11, 20, 10, 0, 0)):
+    def put(path, data):
         members[path] = data
-        dates[path] = date
+        dates[path] = DOWNLOAD_TIME
 
     put(f"{folder('María José García López', '1234567')}/notebook_student.ipynb",
         with_answers(demo("correcta.ipynb"), ANSWERS["buena"]))
-    # Two uploads: the notebook on the 18th, the export zip on the 19th, which is graded.
+    # Two uploads, listed oldest first: the notebook, then the export zip, which is graded.
     put(f"{folder('José Pérez', '2000001')}/notebook_student.ipynb",
-        with_answers(demo("sin_hacer.ipynb"), ANSWERS["floja"]), (2026, 11, 18, 9, 0, 0))
+        with_answers(demo("sin_hacer.ipynb"), ANSWERS["floja"]))
     put(f"{folder('José Pérez', '2000001')}/entrega/exportada.zip",
-        export_with_answers(ANSWERS["buena"]), (2026, 11, 19, 23, 59, 0))
+        export_with_answers(ANSWERS["buena"]))
     put(f"{folder('Ana Martín', '3000001')}/notebook_student.ipynb",
         with_answers(demo("parcial.ipynb"), ANSWERS["floja"]))
     put(f"{folder('Ana Martín', '3000002')}/notebook_student.ipynb",
@@ -122,7 +126,8 @@ def moodle_download():
     put(f"{folder('王小明', '5000001')}/notebook_student (1).ipynb",
         with_answers(demo("sin_hacer.ipynb"), ANSWERS["floja"]))
     put(f"{folder('王小明', '5000001', 'onlinetext')}/onlinetext.html", "<p>你好</p>".encode())
-    put(f"{folder('Zoë D' + chr(39) + 'Angelo', '6000001')}/notebook_student.ipynb",
+    # Moodle drops the apostrophe of «Zoë D'Angelo» from the folder's name.
+    put(f"{folder('Zoë DAngelo', '6000001')}/notebook_student.ipynb",
         demo("rota.ipynb"))
     # In the download, not in the worksheet (enrolled after it was downloaded).
     put(f"{folder('Nadie Enlista', '8000001')}/notebook_student.ipynb",
@@ -142,7 +147,7 @@ def moodle_worksheet_es():
     lines = [";".join(f'"{title}"' for title in MOODLE_HEADER_ES)]
     for number, name, email in MOODLE_STUDENTS:
         status = "Sin entrega" if number in ("7000001", "4000001") else "Enviado para calificar"
-        cells = [f"Participante {number}", name, email, status, "", "10,00", "Sí",
+        cells = [f"Participante{number}", name, email, status, "", "10,00", "Sí",
                  "jueves, 20 de noviembre de 2026, 10:00", "-", ""]
         lines.append(";".join('"' + cell.replace('"', '""') + '"' for cell in cells))
     return ("\r\n".join(lines) + "\r\n").encode("utf-8")

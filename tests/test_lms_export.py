@@ -75,12 +75,12 @@ def test_moodle_spanish_worksheet_gets_grades_and_comments_in_its_own_dialect(tm
     grade, comment = old[0].index("Calificación"), old[0].index("Comentarios de retroalimentación")
     by_id = {row[0]: row for row in new[1:]}
     # 27 of 30 on a worksheet whose maximum is 10,00: 9,00, with the site's decimal comma.
-    assert by_id["Participante 1234567"][grade] == "9,00"
-    assert by_id["Participante 2000001"][grade] == "4,17"
-    assert by_id["Participante 1234567"][comment].startswith("Nota: 27 / 30 (parte automática: "
+    assert by_id["Participante1234567"][grade] == "9,00"
+    assert by_id["Participante2000001"][grade] == "4,17"
+    assert by_id["Participante1234567"][comment].startswith("Nota: 27 / 30 (parte automática: "
                                                              "20; respuestas escritas: 7)")
     # Not every written answer graded: no grade, no comment.
-    assert by_id["Participante 3000001"][grade] == "" == by_id["Participante 3000001"][comment]
+    assert by_id["Participante3000001"][grade] == "" == by_id["Participante3000001"][comment]
     for old_row, new_row in zip(old, new):
         assert [c for i, c in enumerate(old_row) if i not in (grade, comment)] == \
                [c for i, c in enumerate(new_row) if i not in (grade, comment)]

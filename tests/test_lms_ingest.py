@@ -170,7 +170,7 @@ submission_222:
         ("Óscar Gil", "A-0002", "submission_222/exportada.zip")]
 
 
-def test_a_plain_folder_is_graded_exactly_as_before_without_walking_its_subfolders(
+def test_a_plain_folder_grades_each_file_in_it_and_accounts_for_the_rest_without_walking(
         tmp_path, monkeypatch):
     def never(*args):
         raise AssertionError("a plain folder's subfolders are not read")
@@ -182,10 +182,16 @@ def test_a_plain_folder_is_graded_exactly_as_before_without_walking_its_subfolde
         (folder / name).write_bytes(NOTEBOOK)
     (folder / "sub").mkdir()
     (folder / "sub" / "dentro.ipynb").write_bytes(NOTEBOOK)
-    layout, entries, absent, _ = entries_of(folder)
-    assert layout == "folder" and not absent
-    assert [(e.path, e.file, e.name_hint, e.student_name) for e in entries] == [
-        (p, p.name, p.name, None) for p in find_submissions(folder)]
+    with lms.ingest(folder) as ingested:
+        assert ingested.layout == "folder" and not ingested.absent
+        assert [(e.file, e.name_hint, e.student_name) for e in ingested.entries] == [
+            (p.name, p.name, None) for p in find_submissions(folder)]
+        # What is graded is a copy read once: a file swapped afterwards changes nothing.
+        assert all(e.path.read_bytes() == NOTEBOOK and folder not in e.path.parents
+                   for e in ingested.entries)
+        rows = {row.file: row.action for row in ingested.files}
+    assert rows == {"a.zip": "graded", "b.ipynb": "graded", "notas.csv": "not a submission",
+                    "x_1_2_y.txt": "not a submission", "sub/": "ignored"}
 
 
 def test_a_single_export_zip_is_one_submission_and_a_zipped_folder_is_many(tmp_path):

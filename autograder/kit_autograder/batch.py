@@ -25,6 +25,7 @@ file's row, with a flag for a person.
 """
 
 import argparse
+import hashlib
 import collections
 import concurrent.futures
 import json
@@ -37,6 +38,7 @@ import traceback
 from pathlib import Path, PurePath
 
 from . import lms
+from . import csv_cells
 from .bundle import BundleError, OpenedZip
 from .grading import Grader
 from .report import class_report, feedback, otter_results
@@ -52,16 +54,23 @@ class BatchError(Exception):
     """The batch itself cannot run (no submissions folder, no usable zip, no sandbox)."""
 
 
+# A stem's budget in UTF-8 bytes: with "_written.json" and the like it stays far below the
+# 255 bytes a file name may have, whatever the student or the LMS named the file.
+MAX_STEM_BYTES = 100
+
+
 def output_stems(paths):
     """``name -> stem`` of each submission's files in OUT. Two files never share one, or one
     student's results/feedback/records would overwrite another's: a stem shared by two files
     (``a.ipynb``, ``a.zip``) takes its suffix (``a_zip``), and one still taken (by a file that
-    was called ``a_zip.ipynb``, or differs only in case or in undecodable bytes) a number."""
-    stems = [shown_name(path.stem) for path in paths]
+    was called ``a_zip.ipynb``, or differs only in case or in undecodable bytes) a number. A
+    long name is cut, with a hash of the whole, to MAX_STEM_BYTES."""
+    stems = [_bounded(shown_name(path.stem)) for path in paths]
     shared = collections.Counter(stem.casefold() for stem in stems)
     taken, result = set(), {}
     for path, stem in zip(paths, stems):
-        wanted = stem if shared[stem.casefold()] == 1 else shown_name(path.name).replace(".", "_")
+        wanted = stem if shared[stem.casefold()] == 1 else _bounded(
+            shown_name(path.name).replace(".", "_"))
         unique, number = wanted, 1
         while unique.casefold() in taken:
             number += 1
@@ -69,6 +78,15 @@ def output_stems(paths):
         taken.add(unique.casefold())
         result[path.name] = unique
     return result
+
+
+def _bounded(stem):
+    raw = stem.encode("utf-8", "replace")
+    if len(raw) <= MAX_STEM_BYTES:
+        return stem
+    digest = hashlib.sha256(raw).hexdigest()[:10]
+    cut = raw[:MAX_STEM_BYTES - 11].decode("utf-8", "ignore")
+    return f"{cut}_{digest}"
 
 
 class Outputs:
@@ -81,6 +99,8 @@ class Outputs:
         self.written = written_merge.Written(out, grader.lesson.NAME)
         if self.written.error:
             print(f"warning: written scores left out: {self.written.error}", file=sys.stderr)
+        for problem in getattr(self.written.sheet, "problems", []):
+            print(f"warning: {problem}", file=sys.stderr)
         for folder in ("results", "feedback", "records"):
             (out / folder).mkdir(parents=True, exist_ok=True)
 
@@ -125,6 +145,10 @@ class Outputs:
                            "grading_status"]]
         frame[otter_results.FLAGS_COLUMN] = ([""] if points else []) + flags
         frame = written_merge.extend_final_grades(frame, self.identities, self.written)
+        for column in ("file", "student_name", "student_id", "group", otter_results.FLAGS_COLUMN):
+            if column in frame:  # names a student typed, which a spreadsheet must not run
+                frame[column] = [csv_cells.safe(v) if isinstance(v, str) else v
+                                 for v in frame[column]]
         frame.to_csv(self.out / "final_grades.csv", index=False, errors="replace")
 
 
@@ -143,12 +167,16 @@ def unconfined(description):
 
 
 def grade_folder(submissions, out, *, autograder_zip, jobs=None, limits=Limits(), log=sys.stderr,
-                 allow_bwrap=True, unconfined_ok=False):
+                 allow_bwrap=True, unconfined_ok=False, roster=None, picks=()):
     """Grade every submission in ``submissions`` (a folder, or an LMS's download zip) into
-    ``out``; returns a summary."""
+    ``out``; returns a summary. ``roster``: the LMS's class list (ROSTER=), to check who is
+    who; ``picks``: files of the download the instructor chose to grade (PICK=)."""
     submissions, out = Path(submissions), Path(out)
     try:
-        ingested = lms.ingest(submissions)
+        listed = lms.read_roster(roster) if roster else None
+        ingested = lms.ingest(submissions, roster=listed, picks=picks)
+    except lms.RosterError as exc:
+        raise BatchError(f"ROSTER={roster}: {exc}") from exc
     except lms.IngestError as exc:
         raise BatchError(str(exc)) from exc
     with ingested:  # the files extracted from a download zip are removed after grading
@@ -162,9 +190,9 @@ def _grade(ingested, out, autograder_zip, jobs, limits, log, allow_bwrap, unconf
         raise BatchError(f"no .ipynb or .zip files in {ingested.source}")
     for note in ingested.notes:
         print(note, file=log)
-    for absent in ingested.absent:
-        who = " ".join(part for part in (absent.student_name, absent.student_id) if part)
-        print(f"not graded: {who or absent.origin}: {absent.reason}", file=log)
+    notices = _notices(ingested)
+    for line in notices:
+        print(line, file=log)
     jobs = max(1, int(jobs or os.cpu_count() or 1))
     _prepare(out)
     started = time.monotonic()
@@ -173,8 +201,8 @@ def _grade(ingested, out, autograder_zip, jobs, limits, log, allow_bwrap, unconf
     try:
         with OpenedZip(autograder_zip) as bundle:
             grader = Grader(bundle)
-            outputs = Outputs(out, grader, {e.file: (e.student_name, e.student_id)
-                                            for e in entries})
+            outputs = Outputs(out, grader, written_merge.identities(
+                ingested.manifest(stems)))
             with Sandbox(limits, jobs=jobs, allow_bwrap=allow_bwrap) as sandbox:
                 if not unconfined_ok and unconfined(sandbox.description):
                     raise BatchError(UNCONFINED)
@@ -188,6 +216,9 @@ def _grade(ingested, out, autograder_zip, jobs, limits, log, allow_bwrap, unconf
         raise BatchError(str(exc)) from exc
     seconds = time.monotonic() - started
     summary = _summary(out, entries, stems, seconds, jobs, description)
+    if notices:
+        summary += ("\n\nthe download, file by file, is in ingest.csv; look at these before "
+                    "publishing grades:\n" + "\n".join(notices))
     print(summary, file=sys.stdout)
     return summary
 
@@ -235,6 +266,15 @@ def _run(grader, sandbox, outputs, entries, stems, jobs, log):
             future.result()
 
 
+def _notices(ingested):
+    """What the instructor must see: every file without a row, every choice and doubt."""
+    lines = [f"! {notice.kind}: {notice.en}" for notice in ingested.notices]
+    for absent in ingested.absent:
+        who = " ".join(part for part in (absent.student_name, absent.student_id) if part)
+        lines.append(f"! not graded: {who or absent.origin}: {absent.reason}")
+    return lines
+
+
 def _prepare(out: Path):
     """A clean ``out``: files of an earlier batch would be mistaken for these."""
     import shutil
@@ -244,7 +284,8 @@ def _prepare(out: Path):
         # written_scores.csv stays: a person's grading survives a regrade.
         for folder in ("results", "feedback", "records", written_answers.FOLDER):
             shutil.rmtree(out / folder, ignore_errors=True)
-        for name in ("final_grades.csv", "report.html", lms.entries.MANIFEST):
+        for name in ("final_grades.csv", "report.html", lms.entries.MANIFEST,
+                     lms.entries.INGEST_CSV):
             (out / name).unlink(missing_ok=True)
     except OSError as exc:
         raise BatchError(f"cannot write to {out}: {exc}") from exc
@@ -307,6 +348,13 @@ def main(argv=None):
                         help=f"seconds for a notebook's cells (default {Limits.notebook_seconds:g})")
     parser.add_argument("--memory-mb", type=_optional(int), default=None,
                         help=f"memory per submission (default {Limits.memory_mb})")
+    parser.add_argument("--roster", type=lambda text: Path(text) if text.strip() else None,
+                        default=None,
+                        help="the LMS's class list: Moodle's grading worksheet, Canvas's "
+                             "gradebook or groups CSV, to check identities and teams")
+    parser.add_argument("--pick", action="append", default=[],
+                        help="a file of the download to grade for its student, where they "
+                             "handed in several (as ingest.csv names it); repeatable")
     parser.add_argument("--unconfined-ok", action="store_true",
                         help="grade even where a submission could write the grader's files")
     args = parser.parse_args(argv)
@@ -322,12 +370,14 @@ def main(argv=None):
                     memory_mb=args.memory_mb or Limits.memory_mb)
     try:
         grade_folder(args.submissions, args.out, autograder_zip=args.autograder,
-                     jobs=args.jobs, limits=limits, unconfined_ok=args.unconfined_ok)
+                     jobs=args.jobs, limits=limits, unconfined_ok=args.unconfined_ok,
+                     roster=args.roster,
+                     picks=[p for value in args.pick for p in value.split("|") if p])
     except BatchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"\nwrote {args.out / 'final_grades.csv'}, results/, feedback/, records/, written/ "
-          "and report.html", file=sys.stderr)
+    print(f"\nwrote {args.out / 'final_grades.csv'}, results/, feedback/, records/, written/, "
+          "report.html and ingest.csv", file=sys.stderr)
     return 0
 
 

@@ -26,7 +26,9 @@ from pathlib import Path
 from ..report import markdown_html
 from ..report.feedback import number
 from . import canvas, moodle
+from ..csv_cells import original
 from .entries import read_manifest
+from .roster import canvas_name, download_name
 from .worksheet import Worksheet, WorksheetError
 
 EXPORT = "export"
@@ -49,8 +51,8 @@ def read_grades(out: Path):
     total = "final_points" if rows and "final_points" in rows[0] else "total_points_earned"
     points_row = next((row for row in rows if row["file"] == "points-per-question"), None)
     possible = float(points_row[total]) if points_row else None
-    return {row["file"]: row for row in rows if row["file"] != "points-per-question"}, total, \
-        possible
+    return {original(row["file"]): row for row in rows
+            if row["file"] != "points-per-question"}, total, possible
 
 
 def comment_text(row, total, possible):
@@ -78,39 +80,52 @@ def export(out, lms, worksheet_path, column=None, log=sys.stdout):
     rows, total, possible = read_grades(out)
     sheet = Worksheet(worksheet_path)
     lines, grades, comments, pages, pending = [], {}, {}, {}, []
-    by_id = {}
+    by_id, folders = {}, {}
     for entry in manifest["entries"]:
         row = rows.get(entry["file"])
         if row is None:
             continue
-        number_id = entry.get("student_id")
-        if not number_id:
-            continue
-        by_id[number_id] = entry
-        value = row.get(total, "")
-        if value in ("", None) or possible is None:
-            pending.append(entry)
-            grades[number_id] = None
-            continue
-        grades[number_id] = (float(value), possible)
-        comments[number_id] = comment_text(row, total, possible)
-        feedback = out / "feedback" / f"{entry['stem']}.md"
-        if feedback.is_file():
-            pages[number_id] = markdown_html.page(feedback.read_text("utf-8"),
-                                                  "Informe de evaluación")
+        # A team's row goes to every member the roster named; a student's to the student.
+        owners = ([(entry.get("student_name"), entry["student_id"])] if entry.get("student_id")
+                  else [(name, number) for name, number in entry.get("members") or [] if number])
+        for name, number_id in owners:
+            by_id[number_id] = dict(entry, student_name=name, student_id=number_id)
+            folders[number_id] = (entry.get("origin") if entry.get("student_id") else None, name)
+            value = row.get(total, "")
+            if value in ("", None) or possible is None:
+                pending.append(by_id[number_id])
+                grades[number_id] = None
+                continue
+            grades[number_id] = (float(value), possible)
+            comments[number_id] = comment_text(row, total, possible)
+            feedback = out / "feedback" / f"{entry['stem']}.md"
+            if feedback.is_file():
+                pages[number_id] = markdown_html.page(feedback.read_text("utf-8"),
+                                                      "Informe de evaluación")
+    if lms == "moodle":
+        names = _worksheet_names(sheet, moodle.IDENTIFIER, moodle.FULL_NAME,
+                                 moodle.participant_number)
+        same = lambda listed, written: download_name(listed) == download_name(written)
+    else:
+        names = _worksheet_names(sheet, ("ID",), ("Student", "LastName"), str.strip)
+        same = lambda listed, written: canvas_name(listed) in (written, canvas_name(written))
+    # The download's name against the worksheet's, for the same number: where they differ the
+    # number is not this student's (a group id read as a participant's, an edited name), and
+    # the grade is withheld rather than given to whoever the number belongs to.
+    mismatched = [i for i, e in by_id.items() if i in names and names[i] and e.get("student_name")
+                  and not same(names[i], e["student_name"])]
+    for number_id in mismatched:
+        grades.pop(number_id, None)
     target_folder.mkdir(parents=True, exist_ok=True)
     if lms == "moodle":
         filled, without, notes = moodle.fill_worksheet(sheet, grades, comments)
-        names = _worksheet_names(sheet, moodle.IDENTIFIER, moodle.FULL_NAME,
-                                 moodle.participant_number)
-        zip_pages = {moodle.feedback_folder(by_id[i].get("origin"), by_id[i].get("student_name"),
-                                            i): pages[i] for i in filled if i in pages}
+        zip_pages = {moodle.feedback_folder(*folders[i], i): pages[i]
+                     for i in filled if i in pages}
         moodle.write_feedback_zip(target_folder / MOODLE_ZIP, zip_pages)
         written = [target, target_folder / MOODLE_ZIP]
         label = "Participante "
     else:
         title, filled, without, notes = canvas.fill_gradebook(sheet, grades, column)
-        names = _worksheet_names(sheet, ("ID",), ("Student", "LastName"), str.strip)
         written = [target]
         label = "ID "
         lines.append(f"Canvas column: «{title}»")
@@ -118,11 +133,23 @@ def export(out, lms, worksheet_path, column=None, log=sys.stdout):
     listed = set(names)
     absent = {a.get("student_id"): a for a in manifest.get("absent", []) if a.get("student_id")}
     lines.append(f"filled {len(filled)} of the worksheet's {len(listed)} students")
+    if mismatched:
+        lines.append(f"not exported, the download's name is not the worksheet's for that "
+                     f"number ({len(mismatched)}):")
+        lines += [f"  {label}{i}: worksheet «{names[i]}», download «{by_id[i]['student_name']}» "
+                  f"({by_id[i]['file']})" for i in mismatched]
+    teams = [e for e in manifest["entries"] if e.get("group") and not e.get("student_id")
+             and not e.get("members")]
+    if teams:
+        lines.append(f"team submissions with no member known ({len(teams)}): grade again with "
+                     "ROSTER=<the grading worksheet, with its group column>:")
+        lines += [f"  {e['group']} ({e['file']})" for e in teams]
     missing = [i for i in without if i not in by_id]
     lines.append(f"students of the worksheet without a submission ({len(missing)}):")
     lines += [f"  {label}{i} {names.get(i, '')}".rstrip()
               + (f": {absent[i]['reason']}" if i in absent else "") for i in missing]
-    unlisted = [e for e in manifest["entries"] if e.get("student_id") not in listed]
+    unlisted = [e for e in manifest["entries"] if e.get("student_id") not in listed
+                and not (e.get("members") and any(m[1] in listed for m in e["members"]))]
     lines.append(f"submissions without a row in the worksheet ({len(unlisted)}):")
     lines += [f"  {e['file']}" + (f" ({e['student_name']})" if e.get("student_name") else "")
               for e in unlisted]
@@ -136,6 +163,11 @@ def export(out, lms, worksheet_path, column=None, log=sys.stdout):
         lines += [f"  {e['file']}" for e in late]
     lines += [f"note: {note}" for note in notes]
     lines += [f"wrote {path}" for path in written]
+    if lms == "moodle":
+        lines.append("uploading grades a second time: tick «Permitir actualizar registros "
+                     "modificados más recientemente en Moodle que en la hoja de cálculo», or "
+                     "Moodle skips every row already graded (it cannot read the Spanish date of "
+                     "«Última modificación (calificación)» and counts the row as stale)")
     report = "\n".join(lines) + "\n"
     (target_folder / REPORT).write_text(report, "utf-8")
     print(report, end="", file=log)

@@ -25,12 +25,17 @@ import re
 import zipfile
 from pathlib import Path, PurePosixPath
 
-from .entries import Upload
+from .entries import Found, Notice, Upload
+from .roster import DEFAULT_TEAM, download_name
 from .worksheet import Worksheet, number_text
 
-# <who>_<participant id>_assignsubmission_<plugin>, then "_" or "/" or the end.
-PREFIX = re.compile(r"^(?P<who>.+?)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z]+)(?P<rest>_.*)?$")
+# <who>[_<participant or group id>]_assignsubmission_<plugin>, then "_" or "/" or the end. Team
+# downloads (4.1+) name each group's folder by its name and group id, and members without a
+# group by the localised «Grupo predeterminado» with no number at all.
+PREFIX = re.compile(r"^(?P<who>.+?)(?:_(?P<id>\d+))?_assignsubmission_(?P<plugin>[a-z]+)"
+                    r"(?P<rest>_.*)?$")
 ANONYMOUS = {"participante", "participant"}
+ZIP_ORDER = "Moodle lists a student's files oldest first in its download zip"
 
 FEEDBACK_FILE = "informe_de_evaluacion.html"
 
@@ -42,18 +47,24 @@ COMMENTS = ("comentarios de retroalimentación", "comentarios de retroalimentaci
 FULL_NAME = ("nombre completo", "full name")
 
 
-def named_like(names):
-    """Whether top-level ``names`` are Moodle's (a cheap look before reading a tree)."""
-    return any(PREFIX.match(name) for name in names)
+def fits(name, names=()):
+    """Whether one top-level entry is named Moodle's way."""
+    return bool(PREFIX.match(name))
 
 
-def uploads(tree):
-    """Every participant's ``Upload``, or None when ``tree`` is not a Moodle download."""
+def partial_matters(fitting, names):
+    return True
+
+
+def uploads(tree, roster=None):
+    """Every participant's (or team's) ``Upload``, or None when ``tree`` is not a Moodle
+    download. Identities are checked against ``roster`` (the grading worksheet) when given."""
     students, ignored = {}, []
+    in_zip = any(item.member is not None for item in tree.items)
     for item in tree.items:
         match = PREFIX.match(item.parts[0])
         if not match:
-            ignored.append(item.path)
+            ignored.append((item.path, "not part of Moodle's layout"))
             continue
         folder = len(item.parts) > 1
         key = (match["who"], match["id"])
@@ -62,13 +73,15 @@ def uploads(tree):
             upload = students[key] = Upload(_name(match["who"]), match["id"], origin="",
                                             files=[])
         if match["plugin"] == "file":
-            if folder:
-                upload.origin = item.parts[0]
+            if folder or (match["rest"] and len(match["rest"]) > 1):
+                upload.origin = upload.origin or (
+                    item.parts[0] if folder else
+                    f"{match['who']}{'_' + match['id'] if match['id'] else ''}"
+                    "_assignsubmission_file_")
                 upload.files.append(item)
-            elif match["rest"] and len(match["rest"]) > 1:
-                flat = f"{match['who']}_{match['id']}_assignsubmission_file_"
-                upload.origin = upload.origin or flat
-                upload.files.append(item)
+                if in_zip:
+                    upload.newness[item.path] = item.order
+                    upload.order_source = ZIP_ORDER
             continue
         if match["plugin"] == "onlinetext":
             note = ("tu entrega incluye texto en línea, que no se evalúa en esta tarea: solo se "
@@ -80,8 +93,56 @@ def uploads(tree):
             upload.notes.append(note)
     if not students:
         return None
-    return list(students.values()), [f"ignored, not part of Moodle's layout: {path}"
-                                     for path in ignored]
+    notices = _identify(list(students.values()), roster)
+    return Found(list(students.values()), ignored=ignored, notices=notices)
+
+
+def _identify(uploads, roster):
+    """Who each upload is: a participant, or a team. A folder without a number is Moodle's
+    team of members without a group, so a download that has one is a team download; with the
+    worksheet, each name is checked against the participant it claims, and a name that is a
+    group's makes that upload the group's."""
+    teams = any(upload.student_id is None for upload in uploads)
+    notices = []
+    for upload in uploads:
+        who = upload.student_name or ""
+        person = roster.people.get(upload.student_id) if roster and upload.student_id else None
+        members = roster.members_of(who) if roster and who else []
+        if upload.student_id is None and roster is not None and roster.has_groups and \
+                download_name(who) in DEFAULT_TEAM:
+            members = [p for p in roster.people.values() if not p.groups]
+        if person is not None and not members and (upload.student_name is None
+                                                   or _same_name(person.name, who)):
+            continue  # a participant, as the worksheet says
+        if members or (teams and person is None) or upload.student_id is None:
+            upload.group, upload.group_id = who, upload.student_id
+            upload.student_name = upload.student_id = None
+            upload.members = [(p.name, p.student_id) for p in members]
+            continue
+        if roster is not None and person is not None:
+            upload.doubt = (f"the download names «{who}» for participant {upload.student_id}, "
+                            f"whom the worksheet calls «{person.name}»: graded, given to nobody")
+            upload.student_id = None
+    team_uploads = [u for u in uploads if u.group is not None]
+    if team_uploads and (roster is None or not roster.has_groups):
+        notices.append(Notice(
+            "team", f"{len(team_uploads)} team submissions (one folder per group): each is "
+                    "graded once, for its group; pass ROSTER=<the grading worksheet, with its "
+                    "«Grupo» column> so that make export gives every member the group's grade",
+            f"{len(team_uploads)} entregas en grupo (una carpeta por grupo): cada una se evalúa "
+            "una vez, para su grupo; pasa ROSTER=<la hoja de calificaciones, con su columna "
+            "«Grupo»> para que make export ponga la nota del grupo a cada miembro"))
+    for upload in team_uploads:
+        if roster is not None and roster.has_groups and not upload.members:
+            notices.append(Notice(
+                "team", f"group «{upload.group}»: no member in {roster.path.name}",
+                f"grupo «{upload.group}»: ningún miembro en {roster.path.name}"))
+    return notices
+
+
+def _same_name(listed, written):
+    """A worksheet's full name against the one Moodle wrote into a file name."""
+    return not listed or download_name(listed) == download_name(written)
 
 
 def _name(who):

@@ -37,6 +37,8 @@ class Item:
     mtime: float  # seconds since the epoch; the zip's stored date for a member
     local: Optional[Path] = None  # the file itself, when the download is a folder
     member: Optional[zipfile.ZipInfo] = field(default=None, repr=False)
+    order: int = 0  # its place in the download: a zip's member order, which an LMS writes
+    link: bool = False  # a symbolic link in a folder: listed, never followed
 
     @property
     def parts(self):
@@ -53,6 +55,10 @@ class Item:
     @property
     def gradable(self):
         return self.suffix in SUFFIXES and not self.name.startswith(".")
+
+
+LINK_REASON = ("«{name}» es un enlace simbólico, no un archivo: el corrector no sigue enlaces. "
+               "Entrega el cuaderno o su exportación, no un enlace")
 
 
 class Tree:
@@ -97,28 +103,37 @@ class Tree:
     def read(self, item: Item, limit: int) -> bytes:
         """At most ``limit`` + 1 bytes of ``item``: the caller tells a file over its limit."""
         if item.local is not None:
-            with open(item.local, "rb") as f:
+            if item.link:
+                raise OSError(f"{item.path} is a symbolic link")
+            # O_NOFOLLOW: a file swapped for a link after the listing is refused too.
+            descriptor = os.open(item.local, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(descriptor, "rb") as f:
                 return f.read(limit + 1)
         with self._archive.open(item.member) as member:
             return member.read(limit + 1)
 
     def materialize(self, item: Item, workdir: Path, number: int):
         """``(path on disk, None)`` for a file to grade, or ``(None, Spanish reason)`` when it
-        is over what a submission may weigh. A folder's files are graded where they are."""
+        is over what a submission may weigh or is a link. A folder's files are graded where
+        they are."""
+        if item.link:
+            return None, LINK_REASON.format(name=item.name)
         limit = MAX_GRADED_BYTES.get(item.suffix, MAX_NOTEBOOK_BYTES)
         if item.size > limit:
             return None, _too_big(item.name, item.size)
-        if item.local is not None:
-            return item.local, None
         try:
             data = self.read(item, limit)
         except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, NotImplementedError,
                 ValueError):
+            if item.local is not None:
+                return None, f"no se puede leer «{item.name}»: vuelve a entregarlo"
             return None, (f"«{item.name}» está dañado dentro del .zip de descarga y no se "
                           "puede leer: vuelve a entregarlo")
         if len(data) > limit:
             return None, _too_big(item.name, len(data))
-        # One folder per file, named by a number: nothing the student chose becomes a path.
+        # A copy, even of a folder's file: what is graded is what was read, never a path a
+        # student may swap. One folder per file, named by a number: nothing the student chose
+        # becomes a path.
         folder = workdir / str(number)
         folder.mkdir(parents=True, exist_ok=True)
         target = folder / _safe_file_name(item.name, item.suffix)
@@ -127,21 +142,34 @@ class Tree:
 
 
 def _folder_items(root: Path):
+    """Every file under ``root``. A symbolic link, to a file or a folder, is an item of its own
+    marked ``link`` and never followed: where students can write into the folder, a link
+    could make the grader read a file they cannot (the solution, another student's)."""
     items = []
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not debris(d))
+    for folder, dirs, files in os.walk(root):  # os.walk does not descend into linked folders
+        kept = []
+        for name in sorted(dirs):
+            if debris(name):
+                continue
+            if os.path.islink(os.path.join(folder, name)):
+                files.append(name)  # listed as a link below
+            else:
+                kept.append(name)
+        dirs[:] = kept
         for name in sorted(files):
             if debris(name):
                 continue
             path = Path(folder) / name
             try:
-                stat = path.stat()
+                stat = path.lstat()
             except OSError:
                 continue
-            if not path.is_file():
+            link = path.is_symlink()
+            if not link and not path.is_file():
                 continue
             relative = path.relative_to(root).as_posix()
-            items.append(Item(valid_text(relative), stat.st_size, stat.st_mtime, local=path))
+            items.append(Item(valid_text(relative), 0 if link else stat.st_size, stat.st_mtime,
+                              local=path, order=len(items), link=link))
         if len(items) > MAX_MEMBERS:
             raise IngestError(f"{root} holds more than {MAX_MEMBERS} files: is it a download?")
     return items
@@ -151,7 +179,7 @@ def _zip_items(infos):
     import datetime
 
     items = []
-    for info in infos:
+    for order, info in enumerate(infos):
         if info.is_dir():
             continue
         name = _member_name(info)
@@ -165,7 +193,8 @@ def _zip_items(infos):
             mtime = datetime.datetime(*info.date_time).timestamp()
         except (ValueError, OverflowError):
             mtime = 0.0
-        items.append(Item(valid_text("/".join(parts)), info.file_size, mtime, member=info))
+        items.append(Item(valid_text("/".join(parts)), info.file_size, mtime, member=info,
+                          order=order))
     return items
 
 
@@ -188,7 +217,8 @@ def debris(name):
 
 
 def _moved(item, path):
-    return Item(path, item.size, item.mtime, local=item.local, member=item.member)
+    return Item(path, item.size, item.mtime, local=item.local, member=item.member,
+                order=item.order, link=item.link)
 
 
 def _safe_file_name(name, suffix):

@@ -200,7 +200,8 @@ def tally(out_dir, lesson) -> ClassTally:
 
 def write(out_dir, *, lesson, title=None) -> Path:
     """Build ``out_dir/report.html`` from ``out_dir/records/``; returns its path."""
-    page = render(tally(out_dir, lesson), title=title, written=_written(out_dir, lesson))
+    page = render(tally(out_dir, lesson), title=title, written=_written(out_dir, lesson),
+                  ingest=_ingest(out_dir))
     path = Path(out_dir) / REPORT_NAME
     partial = path.with_name(f".{REPORT_NAME}.partial")
     partial.write_text(page, "utf-8", errors="replace")
@@ -547,13 +548,56 @@ def _written(out_dir, lesson):
 </section>"""
 
 
-def render(counted: ClassTally, *, title=None, written="") -> str:
+NOTICE_TITLES = {
+    "undecided": "No se sabe qué archivo es el más reciente",
+    "candidates": "Varios archivos de un mismo estudiante",
+    "identity": "No se ha podido confirmar de quién es",
+    "layout": "La descarga no tiene la forma de ninguna plataforma",
+    "team": "Entregas en grupo",
+    "not graded": "Archivos sin evaluar",
+    "absent": "Sin entrega evaluable",
+}
+
+
+def _ingest(out_dir):
+    """What the download held that the instructor must look at before publishing grades: the
+    manifest's notices and the people without a row, as the terminal printed them."""
+    from ..lms.entries import INGEST_CSV, read_manifest
+
+    try:
+        manifest = read_manifest(out_dir) or {}
+    except (OSError, ValueError):
+        return ""
+    notices = [(n.get("kind", ""), n.get("es", "")) for n in manifest.get("notices", [])]
+    for absent in manifest.get("absent", []):
+        who = " ".join(p for p in (absent.get("student_name"), absent.get("student_id")) if p)
+        notices.append(("absent", f"{who or absent.get('origin', '')}: {absent.get('reason')}"))
+    if not notices:
+        return ""
+    groups = {}
+    for kind, text in notices:
+        groups.setdefault(kind, []).append(text)
+    parts = []
+    for kind, texts in groups.items():
+        items = "".join(f"<li>{_e(text)}</li>" for text in texts)
+        parts.append(f"<h3>{_e(NOTICE_TITLES.get(kind, kind))} ({len(texts)})</h3><ul>{items}</ul>")
+    return f"""
+<section id="descarga">
+  <h2>La descarga: revisa antes de publicar las notas</h2>
+  <p>Lo que el corrector no ha podido decidir con certeza o ha dejado sin fila. Cada archivo de
+  la descarga, evaluado o no, y por qué, está en <code>{INGEST_CSV}</code>.</p>
+  {''.join(parts)}
+</section>"""
+
+
+def render(counted: ClassTally, *, title=None, written="", ingest="") -> str:
     """The page, as one string of HTML: the templates' skeleton and style around its sections;
-    ``written``: the written answers' section, if any."""
+    ``written``: the written answers' section, if any; ``ingest``: the download's notices."""
     heading = f"Informe de la clase: {title}" if title else "Informe de la clase"
-    sections = [_summary(counted), _questions_section(counted), _mistakes_section(counted),
+    sections = [ingest, _summary(counted), _questions_section(counted), _mistakes_section(counted),
                 _needs_human(counted), _challenge(counted), written]
-    links = (('<a href="#reto">El reto</a>' if counted.data_questions else "")
+    links = (('<a href="#descarga">La descarga</a>' if ingest else "")
+             + ('<a href="#reto">El reto</a>' if counted.data_questions else "")
              + ('<a href="#escritas">Respuestas escritas</a>' if written else ""))
     return string.Template((TEMPLATES / "report.html").read_text("utf-8")).substitute(
         heading=_e(heading), style=(TEMPLATES / "report.css").read_text("utf-8"),

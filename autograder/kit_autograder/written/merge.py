@@ -46,8 +46,8 @@ def roster(out):
 
 
 def identities(manifest):
-    """``{file: (student_name, student_id)}`` from OUT's manifest."""
-    return {e["file"]: (e.get("student_name"), e.get("student_id"))
+    """``{file: (student_name, student_id, group)}`` from OUT's manifest."""
+    return {e["file"]: (e.get("student_name"), e.get("student_id"), e.get("group"))
             for e in (manifest or {}).get("entries", [])}
 
 
@@ -56,9 +56,12 @@ def extend_final_grades(frame, names, written):
     submission was graded) with the identity and written columns."""
     files = list(frame["file"])
     has_points_row = bool(files) and files[0] == POINTS_ROW
-    if any(name or number for name, number in names.values()):
-        frame["student_name"] = [names.get(f, (None, None))[0] or "" for f in files]
-        frame["student_id"] = [names.get(f, (None, None))[1] or "" for f in files]
+    unknown = (None, None, None)
+    if any(any(who) for who in names.values()):
+        frame["student_name"] = [names.get(f, unknown)[0] or "" for f in files]
+        frame["student_id"] = [names.get(f, unknown)[1] or "" for f in files]
+    if any(len(who) > 2 and who[2] for who in names.values()):
+        frame["group"] = [names.get(f, unknown)[2] or "" for f in files]
     if written is None or written.sheet is None:
         return frame
     columns = {q.name: [] for q in written.questions}

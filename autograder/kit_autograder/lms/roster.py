@@ -1,0 +1,162 @@
+"""Who is in the class, and in which group, from a file the LMS itself exports (``ROSTER=``).
+
+A download names each student (or each team) by what the LMS put in a file name; a name is
+something a student can type, so the kit checks it against the class list where it has one:
+
+* Moodle's **grading worksheet** («Descargar hoja de calificaciones»): «Participante48211» (or
+  «Participant 48211», in any of Moodle's languages) with the full name, and a «Grupo»/«Group»
+  column when the assignment is for teams;
+* Canvas's **gradebook export**: «Student» (the sortable name) and «ID» (the user id);
+* a **groups CSV** (Canvas: the group set's export, one row per member with its user id and its
+  group's name; or any CSV with a user-id column and a group column).
+
+Columns are found by their headers in several languages first, then by the shape of their
+cells, so a worksheet exported from a French or German Moodle is read too.
+"""
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from ..sandbox.inside.wire import valid_text
+from .worksheet import Worksheet, WorksheetError
+
+# «Participante48211», «Participant 48211», «Teilnehmer/in48211»: letters, then the number.
+PARTICIPANT_CELL = re.compile(r"^\s*[^\W\d_][^\d]*?\s?(\d+)\s*$")
+FULL_NAME = ("nombre completo", "full name", "nom complet", "vollständiger name",
+             "nome completo", "nom", "name")
+GROUP = ("grupo", "group", "groupe", "gruppe", "gruppo", "grup", "group_name", "group name")
+CANVAS_STUDENT = ("student",)
+CANVAS_ID = ("id", "canvas_user_id", "user_id")
+# Moodle's team names: its «Grupo predeterminado» for members without a group, in the site's
+# language (mod/assign's «defaultteam» string).
+DEFAULT_TEAM = ("grupo predeterminado", "default group", "groupe par défaut", "standardgruppe",
+                "gruppo predefinito", "grupo padrão")
+
+
+@dataclass
+class Person:
+    student_id: str
+    name: str = ""
+    groups: list = field(default_factory=list)
+
+
+class RosterError(Exception):
+    """The file is not a class list the kit can read; the message says what it expected."""
+
+
+@dataclass
+class Roster:
+    path: Path
+    kind: str  # "moodle", "canvas" or "groups"
+    people: dict  # student id -> Person
+
+    def members_of(self, group_name) -> list:
+        """The people of ``group_name`` (compared as Moodle writes names into a download)."""
+        wanted = download_name(group_name)
+        return [p for p in self.people.values()
+                if any(download_name(g) == wanted for g in p.groups)]
+
+    @property
+    def has_groups(self):
+        return any(p.groups for p in self.people.values())
+
+    def group_of(self, student_id):
+        person = self.people.get(student_id)
+        return person.groups[0] if person and person.groups else None
+
+
+def download_name(text) -> str:
+    """A name as it can be compared with what an LMS wrote into a file name: Moodle turns
+    ``_`` into spaces and drops ``' & < > "`` and other characters its file names refuse;
+    case, accents' composition and runs of spaces do not matter."""
+    text = unicodedata.normalize("NFC", valid_text(str(text or ""))).replace("_", " ")
+    text = re.sub(r"[\\/:*?\"<>|&'\x00-\x1f\x7f]", "", text)
+    return re.sub(r"\s+", " ", text).strip().casefold()
+
+
+def canvas_name(sortable) -> str:
+    """A sortable name as Canvas writes it into a download (lib/content_zipper.rb): pieces
+    ``_<digits>_`` lose their underscores, the name is lower-cased, and every character that is
+    not a letter, a digit or ``_`` is removed."""
+    text = re.sub(r"_(\d+)_", r"\1", valid_text(str(sortable or ""))).lower()
+    return re.sub(r"[^\w]", "", text)
+
+
+def read(path) -> Roster:
+    path = Path(path)
+    try:
+        sheet = Worksheet(path)
+    except WorksheetError as exc:
+        raise RosterError(str(exc)) from None
+    identifier = participant_column(sheet)
+    if identifier is not None:
+        return _moodle(path, sheet, identifier)
+    student, user = sheet.column(CANVAS_STUDENT), sheet.column(CANVAS_ID)
+    group = sheet.column(GROUP)
+    if user is not None and (student is not None or group is not None):
+        return _canvas(path, sheet, student, user, group)
+    shown = ", ".join(f"«{title}»" for title in sheet.header[:12])
+    raise RosterError(f"{path.name} is neither Moodle's grading worksheet (a column of "
+                      "«Participante N»), Canvas's gradebook («Student», «ID») nor a groups CSV "
+                      f"(a user-id and a group column); its columns are: {shown}")
+
+
+def participant_column(sheet: Worksheet) -> Optional[int]:
+    """The column of Moodle's participant identifiers, by its cells: whatever the site's
+    language calls it, most of its cells are a word and a number."""
+    rows = [row for row in sheet.rows if any(cell.strip() for cell in row)]
+    if not rows:
+        return None
+    for index in range(len(sheet.header)):
+        cells = [Worksheet.cell(row, index) for row in rows]
+        matched = sum(bool(PARTICIPANT_CELL.match(cell)) for cell in cells)
+        words = {re.sub(r"[\s\d]+", "", cell).casefold() for cell in cells if cell.strip()}
+        # One word for every row ("participante"), not a column of names that end in digits.
+        if matched >= max(1, 0.8 * len(cells)) and len(words) == 1:
+            return index
+    return None
+
+
+def participant_number(cell) -> Optional[str]:
+    match = PARTICIPANT_CELL.match(cell or "")
+    return match.group(1) if match else None
+
+
+def _groups(cell):
+    """Moodle lists a member of several groups with commas."""
+    return [g.strip() for g in re.split(r"\s*,\s*", cell or "") if g.strip()
+            and g.strip() != "-"]
+
+
+def _moodle(path, sheet, identifier):
+    name = sheet.column(FULL_NAME)
+    if name is None and identifier + 1 < len(sheet.header):
+        name = identifier + 1  # Moodle writes the full name right after the identifier
+    group = sheet.column(GROUP)
+    people = {}
+    for row in sheet.rows:
+        number = participant_number(Worksheet.cell(row, identifier))
+        if number:
+            people[number] = Person(number, Worksheet.cell(row, name).strip(),
+                                    _groups(Worksheet.cell(row, group)) if group is not None
+                                    else [])
+    return Roster(path, "moodle", people)
+
+
+def _canvas(path, sheet, student, user, group):
+    people = {}
+    for row in sheet.rows:
+        number = Worksheet.cell(row, user).strip()
+        if not number.isdigit():  # «Points Possible», «Manual Posting», blank lines
+            continue
+        person = people.setdefault(number, Person(number))
+        if student is not None and not person.name:
+            person.name = Worksheet.cell(row, student).strip()
+        if group is not None:
+            person.groups += [g for g in _groups(Worksheet.cell(row, group))
+                              if g not in person.groups]
+    kind = "groups" if group is not None and student is None else "canvas"
+    return Roster(path, kind, people)

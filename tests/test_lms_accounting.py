@@ -1,0 +1,283 @@
+"""Every file of a download in, one row out, and nobody graded as somebody else (issues 29, 34).
+
+Each attack test first shows, with a positive control, that the download really does what the
+attack needs (a name that reads as another student, a link that resolves, dates that tie), so
+that the defence is what makes the test pass."""
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+import yaml
+
+import lms_fixtures as fx
+from kit_autograder import lms
+from kit_autograder.batch import MAX_STEM_BYTES, output_stems
+from kit_autograder.lms import canvas, gradescope, moodle
+from kit_autograder.lms.tree import Tree
+
+BLANK = fx.demo("sin_hacer.ipynb")
+GOOD = fx.with_answers(fx.demo("correcta.ipynb"), fx.ANSWERS["buena"])
+STAMP = "2026_11_20T10_{:02d}_00_123456"
+
+
+def ingested(source, **kwargs):
+    with lms.ingest(source, **kwargs) as result:
+        bytes_of = {e.file: (e.path.read_bytes() if e.path else None) for e in result.entries}
+        return result, bytes_of
+
+
+def write_zip(tmp_path, members, name="descarga.zip"):
+    path = tmp_path / name
+    path.write_bytes(fx.zip_bytes(members))
+    return path
+
+
+def accounted(result, members):
+    """Every file of the download has exactly one row of ingest.csv."""
+    return sorted(row.file for row in result.files) == sorted(members)
+
+
+# --- issue 29.1: a folder of grader.export() zips --------------------------------------------
+
+
+def test_a_folder_of_export_zips_is_one_row_per_zip_and_the_repeats_are_a_notice(tmp_path):
+    folder = tmp_path / "zips"
+    folder.mkdir()
+    names = [f"notebook_student_{STAMP.format(minute)}.zip" for minute in (1, 2, 3, 4)]
+    for name in names:
+        (folder / name).write_bytes(fx.demo("exportada.zip"))
+    # Positive control: each name also reads as Canvas's «<name>_<user>_<file>_…» (the year
+    # as a user id), which is how the folder was taken for one Canvas student.
+    assert all(canvas.SPLIT.search(name) for name in names)
+    result, _ = ingested(folder)
+    assert result.layout == "folder"
+    assert sorted(e.file for e in result.entries) == sorted(names)
+    assert accounted(result, names)
+    (notice,) = [n for n in result.notices if n.kind == "candidates"]
+    assert "4 exportaciones de notebook_student.ipynb" in notice.es
+
+
+# --- issue 29.2: Moodle's double upload -------------------------------------------------------
+
+
+def moodle_double_upload(tmp_path):
+    """Moodle's zip: both files dated with the download's time, the older one listed first and
+    named to sort after the newer (so neither dates nor names give the order)."""
+    who = "José Pérez_2000001_assignsubmission_file"
+    members = {f"{who}/zz_primera_version.ipynb": BLANK, f"{who}/aa_final.ipynb": GOOD}
+    return write_zip(tmp_path, members), f"{who}/aa_final.ipynb", f"{who}/zz_primera_version.ipynb"
+
+
+def test_moodle_double_upload_grades_the_later_file_by_the_zips_order(tmp_path):
+    path, newer, older = moodle_double_upload(tmp_path)
+    with _tree(path) as tree:
+        dates = {item.path: item.mtime for item in tree.items}
+    # Positive control: the dates tie, and the newest-date-then-path rule picks the older file.
+    assert dates[newer] == dates[older]
+    assert max(dates, key=lambda p: (dates[p], p)) == older
+    result, data = ingested(path)
+    (entry,) = result.entries
+    assert entry.file == newer and data[newer] == GOOD
+    assert "oldest first" in entry.chosen_because
+    rows = {row.file: row.action for row in result.files}
+    assert rows == {newer: "graded", older: "superseded"}
+
+
+class _tree:
+    def __init__(self, path):
+        self.tree = Tree.of(path)
+
+    def __enter__(self):
+        return self.tree
+
+    def __exit__(self, *exc):
+        self.tree.close()
+
+
+def test_an_unzipped_moodle_download_says_it_cannot_tell_and_pick_decides(tmp_path):
+    who = tmp_path / "descarga" / "José Pérez_2000001_assignsubmission_file"
+    who.mkdir(parents=True)
+    (who / "a.ipynb").write_bytes(BLANK)
+    (who / "b.ipynb").write_bytes(GOOD)
+    result, _ = ingested(tmp_path / "descarga")
+    (notice,) = [n for n in result.notices if n.kind == "undecided"]
+    assert "PICK=" in notice.es and "PICK=" in notice.en
+    picked = "José Pérez_2000001_assignsubmission_file/a.ipynb"
+    result, _ = ingested(tmp_path / "descarga", picks=[picked])
+    assert [e.file for e in result.entries] == [picked]
+    assert not [n for n in result.notices if n.kind == "undecided"]
+
+
+# --- issue 29.3: teams ------------------------------------------------------------------------
+
+
+def team_download(tmp_path):
+    return write_zip(tmp_path, {
+        "Equipo Rojo_501_assignsubmission_file/notebook_student.ipynb": GOOD,
+        "Grupo predeterminado_assignsubmission_file/notebook_student.ipynb": BLANK})
+
+
+def team_worksheet(tmp_path):
+    lines = ['"Identificador";"Nombre completo";"Grupo";"Calificación";"Calificación máxima"',
+             '"Participante501";"Impostora Casual";"Equipo Azul";"";"10,00"',
+             '"Participante11";"Ana Roja";"Equipo Rojo";"";"10,00"',
+             '"Participante12";"Beto Rojo";"Equipo Rojo";"";"10,00"',
+             '"Participante13";"Sola Sin Grupo";"";"";"10,00"']
+    path = tmp_path / "hoja.csv"
+    path.write_bytes(("\r\n".join(lines) + "\r\n").encode())
+    return path
+
+
+def test_a_moodle_team_download_is_graded_per_group_and_says_what_it_needs(tmp_path):
+    result, _ = ingested(team_download(tmp_path))
+    assert sorted((e.group, e.student_id, e.group_id) for e in result.entries) == [
+        ("Equipo Rojo", None, "501"), ("Grupo predeterminado", None, None)]
+    assert any(n.kind == "team" and "ROSTER=" in n.en for n in result.notices)
+
+
+def test_with_the_worksheet_every_member_gets_the_group_and_a_group_id_is_nobodys(tmp_path):
+    roster = lms.read_roster(team_worksheet(tmp_path))
+    # Positive control: the group's number is a real participant's, who is not in the group.
+    assert roster.people["501"].name == "Impostora Casual"
+    result, _ = ingested(team_download(tmp_path), roster=roster)
+    teams = {e.group: sorted(m[1] for m in e.members) for e in result.entries}
+    assert teams == {"Equipo Rojo": ["11", "12"], "Grupo predeterminado": ["13"]}
+    assert all(e.student_id is None for e in result.entries)
+
+
+# --- issue 34.1: a Canvas name that reads as another user ------------------------------------
+
+
+def canvas_attack(tmp_path, with_victim=True):
+    # The attacker (user 777) set their sortable name to «x_ 666 _1»: Canvas writes x_666_1.
+    members = {"x_666_1_777_9100_notebook_student.ipynb": BLANK}
+    if with_victim:
+        members["victima_666_9001_notebook_student.ipynb"] = GOOD
+    return write_zip(tmp_path, members, "submissions.zip")
+
+
+def test_a_canvas_name_built_to_read_as_another_user_is_given_to_nobody(tmp_path):
+    attack = "x_666_1_777_9100_notebook_student.ipynb"
+    # Positive control: read left to right, the attacker's file is user 666's, and newer.
+    first = canvas.readings(attack)[0]
+    assert (first.user, first.who) == ("666", "x")
+    result, data = ingested(canvas_attack(tmp_path))
+    by_user = {e.student_id: e for e in result.entries}
+    assert by_user["666"].file == "victima_666_9001_notebook_student.ipynb"
+    assert data[by_user["666"].file] == GOOD
+    assert by_user[None].file == attack
+    assert any(n.kind == "identity" and attack in n.es for n in result.notices)
+
+
+def test_without_the_victims_file_the_crafted_name_still_goes_to_nobody(tmp_path):
+    result, _ = ingested(canvas_attack(tmp_path, with_victim=False))
+    assert [e.student_id for e in result.entries] == [None]
+
+
+def test_the_gradebook_gives_the_crafted_file_to_its_owner(tmp_path):
+    gradebook = tmp_path / "gradebook.csv"
+    gradebook.write_text("Student,ID,SIS User ID\nx_ 666 _1,777,\n\"Víctima, Ana\",666,\n")
+    roster = lms.read_roster(gradebook)
+    result, _ = ingested(canvas_attack(tmp_path), roster=roster)
+    assert {e.student_id: e.file for e in result.entries}["777"].startswith("x_666_1_777_")
+
+
+# --- issue 34.2 and 34.3: plain folders -------------------------------------------------------
+
+
+def test_a_symlink_in_a_plain_folder_is_a_row_with_its_reason_never_read(tmp_path):
+    secret = tmp_path / "solucion.ipynb"
+    secret.write_bytes(GOOD)
+    folder = tmp_path / "entregas"
+    folder.mkdir()
+    (folder / "ana.ipynb").write_bytes(BLANK)
+    (folder / "atajo.ipynb").symlink_to(secret)
+    # Positive control: the link resolves to the solution for anyone who follows it.
+    assert (folder / "atajo.ipynb").read_bytes() == GOOD
+    result, data = ingested(folder)
+    link = next(e for e in result.entries if e.file == "atajo.ipynb")
+    assert link.path is None and "enlace simbólico" in link.refusal
+    assert GOOD not in data.values()
+
+
+def test_one_file_named_like_moodle_does_not_make_a_folder_moodles(tmp_path):
+    folder = tmp_path / "entregas"
+    folder.mkdir()
+    odd = "Ana_12_assignsubmission_file_tarea.ipynb"
+    names = [odd, "beto.ipynb", "carla.ipynb"]
+    for name in names:
+        (folder / name).write_bytes(BLANK)
+    assert moodle.fits(odd)  # positive control: the name alone is Moodle's
+    result, _ = ingested(folder)
+    assert result.layout == "folder" and sorted(e.file for e in result.entries) == sorted(names)
+    assert any(n.kind == "layout" and "beto.ipynb" in n.en for n in result.notices)
+
+
+# --- issue 34.4: a long name ------------------------------------------------------------------
+
+
+def test_a_400_byte_name_becomes_a_short_stem_and_two_stay_apart():
+    long_a, long_b = "ñ" * 200 + "a.ipynb", "ñ" * 200 + "b.ipynb"
+    # Positive control: the name as it was would be over a file name's 255 bytes.
+    assert len((Path(long_a).stem + ".json").encode()) > 255
+    stems = output_stems([Path(long_a), Path(long_b)])
+    assert all(len(stem.encode()) <= MAX_STEM_BYTES for stem in stems.values())
+    assert len(set(stems.values())) == 2
+
+
+# --- the instructor's account -----------------------------------------------------------------
+
+
+def test_ingest_csv_has_one_row_per_file_and_no_formula(tmp_path):
+    members = {"=HYPERLINK(1)_42_assignsubmission_file/tarea.ipynb": BLANK,
+               "=HYPERLINK(1)_42_assignsubmission_file/notas.pdf": b"%PDF",
+               "Bea_43_assignsubmission_onlinetext/onlinetext.html": b"<p>x</p>"}
+    path = write_zip(tmp_path, members)
+    with lms.ingest(path) as result:
+        stems = {e.name_hint: Path(e.name_hint).stem for e in result.entries}
+        result.write_manifest(tmp_path, stems)
+    text = (tmp_path / "ingest.csv").read_text("utf-8-sig")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert {row["file"] for row in rows} == {f"'{name}" for name in members
+                                             if not name.startswith("Bea")}
+    assert not any(cell.startswith("=") for row in rows for cell in row.values())
+
+
+def test_gradescope_metadata_with_aliases_is_refused(tmp_path):
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a]\n"
+    # Positive control: safe YAML expands the aliases.
+    assert len(yaml.safe_load(bomb)["b"]) == 8
+    path = write_zip(tmp_path, {gradescope.METADATA: bomb.encode(),
+                                "submission_1/a.ipynb": BLANK})
+    with pytest.raises(lms.IngestError, match="aliases"):
+        lms.ingest(path)
+
+
+# --- issue 34.9 and 34.10: a lone surrogate ---------------------------------------------------
+
+
+def test_a_lone_surrogate_in_an_exported_value_is_a_replaced_character_not_a_crash():
+    from kit_autograder.sandbox.inside.notebook import export
+
+    value = {"conclusion": "atención \ud800 fin"}
+    with pytest.raises(UnicodeEncodeError):  # positive control: UTF-8 cannot write it
+        "\ud800".encode("utf-8")
+    exported = export({"student_extension": value}, ["student_extension"], 10_000)
+    text = exported["student_extension"]["json"]
+    assert json_loads(text)["conclusion"] == "atención ? fin"
+
+
+def json_loads(text):
+    import json
+
+    return json.loads(text)
+
+
+def test_the_validators_output_with_a_lone_surrogate_prints_without_a_traceback(capfdbinary):
+    from lab_runner import CliRun
+
+    assert CliRun(1, "{\"x\": \"\ud800\"}\n", "aviso \ud800\n").emit() == 1
+    captured = capfdbinary.readouterr()
+    assert captured.out == b'{"x": "?"}\n' and captured.err == b"aviso ?\n"
