@@ -65,7 +65,7 @@ def review_server(tmp_path):
     server = serve(out, port=0)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield out, f"http://127.0.0.1:{server.server_address[1]}/"
+    yield out, server.url
     server.shutdown()
     server.server_close()
 
@@ -172,6 +172,7 @@ def test_the_server_answers_only_its_own_page(review_server):
     out, url = review_server
     page = urllib.request.urlopen(url).read().decode()
     token = page.split('name="review-token" content="')[1].split('"')[0]
+    url = url.split("?")[0]
 
     def post(headers, body):
         request = urllib.request.Request(url + "api/score", data=json.dumps(body).encode(),
@@ -191,5 +192,28 @@ def test_the_server_answers_only_its_own_page(review_server):
     status, data = post({"X-Review-Token": token}, body)
     assert status == 200 and data["marks"]["q1"] == {"points": 1.5, "comment": "ok"}
     assert scores_rows(out)[CLASS[0][0]]["q1"] == "1.5"
-    headers = urllib.request.urlopen(url).headers
+    headers = urllib.request.urlopen(f"{url}?token={token}").headers
     assert "script-src 'self'" in headers["Content-Security-Policy"]
+
+
+def test_the_page_and_its_token_go_only_to_whoever_has_the_terminals_url(review_server):
+    out, url = review_server
+    # Positive control: the terminal's URL gets the page, and the page holds the token.
+    assert "review-token" in urllib.request.urlopen(url).read().decode()
+    bare = url.split("?")[0]
+    for wrong in (bare, bare + "?token=", bare + "?token=adivinado"):
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(wrong)
+        assert refused.value.code == 403
+        assert "review-token" not in refused.value.read().decode()
+
+
+def test_a_second_review_server_on_the_same_folder_is_refused(review_server, tmp_path):
+    from kit_autograder.written.review import Busy
+
+    out, _ = review_server
+    with pytest.raises(Busy, match="already serving"):
+        serve(out, port=0)
+    # Positive control: another graded folder gets its own server.
+    other = serve(graded_folder(tmp_path / "otra"), port=0)
+    other.server_close()

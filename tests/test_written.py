@@ -124,12 +124,63 @@ def test_scores_from_a_spanish_spreadsheet_semicolons_and_decimal_commas(tmp_pat
 
 
 @pytest.mark.parametrize("value", ["3", "-1", "dos", "1.5.2"])
-def test_a_score_outside_the_question_is_an_error_naming_its_cell(tmp_path, value):
+def test_a_score_outside_the_question_is_named_and_counts_as_not_graded(tmp_path, value):
     path = tmp_path / scores.SCORES
     path.write_text(",".join(scores.header(QUESTIONS)) + "\n"
-                    + f"a.ipynb,Ana,1,{value},,,,,,,,,\n", "utf-8")
-    with pytest.raises(scores.ScoresError, match=rf"line 2, column q1: «{value}»"):
-        scores.ScoreSheet.read(path, QUESTIONS)
+                    + f"a.ipynb,Ana,1,{value},,,,,,,,,\nb.ipynb,Bea,2,1,,,,,,,,,\n", "utf-8")
+    sheet = scores.ScoreSheet.read(path, QUESTIONS)
+    assert [p for p in sheet.problems if f"line 2, column q1: «{value}»" in p]
+    assert sheet.marks_for("a.ipynb").marks[0].points is None
+    assert sheet.marks_for("b.ipynb").marks[0].points == 1, "the rest of the class goes on"
+
+
+def test_keys_are_compared_as_written_so_saves_never_multiply_rows(tmp_path):
+    """Issue 34.5: « ana.ipynb» (a leading space, or Moodle's no-break space) got a new row on
+    every save, and after two saves every save of the class answered 400."""
+    path = tmp_path / scores.SCORES
+    roster = [(" ana.ipynb", "Ana", "1"), ("\u00a0bea.ipynb", "Bea", "2")]
+    for points in (1, 2, 0.5):
+        sheet = scores.ScoreSheet.read(path, QUESTIONS)
+        sheet.ensure(roster)
+        for file, _, _ in roster:
+            sheet.set(file, "q1", points, "")
+        sheet.write()
+    sheet = scores.ScoreSheet.read(path, QUESTIONS)
+    assert sheet.files() == [" ana.ipynb", "\u00a0bea.ipynb"] and not sheet.problems
+    assert sheet.marks_for(" ana.ipynb").marks[0].points == 0.5
+    # Positive control: stripping the key, as the reader did, makes two files of one.
+    assert " ana.ipynb".strip() != " ana.ipynb"
+
+
+def test_two_rows_for_one_file_are_merged_and_named_not_a_400(tmp_path):
+    path = tmp_path / scores.SCORES
+    path.write_text(",".join(scores.header(QUESTIONS)) + "\n"
+                    + "a.ipynb,Ana,1,1,,,,,,,,,\na.ipynb,Ana,1,,,2,,,,,,,\n", "utf-8")
+    sheet = scores.ScoreSheet.read(path, QUESTIONS)
+    assert [p for p in sheet.problems if "line 3" in p and "merged" in p]
+    marks = sheet.marks_for("a.ipynb").marks
+    assert (marks[0].points, marks[1].points) == (1, 2)
+    sheet.ensure(ROSTER)
+    sheet.set("a.ipynb", "q1", 2, "")
+    sheet.write()
+    assert path.read_text("utf-8-sig").count("a.ipynb") == 1
+
+
+def test_a_formula_name_is_stored_inert_and_read_back_as_typed(tmp_path):
+    name = "=HYPERLINK(CONCATENATE(CHAR(104)),CHAR(88))"
+    path = tmp_path / scores.SCORES
+    sheet = scores.ScoreSheet.read(path, QUESTIONS)
+    sheet.ensure([("=a.ipynb", name, "+1")])
+    sheet.set("=a.ipynb", "q1", 1, "@comentario")
+    sheet.write()
+    text = path.read_text("utf-8-sig")
+    assert "'=HYPERLINK" in text and "'=a.ipynb" in text and "'@comentario" in text
+    # Positive control: without the prefix, the cell a spreadsheet reads starts with «=».
+    assert not any(cell.startswith(("=", "+", "@")) for line in text.splitlines()
+                   for cell in line.split(","))
+    again = scores.ScoreSheet.read(path, QUESTIONS)
+    assert again.files() == ["=a.ipynb"]
+    assert again.marks_for("=a.ipynb").marks[0].comment == "@comentario"
 
 
 def test_rows_the_class_no_longer_has_are_kept_and_the_roster_comes_first(tmp_path):
@@ -204,11 +255,14 @@ def test_no_lms_names_and_no_scores_leave_otters_csv_as_it_was(tmp_path):
     assert list(out.columns) == list(frame.columns)
 
 
-def test_unreadable_scores_are_left_out_with_the_cell_named(tmp_path):
+def test_a_bad_score_cell_is_named_and_the_rest_of_the_scores_are_kept(tmp_path):
     (tmp_path / scores.SCORES).write_text(",".join(scores.header(ALL_QUESTIONS)) + "\n"
-                                          "a.ipynb,,,9,,,,,,,,,\n", "utf-8")
+                                          "a.ipynb,,,9,1,,,,,,,,\n", "utf-8")
     written = merge.Written(tmp_path, "attention")
-    assert written.sheet is None and "column q1: «9»" in written.error
+    assert written.error is None
+    assert [p for p in written.sheet.problems if "column q1: «9»" in p]
+    marks = written.marks_for("a.ipynb").marks
+    assert marks[0].points is None and not written.marks_for("a.ipynb").complete
 
 
 def test_the_nth_marked_question_is_the_rubrics_nth_written_question():

@@ -8,13 +8,20 @@ A small server of the standard library's, on 127.0.0.1 only, serves one Spanish 
 ``OUT/written_scores.csv`` (scores.py), which is also what a spreadsheet may fill instead.
 Answers are Markdown from the student's notebook, rendered here by markdown-it-py with HTML
 off, so a student's ``<script>`` is text, never markup; the page's Content-Security-Policy
-runs only the page's own script and loads nothing from elsewhere. Writes need the token the
-page was served with, and requests must name this server as their host, so another site open
-in the same browser can neither change a score nor read an answer.
+runs only the page's own script and loads nothing from elsewhere.
+
+Who may grade: the page itself is served only to a request that carries the server's token,
+which exists only in the URL printed in the instructor's terminal (as Jupyter does), so another
+account on the same machine cannot fetch it from 127.0.0.1; every API call needs it too, and
+requests must name this server as their host, so another site open in the same browser can
+neither change a score nor read an answer. One server per graded folder: a second ``make
+review`` on the same OUT is refused (a lock file), since two would overwrite each other's saves.
 """
 
 import argparse
+import fcntl
 import html
+import os
 import json
 import secrets
 import sys
@@ -103,6 +110,7 @@ class Review:
                           for n, q in enumerate(self.questions, start=1)],
             "students": self.students,
             "marks": marks,
+            "problems": sheet.problems,
         }
 
     def answers_of(self, question):
@@ -147,6 +155,31 @@ def _points(value):
     raise ValueError("los puntos deben ser un número")
 
 
+FORBIDDEN_PAGE = ("<!doctype html><html lang=\"es\"><meta charset=\"utf-8\"><title>Sin permiso"
+                  "</title><p>Abre la dirección completa que muestra el terminal donde "
+                  "ejecutaste <code>make review</code>: lleva el permiso "
+                  "(<code>?token=…</code>) de esta corrección.</p></html>")
+LOCK = ".review.lock"
+
+
+class Busy(ReviewError):
+    """Another review server holds the graded folder."""
+
+
+def hold_folder(out: Path):
+    """An exclusive lock on OUT for this server's life (released when the process ends, even
+    killed): two servers on one folder would each write the scores file and lose the other's
+    saves."""
+    descriptor = os.open(Path(out) / LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(descriptor)
+        raise Busy(f"another make review is already serving {out}: use its page, or stop it "
+                   "(Ctrl+C in its terminal) first") from None
+    return descriptor
+
+
 def handler_for(review: Review, token: str):
     class Handler(BaseHTTPRequestHandler):
         server_version = "kit-review"
@@ -183,6 +216,10 @@ def handler_for(review: Review, token: str):
             if url.path == "/":
                 if not self._trusted(False):
                     return
+                given = parse_qs(url.query).get("token", [""])[0]
+                if not secrets.compare_digest(given.encode(), token.encode()):
+                    return self._send(HTTPStatus.FORBIDDEN, FORBIDDEN_PAGE.encode("utf-8"),
+                                      "text/html; charset=utf-8")
                 page = (PAGE / "index.html").read_text("utf-8").replace("{{token}}", token)
                 return self._send(HTTPStatus.OK, page.encode("utf-8"), "text/html; charset=utf-8")
             if url.path in ASSETS:
@@ -233,15 +270,31 @@ def serve(out, rubric_file=None, port=DEFAULT_PORT):
     """The server, bound and ready (``serve_forever`` is the caller's); ``port`` 0 is any free
     one, and a busy default falls back to one."""
     review = Review(out, rubric_file)
+    lock = hold_folder(review.out)
     token = secrets.token_urlsafe(24)
     try:
-        server = ThreadingHTTPServer(("127.0.0.1", port), handler_for(review, token))
-    except OSError:
-        if port != DEFAULT_PORT:
-            raise
-        server = ThreadingHTTPServer(("127.0.0.1", 0), handler_for(review, token))
+        try:
+            server = ThreadingHTTPServer(("127.0.0.1", port), handler_for(review, token))
+        except OSError:
+            if port != DEFAULT_PORT:
+                raise
+            server = ThreadingHTTPServer(("127.0.0.1", 0), handler_for(review, token))
+    except BaseException:
+        os.close(lock)
+        raise
     server.daemon_threads = True
-    server.review = review
+    server.review, server.token = review, token
+    server.url = f"http://127.0.0.1:{server.server_address[1]}/?token={token}"
+    closing = server.server_close
+
+    def server_close():
+        closing()
+        try:
+            os.close(lock)
+        except OSError:
+            pass
+
+    server.server_close = server_close
     return server
 
 
@@ -258,8 +311,9 @@ def main(argv=None):
     except (ReviewError, scores.ScoresError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    url = server.url
     print(f"Corrección de respuestas escritas en {url}\n"
+          "Esa dirección lleva el permiso de esta corrección: no la compartas.\n"
           f"Cada cambio se guarda en {args.out / scores.SCORES}. Ctrl+C para terminar.",
           file=sys.stderr)
     if not args.no_browser:

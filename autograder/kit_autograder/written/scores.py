@@ -7,12 +7,19 @@ graded yet». The review page writes it on every change; an instructor may fill 
 spreadsheet instead, which may save it with semicolons and decimal commas: both are read, and
 kept when the page writes it again. Rows the kit does not know (an older class) are kept too:
 nothing an instructor typed is ever dropped.
+
+Keys are compared exactly as written (a file name may begin with a space or a no-break space),
+and every text cell goes through ``csv_cells``: a student's name that begins with ``=`` is
+stored as ``'=…`` so that a spreadsheet shows it instead of running it, and read back as typed.
+A cell the kit cannot use (two rows for one file, points out of range) never stops the class:
+two rows are merged into one, a bad cell counts as not graded, and ``problems`` names the cell.
 """
 
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from ..csv_cells import original, safe
 from ..lms.worksheet import Worksheet, WorksheetError
 
 SCORES = "written_scores.csv"
@@ -81,16 +88,24 @@ class ScoreSheet:
                 index = len(sheet.header)
                 sheet.header.append(name)  # a question added to the rubric later
             self._index[name] = index
-        self._rows = {}
+        self._rows, self.problems, first_line, kept = {}, [], {}, []
         for number, row in enumerate(sheet.rows, start=2):
-            key = sheet.cell(row, self._index[KEY]).strip()
-            if not key:
+            key = original(sheet.cell(row, self._index[KEY]))
+            if not key.strip():
+                kept.append(row)
                 continue
             if key in self._rows:
-                raise ScoresError(f"{self.path.name}, line {number}: «{key}» has two rows")
-            self._rows[key] = row
+                _merge(self._rows[key], row)
+                self.problems.append(f"{self.path.name}, line {number}: «{key}» already has "
+                                     f"line {first_line[key]}; merged into it (its filled "
+                                     "cells kept)")
+                continue
+            self._rows[key], first_line[key] = row, number
+            kept.append(row)
+        sheet.rows = kept
+        for key, row in self._rows.items():
             for question in self.questions:
-                self._points(row, question, number)  # every cell checked, at once
+                self._points(row, question, first_line[key])  # every cell checked, at once
 
     @classmethod
     def read(cls, path, questions):
@@ -107,9 +122,11 @@ class ScoreSheet:
             return None
         value = Worksheet.number(text)
         if value is None or not 0 <= value <= question.points:
-            where = f", line {line}" if line else ""
-            raise ScoresError(f"{self.path.name}{where}, column {question.name}: «{text}» is not "
-                              f"a number of points from 0 to {question.points:g}")
+            if line:
+                self.problems.append(f"{self.path.name}, line {line}, column {question.name}: "
+                                     f"«{text}» is not a number of points from 0 to "
+                                     f"{question.points:g}; counted as not graded")
+            return None
         return value
 
     def files(self):
@@ -121,7 +138,7 @@ class ScoreSheet:
             return None
         return StudentMarks(file, [
             Mark(q, self._points(row, q),
-                 self.sheet.cell(row, self._index[comment_column(q.name)]).strip())
+                 original(self.sheet.cell(row, self._index[comment_column(q.name)])).strip())
             for q in self.questions])
 
     def ensure(self, roster):
@@ -132,9 +149,9 @@ class ScoreSheet:
             row = self._rows.get(file)
             if row is None:
                 row = self._rows[file] = [""] * len(self.sheet.header)
-                Worksheet.set(row, self._index[KEY], file)
-            Worksheet.set(row, self._index[NAME], name or "")
-            Worksheet.set(row, self._index[ID], student_id or "")
+                Worksheet.set(row, self._index[KEY], safe(file))
+            Worksheet.set(row, self._index[NAME], safe(name or ""))
+            Worksheet.set(row, self._index[ID], safe(student_id or ""))
             known.append(row)
         kept = {id(row) for row in known}
         others = [row for row in self._rows.values() if id(row) not in kept]
@@ -153,10 +170,18 @@ class ScoreSheet:
         text = "" if points is None else f"{points:g}".replace(".", separator)
         Worksheet.set(row, self._index[question.name], text)
         Worksheet.set(row, self._index[comment_column(question.name)],
-                      str(comment or "")[:MAX_COMMENT_CHARS])
+                      safe(str(comment or "")[:MAX_COMMENT_CHARS]))
 
     def write(self):
         self.sheet.write(self.path)
+
+
+def _merge(first, second):
+    """``second``'s filled cells into ``first``: a second row for one file is the same
+    student's, typed twice (a spreadsheet's copy, an older kit's save)."""
+    for index, cell in enumerate(second):
+        if cell.strip():
+            Worksheet.set(first, index, cell)
 
 
 def load(out, questions) -> Optional[ScoreSheet]:
