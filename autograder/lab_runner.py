@@ -76,11 +76,21 @@ class CliRun:
     def emit(self) -> int:
         """Write it as the command line does (stdout as UTF-8 bytes, whatever the terminal's
         encoding: the JSON must be the same bytes everywhere) and return the exit code."""
-        sys.stderr.write(self.stderr)
-        sys.stderr.flush()
-        sys.stdout.buffer.write(self.stdout.encode("utf-8"))
-        sys.stdout.flush()
+        # errors="replace": a lone surrogate a student's text carries prints as "?", never as
+        # a traceback from the validator that promises none.
+        _write(sys.stderr, self.stderr)
+        _write(sys.stdout, self.stdout)
         return self.code
+
+
+def _write(stream, text):
+    data = text.encode("utf-8", "replace")
+    stream.flush()
+    if hasattr(stream, "buffer"):
+        stream.buffer.write(data)
+    else:  # a notebook's stream, which takes text only
+        stream.write(data.decode("utf-8"))
+    stream.flush()
 
 
 # --- what a lesson writes --------------------------------------------------------------------

@@ -253,7 +253,11 @@ def export(namespace, names, max_bytes):
         except Exception:  # any value json cannot write, whatever its class does
             exported[name] = {"error": "not_json"}
             continue
-        if len(text.encode("utf-8")) > max_bytes:
+        # A lone surrogate ("\ud800") is a str Python holds but UTF-8 cannot write: it becomes
+        # "?" (inside a JSON string, so the JSON stays valid) instead of failing the job.
+        data = text.encode("utf-8", "replace")
+        text = data.decode("utf-8")
+        if len(data) > max_bytes:
             exported[name] = {"error": "too_large"}
         else:
             exported[name] = {"json": text}
