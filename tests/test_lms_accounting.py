@@ -281,3 +281,17 @@ def test_the_validators_output_with_a_lone_surrogate_prints_without_a_traceback(
     assert CliRun(1, "{\"x\": \"\ud800\"}\n", "aviso \ud800\n").emit() == 1
     captured = capfdbinary.readouterr()
     assert captured.out == b'{"x": "?"}\n' and captured.err == b"aviso ?\n"
+
+
+def test_with_a_roster_everyone_without_a_row_is_named(tmp_path):
+    path = tmp_path / "descarga.zip"
+    path.write_bytes(fx.moodle_download())
+    worksheet = tmp_path / "hoja.csv"
+    worksheet.write_bytes(fx.moodle_worksheet_es())
+    result, _ = ingested(path, roster=lms.read_roster(worksheet))
+    (notice,) = [n for n in result.notices if n.kind == "absent"]
+    # Pedro handed in nothing at all: not even a folder in the download.
+    assert "Pedro Sin Entrega (7000001)" in notice.es and "1 de las 8" in notice.es
+    # Positive control: without the roster nobody could know he exists.
+    result, _ = ingested(path)
+    assert not [n for n in result.notices if n.kind == "absent"]

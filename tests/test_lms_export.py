@@ -135,7 +135,7 @@ def test_a_worksheet_that_is_not_moodles_is_a_clear_error(tmp_path):
     out = graded_out(tmp_path, MOODLE_PEOPLE[:1])
     worksheet = tmp_path / "otra.csv"
     worksheet.write_text("Nombre,Nota\nAna,5\n", "utf-8")
-    with pytest.raises(WorksheetError, match="no column «identificador»"):
+    with pytest.raises(WorksheetError, match="is not Moodle's grading worksheet"):
         export_module.export(out, "moodle", worksheet, log=io.StringIO())
 
 
@@ -178,3 +178,39 @@ def test_canvas_gradebook_fills_the_assignments_column_by_student_id(tmp_path):
 def test_worksheet_numbers_read_with_either_decimal_separator():
     assert [Worksheet.number(t) for t in ("10,00", "10.00", "1.234,5", "1,234.5", "", "x")] == [
         10.0, 10.0, 1234.5, 1234.5, None, None]
+
+
+def test_a_worksheet_in_another_language_is_read_by_its_structure(tmp_path):
+    """Issue 29: only Spanish and English headers were read."""
+    out = graded_out(tmp_path, MOODLE_PEOPLE[:2])
+    worksheet = tmp_path / "notes.csv"
+    worksheet.write_text(
+        "Identifiant,Nom complet,Adresse de courriel,Statut,Note,Note maximale,Dernière modif\n"
+        "Participant1234567,María José García López,m@x,Remis,,10,00,-\n"
+        "Participant2000001,José Pérez,j@x,Remis,,10,00,-\n".replace(",10,00,", ",10.00,"),
+        "utf-8")
+    export_module.export(out, "moodle", worksheet, log=io.StringIO())
+    rows = rows_of((out / "export" / worksheet.name).read_bytes(), ",")
+    assert [row[4] for row in rows[1:]] == ["9.00", "4.17"]
+
+
+def test_a_team_row_goes_to_every_member_and_their_own_feedback_folder(tmp_path):
+    team = ("Equipo Rojo_501_assignsubmission_file/notebook_student.ipynb", None, None, 20.0,
+            30.0, "Equipo Rojo_501_assignsubmission_file")
+    out = graded_out(tmp_path, [team])
+    manifest = json.loads((out / MANIFEST).read_text("utf-8"))
+    manifest["entries"][0].update(group="Equipo Rojo", group_id="501",
+                                  members=[["María José García López", "1234567"],
+                                           ["José Pérez", "2000001"]])
+    (out / MANIFEST).write_text(json.dumps(manifest), "utf-8")
+    worksheet = tmp_path / "hoja.csv"
+    worksheet.write_bytes(fx.moodle_worksheet_es())
+    export_module.export(out, "moodle", worksheet, log=io.StringIO())
+    rows = {row[0]: row for row in rows_of((out / "export" / worksheet.name).read_bytes(), ";")}
+    assert rows["Participante1234567"][4] == rows["Participante2000001"][4] == "10,00"
+    # Positive control: the group's number is nobody's row.
+    assert "Participante501" not in rows
+    with zipfile.ZipFile(out / "export" / export_module.MOODLE_ZIP) as zf:
+        folders = sorted(name.split("/")[0] for name in zf.namelist())
+    assert folders == ["José Pérez_2000001_assignsubmission_file",
+                       "María José García López_1234567_assignsubmission_file"]

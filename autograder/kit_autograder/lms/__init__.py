@@ -20,7 +20,7 @@ from pathlib import Path
 from . import canvas, gradescope, moodle
 from .entries import (  # noqa: F401 (the API)
     IGNORED, NOT_A_SUBMISSION, UNREADABLE, Entry, FileRow, Found, Ingested, Notice, build_entries,
-    export_time, read_manifest)
+    export_stem, export_time, read_manifest)
 from .roster import Roster, RosterError, read as read_roster  # noqa: F401 (the API)
 from ..sandbox.inside.wire import valid_text
 from .tree import IngestError, Item, Tree, debris
@@ -63,6 +63,7 @@ def ingest(source, roster: Roster = None, picks=()) -> Ingested:
             workdir = Path(tempfile.mkdtemp(prefix="kit-lms-"))
             entries, absent, rows, more = build_entries(candidate, found.uploads, workdir, picks)
             rows += [FileRow(path, IGNORED, reason) for path, reason in found.ignored]
+            more += _without_a_row(roster, entries, absent)
             return Ingested(name, source, entries, absent, found.notes, workdir, tree,
                             files=rows, notices=found.notices + more + notices)
         notices += misfit
@@ -73,6 +74,24 @@ def ingest(source, roster: Roster = None, picks=()) -> Ingested:
     except BaseException:
         tree.close()
         raise
+
+
+def _without_a_row(roster, entries, absent):
+    """Everyone the roster lists whom no row of final_grades.csv (theirs or their team's)
+    and no «not graded» line covers: they handed in nothing, as far as this download says."""
+    if roster is None:
+        return []
+    covered = {e.student_id for e in entries} | {a.student_id for a in absent}
+    covered |= {member[1] for e in entries for member in e.members}
+    missing = [p for number, p in roster.people.items() if number not in covered]
+    if not missing:
+        return []
+    shown = ", ".join(f"{p.name or '?'} ({p.student_id})" for p in missing)
+    return [Notice("absent",
+                   f"{len(missing)} of the {len(roster.people)} people of {roster.path.name} "
+                   f"have nothing in the download: {shown}",
+                   f"{len(missing)} de las {len(roster.people)} personas de {roster.path.name} no "
+                   f"tienen nada en la descarga: {shown}")]
 
 
 def _top_names(folder):
@@ -181,9 +200,8 @@ def _same_notebook_exports(items):
     own row; the instructor is told, since only they know whose they are."""
     stems = {}
     for item in items:
-        stamp = export_time(item.name)
-        if stamp is not None:
-            stem = item.name[:-len("_2026_01_01T00_00_00_000000.zip")]
+        stem = export_stem(item.name)
+        if stem is not None:
             stems.setdefault(stem, []).append(item.path)
     notices = []
     for stem, paths in sorted(stems.items()):

@@ -39,8 +39,10 @@ FORMAT = 2
 GRADED, SUPERSEDED, NOT_A_SUBMISSION, UNREADABLE, IGNORED = (
     "graded", "superseded", "not a submission", "unreadable", "ignored")
 
-# grader.export() names its zip <notebook>_<%Y_%m_%dT%H_%M_%S_%f>.zip (otter/check/notebook.py).
-EXPORT_STAMP = re.compile(r"_(\d{4})_(\d{2})_(\d{2})T(\d{2})_(\d{2})_(\d{2})_(\d{6})\.zip$", re.I)
+# Otter's grader.export() names its zip <notebook>_<%Y_%m_%dT%H_%M_%S_%f>.zip
+# (otter/check/notebook.py); the kit's export cell leaves out the microseconds.
+EXPORT_STAMP = re.compile(
+    r"_(\d{4})_(\d{2})_(\d{2})T(\d{2})_(\d{2})_(\d{2})(?:_(\d{6}))?\.zip$", re.I)
 
 
 @dataclass
@@ -202,9 +204,15 @@ def export_time(name) -> Optional[datetime]:
     if not match:
         return None
     try:
-        return datetime(*(int(part) for part in match.groups()))
+        return datetime(*(int(part) for part in match.groups() if part is not None))
     except ValueError:
         return None
+
+
+def export_stem(name) -> Optional[str]:
+    """The notebook an export zip was written from («notebook_student»), or None."""
+    match = EXPORT_STAMP.search(name or "")
+    return name[:match.start()] if match and export_time(name) is not None else None
 
 
 def zip_own_name(data: bytes) -> Optional[str]:

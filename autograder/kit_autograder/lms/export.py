@@ -103,11 +103,14 @@ def export(out, lms, worksheet_path, column=None, log=sys.stdout):
                 pages[number_id] = markdown_html.page(feedback.read_text("utf-8"),
                                                       "Informe de evaluación")
     if lms == "moodle":
-        names = _worksheet_names(sheet, moodle.IDENTIFIER, moodle.FULL_NAME,
+        identifier = moodle.worksheet_columns(sheet)[0]
+        name = sheet.column(moodle.FULL_NAME)
+        names = _worksheet_names(sheet, identifier, identifier + 1 if name is None else name,
                                  moodle.participant_number)
         same = lambda listed, written: download_name(listed) == download_name(written)
     else:
-        names = _worksheet_names(sheet, ("ID",), ("Student", "LastName"), str.strip)
+        names = _worksheet_names(sheet, sheet.column(("ID",), required=True),
+                                 sheet.column(("Student", "LastName")), str.strip)
         same = lambda listed, written: canvas_name(listed) in (written, canvas_name(written))
     # The download's name against the worksheet's, for the same number: where they differ the
     # number is not this student's (a group id read as a participant's, an edited name), and
@@ -174,10 +177,8 @@ def export(out, lms, worksheet_path, column=None, log=sys.stdout):
     return report
 
 
-def _worksheet_names(sheet, id_names, name_names, to_id):
-    """``{student id: name}`` of every student row of the worksheet."""
-    identifier = sheet.column(id_names, required=True)
-    name = sheet.column(name_names)
+def _worksheet_names(sheet, identifier, name, to_id):
+    """``{student id: name}`` of every student row of the worksheet (columns by index)."""
     found = {}
     for row in sheet.rows:
         student = to_id(sheet.cell(row, identifier))

@@ -27,7 +27,7 @@ from pathlib import Path, PurePosixPath
 
 from .entries import Found, Notice, Upload
 from .roster import DEFAULT_TEAM, download_name
-from .worksheet import Worksheet, number_text
+from .worksheet import Worksheet, WorksheetError, number_text
 
 # <who>[_<participant or group id>]_assignsubmission_<plugin>, then "_" or "/" or the end. Team
 # downloads (4.1+) name each group's folder by its name and group id, and members without a
@@ -158,15 +158,47 @@ def participant_number(identifier):
 # --- back to Moodle ---------------------------------------------------------------------------
 
 
+def worksheet_columns(worksheet: Worksheet):
+    """``(identifier, grade, maximum, comments)`` column indexes. By their Spanish or English
+    headers first; a worksheet from a Moodle in another language is read by its structure:
+    the identifier is the column of «<word><number>» cells, the maximum the column whose every
+    row holds one same positive number, and the grade, as Moodle writes it, the column just
+    before the maximum (its comments column is then found only by header)."""
+    from .roster import participant_column
+
+    identifier = worksheet.column(IDENTIFIER)
+    if identifier is None:
+        identifier = participant_column(worksheet)
+    grade, maximum = worksheet.column(GRADE), worksheet.column(MAXIMUM)
+    if maximum is None and identifier is not None:
+        maximum = _constant_number_column(worksheet, after=identifier)
+    if grade is None and maximum is not None and maximum - 1 > identifier:
+        grade = maximum - 1
+    if identifier is None or grade is None:
+        shown = ", ".join(f"«{title}»" for title in worksheet.header)
+        raise WorksheetError(f"{worksheet.path.name} is not Moodle's grading worksheet: no column "
+                             "of «Participante N» identifiers and grades; its columns are: "
+                             f"{shown}")
+    return identifier, grade, maximum, worksheet.column(COMMENTS)
+
+
+def _constant_number_column(worksheet, after):
+    rows = [row for row in worksheet.rows if any(cell.strip() for cell in row)]
+    for index in range(after + 1, len(worksheet.header)):
+        cells = {Worksheet.cell(row, index).strip() for row in rows}
+        if len(cells) == 1:
+            value = worksheet.number(next(iter(cells)))
+            if value is not None and value > 0:
+                return index
+    return None
+
+
 def fill_worksheet(worksheet: Worksheet, grades, comments):
     """Fill the grade and the comment of every participant in ``grades`` (``{participant id:
     (points, points possible)}``, the kit's scale, rescaled to the worksheet's «Calificación
     máxima»), keeping every other cell. Returns ``(filled ids, ids of the worksheet's rows
     without a grade, notes for the instructor)``."""
-    identifier = worksheet.column(IDENTIFIER, required=True)
-    grade = worksheet.column(GRADE, required=True)
-    maximum = worksheet.column(MAXIMUM)
-    comment = worksheet.column(COMMENTS)
+    identifier, grade, maximum, comment = worksheet_columns(worksheet)
     notes = []
     if comment is None:
         notes.append("the worksheet has no feedback-comments column (tick «Comentarios de "
