@@ -23,6 +23,7 @@ import datetime
 import html
 import json
 import os
+import re
 import sys
 import zipfile
 from pathlib import Path
@@ -135,8 +136,13 @@ class Grader:
         if problem:
             print(f"Se creó «{zip_path.name}», pero {problem} No lo subas así.")
             return
+        removed = _remove_older_exports(zip_path, self.notebook.stem)
+        older = (f" He borrado {'tu exportación anterior' if removed == 1 else f'tus {removed} exportaciones anteriores'}"
+                 " de este cuaderno, para que en la carpeta quede solo la que tienes que subir."
+                 if removed else "")
         print(f"Listo: «{zip_path.name}» contiene tu cuaderno «{self.notebook.name}» tal como está guardado "
-              "en el disco. Súbelo a Gradescope. Si cambias algo, guarda y vuelve a ejecutar esta celda.")
+              f"en el disco. Súbelo donde entregas las tareas de la asignatura.{older} Si cambias algo, guarda y "
+              "vuelve a ejecutar esta celda.")
         _show_link(zip_path)
 
 
@@ -256,6 +262,30 @@ def spanish_failure(message: str) -> str:
         return detail.strip() or "una comprobación no se cumple."
     where = f" en «{code[0]}»" if code else ""
     return f"la prueba se detuvo{where} con {kind}" + (f": {detail.strip()}" if detail.strip() else ".")
+
+
+def _remove_older_exports(new: Path, stem: str) -> int:
+    """Delete this notebook's earlier exports: every Run All writes one, and a folder of
+    several makes the student (and the grader) guess which is the one to upload. Only a zip
+    named ``<stem>_<fecha>.zip`` that says it was written under that name
+    (``__zip_filename__``) is removed: nothing the student made themselves."""
+    pattern = re.compile(re.escape(stem) + r"_\d{4}_\d{2}_\d{2}T\d{2}_\d{2}_\d{2}(?:_\d{6})?\.zip")
+    removed = 0
+    for path in new.parent.glob(f"{stem}_*.zip"):
+        if path == new or not pattern.fullmatch(path.name) or path.is_symlink():
+            continue
+        try:
+            with zipfile.ZipFile(path) as zf:
+                own = zf.read("__zip_filename__").decode("utf-8", "replace").strip()
+        except (OSError, KeyError, zipfile.BadZipFile, ValueError, RuntimeError):
+            continue
+        if own == path.name:
+            try:
+                path.unlink()
+                removed += 1
+            except OSError:
+                pass
+    return removed
 
 
 def _zip_problem(zip_path: Path, assignment: str) -> str:
