@@ -295,3 +295,32 @@ def test_with_a_roster_everyone_without_a_row_is_named(tmp_path):
     # Positive control: without the roster nobody could know he exists.
     result, _ = ingested(path)
     assert not [n for n in result.notices if n.kind == "absent"]
+
+
+# --- through make grade's door ----------------------------------------------------------------
+
+
+def test_make_grade_reports_the_download_and_survives_a_400_byte_name(tmp_path, autograder_zip,
+                                                                       capsys):
+    from kit_autograder import batch
+
+    long_name = "ñ" * 200 + ".ipynb"
+    assert len(long_name.encode()) > 255  # positive control: no file can be named so
+    source, newer, older = moodle_double_upload(tmp_path)
+    download = tmp_path / "con_nombre_largo.zip"
+    download.write_bytes(fx.zip_bytes({f"entregas/{long_name}": GOOD, "entregas/b.ipynb": BLANK}))
+    for submissions, out in ((source, tmp_path / "moodle"), (download, tmp_path / "largo")):
+        status = batch.main(["--submissions", str(submissions), "--out", str(out),
+                             "--autograder", str(autograder_zip), "--jobs", "2"])
+        assert status == 0
+        with open(out / "final_grades.csv", encoding="utf-8") as f:
+            rows = {row["file"]: row for row in csv.DictReader(f)}
+        assert (out / "ingest.csv").is_file() and (out / "report.html").is_file()
+        if out.name == "moodle":
+            assert float(rows[newer]["total_points_earned"]) == 20
+            report = (out / "report.html").read_text("utf-8")
+            assert 'id="descarga"' in report and "zz_primera_version.ipynb" in report
+        else:
+            assert float(rows[long_name]["total_points_earned"]) == 20
+    printed = capsys.readouterr().out
+    assert "look at these before publishing grades" in printed and "candidates" in printed

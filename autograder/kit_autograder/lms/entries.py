@@ -282,8 +282,9 @@ def build_entries(tree, uploads, workdir: Path, picks=()):
             notices.append(Notice(
                 kind, f"{who_of(upload)}: {len(gradable)} candidates ({names}); graded "
                       f"{chosen.path}: {because}",
-                f"{who_of(upload)}: {len(gradable)} archivos que podrían evaluarse; se ha "
-                f"evaluado «{chosen.path}»" + ("" if decided else
+                f"{who_of(upload)}: {len(gradable)} archivos que podrían evaluarse ({names}); "
+                f"se ha evaluado «{chosen.path}»" + (f" ({_spanish_reason(because)})" if decided
+                                                      else "") + ("" if decided else
                                                ": la descarga no dice cuál es el más reciente; "
                                                "elige otro con PICK=<archivo>")))
         if upload.doubt:
@@ -313,6 +314,18 @@ def choose(tree, upload, gradable, picks):
     return last, ("undecided: the download gives no trustworthy order of these files (their "
                   "dates are the download's); took the last listed; choose another with "
                   "PICK=<file>"), False
+
+
+def _spanish_reason(because):
+    if because.startswith("Moodle"):
+        return "Moodle pone los archivos de cada estudiante del más antiguo al más reciente"
+    if because.startswith("Canvas"):
+        return "Canvas numera los archivos en el orden en que se subieron"
+    if because.startswith("the newest export"):
+        return "la exportación más reciente, por la fecha de su nombre"
+    if because.startswith("chosen by the instructor"):
+        return "elegido con PICK="
+    return because
 
 
 def _export_stamp(tree, item):
