@@ -53,7 +53,7 @@ def positional_encoding_tests():
 
 def test_every_public_test_has_a_spanish_name_after_its_question():
     names = list(public_tests())
-    assert len(names) == 11, names
+    assert len(names) == 12, names
     questions = ("attention", "multihead", "positional_encoding", "transformer_block",
                  "student_extension", "modelo_entrenado")
     for name in names:
@@ -95,3 +95,41 @@ def test_the_base_test_states_only_what_the_notebook_states():
     (source,) = [c.source for c in load_master(MASTER).cells if f"def {BASE_TEST}(" in c.source]
     assert "10000" in source and "0.01" in source
     assert "np.arange" not in source, "the test must not carry a vectorised implementation"
+
+
+RESIDUAL_TEST = "test_transformer_block_suma_la_entrada_en_cada_subcapa"
+
+
+def block_namespace(block=None):
+    """A notebook's namespace with the reference's functions, and ``block`` as its
+    transformer_block cell (the reference's when None)."""
+    from attention import mutants  # noqa: F401 (the misconceptions' forms)
+    from attention.functions import FUNCTIONS
+    from attention.misconceptions import render_source
+
+    namespace = {"np": np, "softmax": reference.softmax, "layer_norm": reference.layer_norm}
+    for name in FUNCTIONS:
+        source = block if name == "transformer_block" and block else getattr(reference, name)
+        exec(render_source(source, name), namespace)
+    return namespace
+
+
+def test_the_residual_test_passes_with_the_reference():
+    public_tests()[RESIDUAL_TEST](block_namespace()["transformer_block"])
+
+
+@pytest.mark.parametrize("misconception", ["transformer_block.no_attention_residual",
+                                           "transformer_block.no_ffn_residual"])
+def test_a_block_without_a_residual_fails_the_residual_test_and_only_it(misconception):
+    """Issue 30.1: a block with no residuals passed every public check."""
+    from attention import mutants
+
+    (mutant, *_) = mutants.forms(misconception)
+    block = block_namespace(mutant)["transformer_block"]
+    tests = {n: t for n, t in public_tests().items() if n.startswith("test_transformer_block_")}
+    # Positive control: the block's other public tests pass without the residual.
+    for name, test in tests.items():
+        if name != RESIDUAL_TEST:
+            test(block)
+    with pytest.raises(AssertionError, match="conexión residual"):
+        tests[RESIDUAL_TEST](block)

@@ -654,6 +654,24 @@ def test_transformer_block_conserva_la_forma_y_normaliza_cada_token(transformer_
 """ # BEGIN TEST CONFIG
 points: 0
 """ # END TEST CONFIG
+def test_transformer_block_suma_la_entrada_en_cada_subcapa(transformer_block):
+    import numpy as np
+    # Con W_O y W2 a cero (y b2 = 0) ninguna subcapa aporta nada: solo la conexión residual lleva x hasta la salida,
+    # que entonces es LayerNorm(x). Sin residuales, el bloque normalizaría ceros.
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=(4, 6))
+    heads = [tuple(rng.normal(0, 0.4, size=(6, 3)) for _ in range(3)) for _ in range(2)]
+    W1, b1 = rng.normal(0, 0.4, size=(6, 12)), rng.normal(size=12)
+    y = transformer_block(x, heads, np.zeros((6, 6)), W1, b1, np.zeros((12, 6)), np.zeros(6))
+    normalizada = (x - x.mean(axis=1, keepdims=True)) / np.sqrt(x.var(axis=1, keepdims=True) + 1e-5)
+    assert np.shape(y) == (4, 6) and np.allclose(y, normalizada, atol=1e-3), (
+        "Con W_O y W2 a cero las dos subcapas no aportan nada, así que la salida debería ser LayerNorm(x): "
+        "¿sumas la entrada x a la salida de cada subcapa (la conexión residual) antes de normalizar?")
+
+# %%
+""" # BEGIN TEST CONFIG
+points: 0
+""" # END TEST CONFIG
 def test_modelo_entrenado_acierta_todos_los_maximos_acumulados(positional_encoding, transformer_block):
     import os
     import sys
@@ -676,8 +694,9 @@ def test_modelo_entrenado_acierta_todos_los_maximos_acumulados(positional_encodi
     percent = f"{100 * right / sequences.size:.1f}".replace(".", ",")
     assert right == sequences.size, (
         f"Con tus funciones, el modelo entrenado del paso 9 acierta {right} de {sequences.size} dígitos ({percent} %); "
-        "con las funciones de referencia los acierta todos. Si tus demás pruebas públicas se cumplen, revisa sobre todo "
-        "tu attention: la softmax va por filas (axis=-1) y la máscara pone -inf antes de la softmax.")
+        "con las funciones de referencia los acierta todos, así que alguna de las cuatro que usa (attention, multihead, "
+        "positional_encoding, transformer_block) no calcula lo que debe. Empieza por la que tenga una prueba pública "
+        "que no se cumple; el informe de la entrega dice cuál es.")
 
 # %% [raw]
 # # END TESTS
@@ -720,7 +739,7 @@ print(f"Filas de la FFN que cambian al tocar el token 4: {rows_changed}")
 # Hasta aquí todos los pesos eran aleatorios, y por eso ningún patrón de atención significaba nada. Para ver qué cambia al entrenar, el kit entrena, al preparar esta clase, un Transformer diminuto con **exactamente** la arquitectura de los pasos 3 a 8, y aquí lo ejecutamos con las funciones de esos pasos.
 
 # %% [markdown] tags=["graded-only"]
-# En este cuaderno esas funciones son **las tuyas**: si el modelo acierta, tus cuatro funciones ejecutan bien un modelo entrenado.
+# En este cuaderno esas funciones son **las tuyas**. Que el modelo acierte es una condición **necesaria, no suficiente**: un modelo entrenado tolera algunos errores (sin la escala $1/\sqrt{d_k}$, o sin las conexiones residuales, este también acierta casi siempre), así que lo que dice si cada función calcula lo que debe son sus pruebas públicas, `grader.check(...)`, y al entregar las ocultas. Si el modelo falla, en cambio, alguna función está mal seguro.
 
 # %% [markdown]
 # Su tarea es el **máximo acumulado**: lee una secuencia de dígitos y escribe, en cada posición, el mayor dígito visto hasta ella. Por ejemplo, `2 0 3 1 5 4 8 6` da `2 2 3 3 5 5 8 8`. Cada posición solo puede mirar hacia atrás, así que el bloque usa la máscara causal del paso 5. El modelo entero son tres pasos:
@@ -775,8 +794,9 @@ porcentaje = f"{100 * aciertos.mean():.1f}".replace(".", ",")
 print(f"El modelo acierta {aciertos.sum()} de {aciertos.size} dígitos ({porcentaje} %) "
       f"y {aciertos.all(axis=1).sum()} de {len(prueba)} secuencias enteras.")
 if aciertos.all():
-    print("Lo mismo que con las funciones de referencia: attention, multihead, positional_encoding y transformer_block "
-          "ejecutan bien un modelo entrenado.")
+    print("Lo mismo que con las funciones de referencia. Acertar es necesario, no suficiente: este modelo también "
+          "acierta con algunos errores (sin la escala 1/√d_k, sin las residuales), así que lo que comprueba cada función "
+          "son sus pruebas públicas, grader.check(...).")
 else:
     print("Con las funciones de referencia acierta todos los dígitos, así que alguna de las cuatro funciones no calcula "
           "lo que debe. Mira qué dicen las pruebas públicas de attention, multihead, positional_encoding y transformer_block.")
@@ -1140,7 +1160,7 @@ def test_student_extension_tiene_cinco_textos_rellenos(student_extension):
 #
 # 1. Guarda el cuaderno (Ctrl+S): el `.zip` lleva el archivo **guardado**, no lo que ves en pantalla.
 # 2. Ejecuta la celda siguiente. Crea un archivo `.zip` con tu cuaderno, comprueba que es el de esta tarea y te da un enlace para descargarlo.
-# 3. Sube ese `.zip` a Gradescope. Si después cambias algo, guarda y vuelve a ejecutar la celda: cada vez se crea un `.zip` nuevo, con la fecha y la hora en el nombre.
+# 3. Sube ese `.zip` donde entregas las tareas de la asignatura (Gradescope, Moodle, Canvas: la que use tu curso). Si después cambias algo, guarda y vuelve a ejecutar la celda: crea un `.zip` nuevo, con la fecha y la hora en el nombre, y borra los anteriores de este cuaderno, para que en la carpeta quede solo el que tienes que subir.
 
 # %% deletable=false editable=false tags=["graded-only"]
 # <kit: export>
