@@ -23,6 +23,7 @@ it is the kit's own copy of the lab on the student's functions, answered from th
 jsonschema, its schema file and the lab runner.
 """
 
+import ast
 import contextlib
 import hashlib
 import importlib.util
@@ -393,6 +394,7 @@ class _Context:
         self.data, self.notebook, self.lab, self.timeout = data, notebook, lab, timeout
         self.in_process = in_process
         self._run = None
+        self.glosses = None  # the lab's Spanish for its keys, when the caller has the lab
 
     @property
     def run(self) -> LabRun:
@@ -453,7 +455,7 @@ def lab_output_unchanged(ctx: _Context) -> str:
         return "lab.py no imprimió un JSON válido, así que no hay con qué comparar."
     mine = {key: value for key, value in ctx.data.items() if key != "student_extension"}
     changed = _differences(fresh, mine, "")
-    if not changed:
+    if not changed or _explained_by_definition_order(fresh, mine):
         return ""
     listed = ", ".join(f"«{path or 'raíz'}»" for path in changed[:3])
     more = f" y {len(changed) - 3} más" if len(changed) > 3 else ""
@@ -463,20 +465,118 @@ def lab_output_unchanged(ctx: _Context) -> str:
     )
 
 
+RESULT_SUMMARY = ("checks_total", "checks_measured", "checks_passed", "failed_checks",
+                  "not_measured")
+
+
+def _explained_by_definition_order(fresh, mine) -> bool:
+    """Whether the student's copy differs from the fresh run only where, when the notebook ran
+    its lab cell, a function could not run because something it uses was defined further down
+    (a NameError): run top to bottom the copy is what the lab printed, so nothing was edited,
+    and the fresh run, with every cell defined, is the evidence."""
+    def late(item):
+        return (isinstance(item, dict) and item.get("holds") is None
+                and "NameError" in str(item.get("not_measured") or ""))
+
+    evidence, theirs = fresh.get("evidence"), mine.get("evidence")
+    if not isinstance(evidence, list) or not isinstance(theirs, list) or \
+            len(evidence) != len(theirs):
+        return False
+    if not any(late(item) for item in theirs):
+        return False
+    patched = dict(mine, evidence=[new if late(old) else old
+                                   for new, old in zip(evidence, theirs)])
+    result, their_result = fresh.get("result"), mine.get("result")
+    if isinstance(result, dict) and isinstance(their_result, dict):
+        patched["result"] = {key: result.get(key) if key in RESULT_SUMMARY or value is None
+                             else value for key, value in their_result.items()}
+    return not _differences(fresh, patched, "")
+
+
 def cites_lab_numbers(ctx: _Context) -> str:
     """Criterion 4: measurement or conclusion cites a number a fresh run prints in evidence or
-    result."""
+    result, **and names the measurement it comes from**: a number equal to one the lab printed
+    is evidence only beside a word of its fact («pesos», «máscara», «d_k»…); a coincidence
+    («Mi gato pesa 0,34 kilos») or filler around a copied number is not."""
     fresh = ctx.fresh or {}
-    printed = sorted(set(_citable_numbers(fresh.get("evidence"))) | set(_citable_numbers(fresh.get("result"))))
+    glosses = ctx.glosses
+    if glosses is None:
+        lab = Path(ctx.lab) if ctx.lab else find_lab(ctx.notebook)
+        glosses = _glosses(lab) if lab else {}
+    sources = _citable_sources(fresh, glosses)
     text = f"{ctx.field('measurement')}\n{ctx.field('conclusion')}"
-    if printed and any(_matches(cited, printed) for cited in cited_numbers(text)):
+    words = _content_words(text)
+    cited = cited_numbers(text)
+    if any(_matches(number, values) and names & words
+           for number in cited for names, values in sources):
         return ""
+    printed = sorted({value for _, values in sources for value in values})
+    if printed and any(_matches(number, printed) for number in cited):
+        return ("Citas un número que imprimió el laboratorio, pero no dices de qué medición sale: "
+                "nombra el hecho o la medición (por ejemplo «los pesos de la máscara causal» o «el "
+                "mayor peso con d_k = 64») junto al número, para que se vea que es la evidencia y "
+                "no una coincidencia.")
     example = f" (por ejemplo {_spanish_number(printed[len(printed) // 2])})" if printed else ""
     return (
         "La medición y la conclusión no citan ningún número de evidence o result. Copia al "
-        f"menos un valor medido{example}; puedes redondearlo, usar coma decimal o un porcentaje, "
-        f"con al menos {MIN_CITED_DIGITS} cifras significativas."
+        f"menos un valor medido{example}, diciendo de qué medición sale; puedes redondearlo, "
+        f"usar coma decimal o un porcentaje, con al menos {MIN_CITED_DIGITS} cifras significativas."
     )
+
+
+# Words too common in the lab's facts to say which measurement a number is.
+_COMMON_WORDS = {"cada", "para", "como", "sobre", "entre", "desde", "hasta", "cuando", "donde",
+                 "mayor", "menor", "numero", "valor", "siguen", "siendo", "misma", "mismo",
+                 "ningun", "ninguno", "nunca", "todas", "todos", "otra", "otro", "cuatro",
+                 "error", "tras", "ultima", "ultimo", "antes", "despues", "with", "from"}
+
+
+def _content_words(text: str) -> set:
+    """The words of ``text`` that can name a measurement: four letters or more (or a symbol
+    like d_k), accents and a plural «s» removed."""
+    found = set()
+    for word in re.findall(r"[^\W\d]\w*", unicodedata.normalize("NFKD", text).encode(
+            "ascii", "ignore").decode().lower()):
+        for part in {word, *word.split("_")} if "_" in word else {word}:
+            part = part[:-2] if part.endswith("es") and len(part) > 5 else part
+            part = part[:-1] if part.endswith("s") and len(part) > 4 else part
+            if (len(part) >= 4 or "_" in part) and part not in _COMMON_WORDS:
+                found.add(part)
+    return found
+
+
+def _citable_sources(fresh: dict, glosses: dict) -> list:
+    """``[(words naming a measurement, [its numbers])]`` from the lab's fresh output."""
+    sources = []
+    for item in fresh.get("evidence") or []:
+        if not isinstance(item, dict):
+            continue
+        base = _content_words(" ".join(str(item.get(k) or "") for k in ("fact", "id")))
+        for key, value in (item.get("values") or {}).items():
+            names = base | _content_words(f"{key} {glosses.get(key, '')}")
+            sources.append((names, list(_citable_numbers(value))))
+    for key, value in (fresh.get("result") or {}).items():
+        sources.append((_content_words(f"{key} {glosses.get(key, '')}"),
+                        list(_citable_numbers(value))))
+    return [(names, values) for names, values in sources if values]
+
+
+def _glosses(lab) -> dict:
+    """The lab's ``GLOSSES`` (Spanish for each key of its JSON), read as a literal from its
+    source, never run: the validator must not execute a lab to describe it."""
+    try:
+        tree = ast.parse(Path(lab).read_text("utf-8"))
+    except (OSError, SyntaxError, ValueError, TypeError):
+        return {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "GLOSSES"
+                                                for t in node.targets):
+            try:
+                value = ast.literal_eval(node.value)
+            except ValueError:
+                return {}
+            return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
+    return {}
 
 
 def declares_risk(ctx: _Context) -> str:
@@ -532,7 +632,7 @@ CRITERION_IDS = tuple(c.id for c in CRITERIA)
 
 
 def validate(data, notebook=None, *, lab=None, only=None, timeout=LAB_TIMEOUT_S,
-             in_process=False, lab_run=None) -> list:
+             in_process=False, lab_run=None, glosses=None) -> list:
     """The criteria's results, in rubric order; ``UnusableInput`` when nothing can be graded.
 
     ``only`` restricts the run to one criterion id; ``notebook`` defaults to the lab's own
@@ -545,6 +645,7 @@ def validate(data, notebook=None, *, lab=None, only=None, timeout=LAB_TIMEOUT_S,
         raise ValueError(f"unknown criterion {only!r}; expected one of {CRITERION_IDS}")
     ctx = _Context(data, notebook, lab, timeout, in_process)
     ctx._run = lab_run
+    ctx.glosses = glosses
     results = []
     for number, criterion in enumerate(CRITERIA, start=1):
         if only in (None, criterion.id):
@@ -718,7 +819,8 @@ def run_in_notebook(path="resultado.json", namespace=None) -> int:
             raise UnusableInput("no encuentro lab.py junto al cuaderno ni en esta carpeta.")
         module = _import_lab(lab)
         functions, unavailable = module.LAB.functions_of(namespace)
-        results = validate(data, lab_run=lab_run_for(data, module, functions, unavailable))
+        results = validate(data, lab_run=lab_run_for(data, module, functions, unavailable),
+                           glosses=dict(getattr(module.LAB, "glosses", {}) or {}))
     except UnusableInput as exc:
         print(f"No se puede validar: {exc}")
         return 2

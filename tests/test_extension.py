@@ -222,21 +222,40 @@ def test_check_criterion_raises_the_spanish_message_for_otter(good, folder):
     (0.369412, "el peso de «pecho» es 0.37", True),
     (0.369412, "un 36,9 % del peso", True),
     (0.369412, "casi un 37% del peso", True),
-    (0.831925, "0,831, truncado", True),
+    (0.831925, "un peso de 0,831, truncado", True),
     (0.369412, "0,38", False),
     (0.369412, "0,4", False),  # one significant digit proves nothing
-    (2.44249e-15, "un error de 2,4 × 10^-15", True),
-    (2.44249e-15, "un error de 2,4·10⁻¹⁵", True),
-    (2.44249e-15, "un error de 2.44e-15", True),
-    (2.44249e-15, "un error de 2,4e-14", False),
+    (2.44249e-15, "un error del peso de 2,4 × 10^-15", True),
+    (2.44249e-15, "un error del peso de 2,4·10⁻¹⁵", True),
+    (2.44249e-15, "un error del peso de 2.44e-15", True),
+    (2.44249e-15, "un error del peso de 2,4e-14", False),
     (1.0, "el mayor peso es 1,000", False),  # 0 and 1 appear in any sentence
     (512.5, "con 512,5 de dispersión", True),
 ], ids=lambda value: str(value)[:24])
 def test_cited_number_matches_what_the_lab_printed(printed, text, cites):
-    data = {"evidence": [{"values": {"x": printed}}], "result": {},
+    data = {"evidence": [{"fact": "El peso y la dispersión de la atención.", "id": "peso",
+                          "values": {"x": printed}}], "result": {},
             "student_extension": {**GOOD_EXTENSION, "measurement": text, "conclusion": "Sin números."}}
     (result,) = validate(data, only="cites_lab_numbers", lab_run=printed_by_lab(data))
     assert result.passed is cites
+
+
+@pytest.mark.parametrize("text", [
+    "Mi gato pesa 0,3694 kilos y duerme mucho todo el día.",
+    "Lorem ipsum dolor sit amet 0,3694 consectetur adipiscing elit.",
+])
+def test_a_number_the_lab_printed_is_no_evidence_without_its_measurement_named(text):
+    """Issue 30.3: any number equal to one the lab printed earned the criterion."""
+    fact = {"fact": "Cada fila de pesos de la autoatención suma 1.", "id": "rows_sum_to_one",
+            "values": {"max_abs_row_sum_error": 0.369412}}
+    data = {"evidence": [fact], "result": {},
+            "student_extension": {**GOOD_EXTENSION, "measurement": text, "conclusion": "Sin números."}}
+    (result,) = validate(data, only="cites_lab_numbers", lab_run=printed_by_lab(data))
+    assert not result.passed and "no dices de qué medición sale" in result.message
+    # Positive control: the same number beside its measurement's words is evidence.
+    data["student_extension"]["measurement"] = "La suma de cada fila de pesos se desvía 0,3694."
+    (result,) = validate(data, only="cites_lab_numbers", lab_run=printed_by_lab(data))
+    assert result.passed
 
 
 def test_integers_such_as_sizes_are_not_citable_measurements():
@@ -255,8 +274,8 @@ JUNK_BOASTFUL = {**GOOD_EXTENSION, "risk": "no hay riesgo alguno",
 def test_an_extension_of_xs_fails_the_texts_and_the_risk(good, folder):
     good["student_extension"] = dict(JUNK_X)
     problems = failed(validate(good, folder / "notebook_student.ipynb"))
-    # «0,34» is a number the lab printed, so criterion 4 holds; the texts say nothing.
-    assert set(problems) == {"result_schema", "declares_risk"}
+    # «0,34» is a number the lab printed, but nothing says what it measures: no evidence.
+    assert set(problems) == {"result_schema", "declares_risk", "cites_lab_numbers"}
     assert "«assumption» (o «supuesto») no dice nada todavía («x»)" in problems["result_schema"]
     assert "«risk» (o «riesgo») no dice nada todavía" in problems["declares_risk"]
 
@@ -270,7 +289,7 @@ def test_a_risk_that_denies_risk_fails_criterion_5(good, folder):
 
 @pytest.mark.parametrize("field, text, criterion, reason", [
     ("assumption", "<el supuesto que pones a prueba>", "result_schema", "texto de ejemplo"),
-    ("measurement", "ver arriba 0,6698", "result_schema", "demasiado corto"),
+    ("measurement", "ejemplo trabajado: 0,6698", "result_schema", "demasiado corto"),
     ("conclusion", "asdf asdf asdf asdf", "result_schema", "no dice nada"),
     ("limitation", "Ninguna limitación.", "result_schema", "demasiado corto"),
     ("risk", "Sin riesgos.", "declares_risk", "no cuenta"),
@@ -468,3 +487,34 @@ def test_criterion_3_compares_which_facts_were_measured_not_the_wording_of_why()
     assert _differences(fresh, mine, "") == []
     measured = {"evidence": [{"id": "a", "holds": True, "values": {"x": 1.0}}]}
     assert _differences(fresh, measured, "")  # control: a fact measured on one side only
+
+
+def late_helper_copy(good):
+    """What the notebook's lab cell printed when attention used a helper defined in the last
+    cell: every fact that needs attention not measured, with the kernel's NameError."""
+    copy_ = copy.deepcopy(good)
+    for item in copy_["evidence"]:
+        if "attention" in item["functions"]:
+            item.update(holds=None, values={},
+                        not_measured="`attention` falló con NameError: name '_ayuda' is not defined")
+    evidence = copy_["evidence"]
+    measured = [i for i in evidence if i["holds"] is not None]
+    copy_["result"].update(checks_measured=len(measured),
+                           checks_passed=sum(i["holds"] for i in measured),
+                           failed_checks=[i["id"] for i in measured if not i["holds"]],
+                           not_measured=[i["id"] for i in evidence if i["holds"] is None],
+                           worked_example=None)
+    return copy_
+
+
+def test_a_helper_defined_below_the_lab_cell_is_not_called_an_edit(good, folder):
+    """Issue 31.4: helpers in the notebook's last cell cost a point and «No edites su salida»."""
+    late = late_helper_copy(good)
+    assert "lab_output_unchanged" not in failed(validate(late, folder / "notebook_student.ipynb"))
+    # Positive control: an edited number among those measured is still an edit.
+    edited = late_helper_copy(good)
+    measured = next(i for i in edited["evidence"] if i["holds"] is not None and i["values"])
+    key = next(k for k, v in measured["values"].items() if isinstance(v, float))
+    measured["values"][key] += 1
+    problems = failed(validate(edited, folder / "notebook_student.ipynb"))
+    assert "No edites su salida" in problems["lab_output_unchanged"]

@@ -56,4 +56,5 @@ def grade(lab_module, data, functions):
         return [(criterion, False, str(exc)) for criterion, _ in CRITERIA]
     run = extension.lab_run_for(data, lab_module, functions)
     return [(result.id, result.passed, result.message)
-            for result in extension.validate(data, lab_run=run)]
+            for result in extension.validate(
+                data, lab_run=run, glosses=dict(getattr(lab_module.LAB, "glosses", {}) or {}))]
