@@ -301,9 +301,17 @@ class Grader:
             flags.append(Flag("ejecución", unverified_message(reason)))
         if any(verdict.unverified == "internal" for verdict in record.verdicts):
             flags.append(Flag("ejecución", unverified_message("internal")))
-        if any(e["kind"] == "time" for e in record.cell_errors):
+        slow = [e for e in record.cell_errors if e.get("slow")]
+        if any(e["kind"] == "time" and not e.get("slow") for e in record.cell_errors):
             flags.append(Flag("límite", "el cuaderno no terminó de ejecutarse en el tiempo "
                                         "permitido"))
+        elif slow:
+            cells, one = ", ".join(f"[{e['cell']}]" for e in slow), len(slow) == 1
+            flags.append(Flag("límite", f"{'la celda' if one else 'las celdas'} {cells} "
+                                        f"{'tardó' if one else 'tardaron'} más de "
+                                        f"{slow[0].get('budget')} s y "
+                                        f"{'se detuvo' if one else 'se detuvieron'}; el resto "
+                                        "del cuaderno se ejecutó"))
         with self._policy_lock:  # ast is not thread-safe in CPython 3.11
             hints = policy.review_hints(loaded.cells, self.bundle.settings.get("given", []))
         flags += [Flag("revisar", hint) for hint in hints]
@@ -371,14 +379,28 @@ def _unverified(question, case, description, reason):
 
 
 def _defining_cell_error(function, cell_errors):
-    """A sentence about the failed cell that was meant to define ``function``, if any."""
+    """A sentence about the failed, stopped or never-reached cell that was meant to define
+    ``function``, if any: «no encuentro la función» only when it is not in the notebook."""
     for error in cell_errors:
         defines = (function in error.get("defines", ())
                    or error.get("first_line", "").startswith(f"def {function}("))
-        if defines and error["kind"] != "time":
-            said = cell_error_text(error["exception"], error.get("message"))
-            return (f"la celda [{error['cell']}] que define `{function}` falló al ejecutarse "
-                    f"({said}), así que la función no existe: corrige esa celda")
+        if not defines:
+            continue
+        if error.get("skipped"):
+            stopped = next((e for e in cell_errors if e["kind"] == "time" and not e.get("skipped")
+                            and not e.get("slow")), None)
+            where = (f" en la celda [{stopped['cell']}] (`{stopped.get('first_line', '')}`)"
+                     if stopped else "")
+            return (f"tu cuaderno agotó su tiempo{where} antes de llegar a la celda que define "
+                    f"`{function}`, así que no se pudo evaluar: haz más rápidas las celdas "
+                    "lentas, o muévelas al final del cuaderno")
+        if error["kind"] == "time":
+            return (f"la celda [{error['cell']}] que define `{function}` tardó más de "
+                    f"{error.get('budget') or 'el tiempo permitido'} s y se detuvo antes de "
+                    "definirla: saca de esa celda lo que tarda")
+        said = cell_error_text(error["exception"], error.get("message"))
+        return (f"la celda [{error['cell']}] que define `{function}` falló al ejecutarse "
+                f"({said}), así que la función no existe: corrige esa celda")
     return None
 
 

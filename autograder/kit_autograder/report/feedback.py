@@ -273,6 +273,10 @@ def _cell_errors(record):
 def _error_line(error):
     where = f", línea {error['line']}" if error.get("line") else ""
     first_line = markup.code(error.get("first_line", ""))
+    if error.get("kind") == "time" and error.get("slow"):
+        return (f"- Celda [{error['cell']}] ({first_line}): tardó más de {error.get('budget')} s, "
+                "el máximo de una celda, y se detuvo; las celdas siguientes sí se ejecutaron, y "
+                "lo que definen se ha evaluado")
     if error.get("kind") == "time":
         return (f"- Celda [{error['cell']}] ({first_line}): se detuvo porque el cuaderno agotó "
                 "su tiempo")

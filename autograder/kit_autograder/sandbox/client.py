@@ -514,7 +514,9 @@ def _checked_ran(reply):
             if isinstance(error.get("defines"), list) else [],
             "knock_on_of": error.get("knock_on_of") if type(error.get("knock_on_of")) is int
             else None,
-            "skipped": error.get("skipped") is True})
+            "skipped": error.get("skipped") is True,
+            "slow": error.get("slow") is True,
+            "budget": error.get("budget") if type(error.get("budget")) is int else None})
     exported = reply.get("exported")
     clean_exported = {}
     if isinstance(exported, dict):

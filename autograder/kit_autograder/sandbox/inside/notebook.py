@@ -122,10 +122,24 @@ def install_otter_stub():
     sys.modules["otter"] = stub
 
 
+# One cell may use this share of the notebook's time (and at least CELL_MIN_SECONDS): a slow
+# experiment cell is stopped and the cells after it still run, so the functions they define
+# are graded instead of being reported as missing.
+CELL_SHARE = 0.25
+CELL_MIN_SECONDS = 10.0
+
+
+def cell_budget(seconds):
+    return max(CELL_MIN_SECONDS, seconds * CELL_SHARE)
+
+
 def run_cells(shell, cells, seconds, output):
-    """Run ``cells`` (sources) in order within ``seconds``; the errors, as plain data, each
-    numbered as Jupyter numbers the cell after "Restart & Run All"."""
+    """Run ``cells`` (sources) in order within ``seconds``, each within ``cell_budget``; the
+    errors, as plain data, each numbered as Jupyter numbers the cell after "Restart & Run All".
+    A cell over its budget is stopped and recorded as ``slow``; the run goes on. When the
+    notebook's whole time is over, the cells not run are recorded with what they define."""
     errors, failed_bindings = [], {}
+    budget = cell_budget(seconds)
 
     def alarm(signum, frame):
         raise CellTimeout()
@@ -133,7 +147,7 @@ def run_cells(shell, cells, seconds, output):
     previous = signal.signal(signal.SIGALRM, alarm)
     deadline = time.monotonic() + seconds
     try:
-        for source in cells:
+        for position, source in enumerate(cells):
             if not source.strip():
                 continue
             # The number Jupyter shows beside the cell after "Restart & Run All": [n].
@@ -142,9 +156,10 @@ def run_cells(shell, cells, seconds, output):
                 _escapes.cell = number
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                errors.append({"cell": number, "kind": "time", "skipped": True})
+                errors.append(_not_run(number, cells[position:]))
                 break
-            signal.setitimer(signal.ITIMER_REAL, remaining)
+            allowed = min(remaining, budget)
+            signal.setitimer(signal.ITIMER_REAL, allowed)
             try:
                 result = shell.run_cell(source, store_history=True)
             except CellTimeout:  # raised outside the cell's own code: IPython's machinery
@@ -158,10 +173,13 @@ def run_cells(shell, cells, seconds, output):
             culprit = failed_bindings.get(getattr(error, "name", None))
             if isinstance(error, NameError) and culprit is not None:
                 record["knock_on_of"] = culprit  # its name was never bound: not a new mistake
+            if record["kind"] == "time" and allowed < remaining:
+                record["slow"], record["budget"] = True, int(round(budget))
             errors.append(record)
             for name in _bound_names(source):
                 failed_bindings.setdefault(name, number)
-            if record["kind"] == "time":
+            if record["kind"] == "time" and not record.get("slow"):
+                errors.append(_not_run(shell.execution_count, cells[position + 1:]))
                 break
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -170,6 +188,14 @@ def run_cells(shell, cells, seconds, output):
         if _escapes is not None:
             _escapes.stop()
     return errors
+
+
+def _not_run(number, sources):
+    """The cells the notebook's time did not reach, and the functions they would define."""
+    names = []
+    for source in sources:
+        names += [n for n in _defined_names(source) if n not in names]
+    return {"cell": number, "kind": "time", "skipped": True, "defines": names[:50]}
 
 
 def refused_shell_escapes():
