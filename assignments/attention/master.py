@@ -48,7 +48,7 @@
 # 8. Un bloque Transformer completo.
 # 9. Un Transformer entrenado: qué aprende cada cabeza.
 #
-# > Las citas que empiezan por **Nota del kit** son del kit de esta clase: corrigen o amplían el material de la clase.
+# > Las citas que empiezan por **Nota del kit** son del kit de esta clase: corrigen errores frecuentes al contar este tema o amplían lo que se cuenta.
 
 # %% [markdown] tags=["solution-note"]
 # > **Solución de referencia explicada.** Este cuaderno es el de los estudiantes con la solución de cada ejercicio y, después de cada una, una explicación de por qué es así y de los errores que el corrector reconoce. Es para el profesorado: publícalo **después** de la fecha de entrega. Las respuestas de las preguntas escritas son un modelo, no la única respuesta válida: se corrigen con la rúbrica por niveles.
@@ -56,9 +56,11 @@
 # %% [markdown] tags=["tour-only"]
 # **Recorrido guiado.** Este cuaderno resume la materia de la clase: el texto de los nueve pasos, las fórmulas, el diagrama del bloque y todas las demostraciones, cada una con lo que imprime y dibuja. Los ejercicios, las pruebas, las preguntas, el laboratorio y el reto están en `notebook_student.ipynb`, en esta misma carpeta.
 #
-# Cuatro funciones, `attention`, `multihead`, `positional_encoding` y `transformer_block`, se implementan en ese cuaderno y no están en este. Las demostraciones que las necesitan aparecen aquí como texto: su código y, debajo, lo que imprimen y dibujan, calculado al preparar la clase con la solución de referencia. Las demás son celdas de código que puedes ejecutar. Para hacerlo, en una terminal abierta en esta carpeta:
+# Cuatro funciones, `attention`, `multihead`, `positional_encoding` y `transformer_block`, se implementan en ese cuaderno y no están en este. Las demostraciones que las necesitan aparecen aquí como texto: su código y, debajo, lo que imprimen y dibujan, calculado al preparar la clase con la solución de referencia. Las demás son celdas de código que puedes ejecutar. Para hacerlo, en una terminal abierta en esta carpeta, crea un entorno virtual, actívalo (en Linux y macOS, `source .venv/bin/activate`; en Windows, `.venv\Scripts\activate`), instala los paquetes y abre el cuaderno:
 #
 # ```
+# python -m venv .venv
+# source .venv/bin/activate
 # python -m pip install -r requirements.txt
 # jupyter lab notebook.ipynb
 # ```
@@ -85,20 +87,26 @@
 #    - `requirements.txt` y `assessment.md`: los paquetes que hay que instalar y la guía de la evaluación.
 #
 #    `notebook.ipynb` es el recorrido guiado de la clase, sin ejercicios, y `explorer.html` el explorador interactivo, que se abre con el navegador.
-# 2. **Instala los paquetes** con Python 3.11 o más reciente. En una terminal abierta en la carpeta:
+# 2. **Crea un entorno virtual e instala los paquetes**, con Python 3.11 o más reciente. En una terminal abierta en la carpeta:
+#
+#    ```
+#    python -m venv .venv
+#    ```
+#
+#    Actívalo: en Linux y macOS, `source .venv/bin/activate`; en Windows, `.venv\Scripts\activate` (en PowerShell, `.venv\Scripts\Activate.ps1`; si `python` no existe, usa `py`). El nombre del entorno, `(.venv)`, aparece entonces al principio de la línea. Después:
 #
 #    ```
 #    python -m pip install -r requirements.txt
 #    ```
 #
-#    Si usas un entorno virtual (`python -m venv .venv`), actívalo antes.
-# 3. **Abre el cuaderno con ese mismo Python.** En la misma terminal:
+#    El entorno virtual no es opcional en Debian ni en Ubuntu: su Python del sistema no deja instalar paquetes con pip (`externally-managed-environment`). Además evita mezclar estos paquetes con los de otras asignaturas. Si cierras la terminal, vuelve a activarlo antes de abrir el cuaderno.
+# 3. **Abre el cuaderno con ese mismo Python.** En la misma terminal, con el entorno activado:
 #
 #    ```
 #    jupyter lab notebook_student.ipynb
 #    ```
 #
-#    `requirements.txt` instala JupyterLab, que abre el cuaderno en tu navegador. Si prefieres **VS Code** (con sus extensiones Python y Jupyter): abre esta carpeta con *File → Open Folder…*, abre `notebook_student.ipynb`, pulsa *Select Kernel* (arriba a la derecha), elige *Python Environments…* y, en la lista, el Python con el que instalaste los paquetes (el de `.venv`, si lo creaste). Si falta algún paquete, la primera celda te dice cuál.
+#    `requirements.txt` instala JupyterLab, que abre el cuaderno en tu navegador. Si prefieres **VS Code** (con sus extensiones Python y Jupyter): abre esta carpeta con *File → Open Folder…*, abre `notebook_student.ipynb`, pulsa *Select Kernel* (arriba a la derecha), elige *Python Environments…* y, en la lista, el Python de `.venv`, con el que instalaste los paquetes. Si prefieres **Notebook 7**, que `requirements.txt` no instala: `python -m pip install notebook` en el mismo entorno, y después `jupyter notebook notebook_student.ipynb`. Si falta algún paquete, la primera celda te dice cuál.
 # 4. **Da igual cómo se llame el archivo.** Si el navegador lo guardó como `notebook_student (1).ipynb`, la primera celda lo encuentra igual. Solo necesita que en la carpeta no haya **dos copias** de este cuaderno: si las hay, deja la tuya y mueve la otra.
 # 5. **Ejecuta la celda siguiente antes que ninguna otra.** Te dice qué cuaderno ha encontrado y cuántas funciones te quedan por implementar.
 
@@ -140,7 +148,7 @@ rng = np.random.default_rng(0)
 # %% [markdown]
 # ## Paso 2: El muro de las redes recurrentes
 #
-# Una RNN actualiza un estado oculto con cada token nuevo, $h_t = \tanh(W h_{t-1} + U x_t)$, así que la información del principio de la secuencia tiene que sobrevivir a todos los pasos posteriores. Durante el entrenamiento, el gradiente que indica a la red cómo afectó el principio al resultado es un producto de una derivada por paso, y un producto de muchos números menores que uno se encoge exponencialmente: el mismo desvanecimiento del gradiente que en una red de muchas capas, ahora a lo largo de la secuencia. Medimos cuánto depende todavía el estado final $h_T$ del estado inicial $h_0$ para secuencias cada vez más largas:
+# Una RNN actualiza un estado oculto con cada token nuevo, $h_t = \tanh(W h_{t-1} + U x_t)$, así que la información del principio de la secuencia tiene que sobrevivir a todos los pasos posteriores. Durante el entrenamiento, el gradiente que indica a la red cómo afectó el principio al resultado es un producto de una matriz jacobiana por paso, $\operatorname{diag}(1 - h_t^2)\,W$. Si esos factores encogen los vectores (aquí, porque $W$ se sortea con escala 0,9 y la derivada de tanh nunca pasa de 1), el producto se encoge exponencialmente: el **desvanecimiento del gradiente**, el mismo que en una red de muchas capas, ahora a lo largo de la secuencia. Si los agrandan, el producto crece exponencialmente: la **explosión del gradiente**, que en la práctica se frena recortando el gradiente. Con ninguno de los dos se aprenden bien dependencias largas. Medimos cuánto depende todavía el estado final $h_T$ del estado inicial $h_0$ para secuencias cada vez más largas:
 
 # %%
 d_hidden = 16
@@ -158,9 +166,9 @@ for T in [1, 5, 10, 20, 40, 60]:
     print(f"Tras {T:>2} tokens, tamaño de d h_T / d h_0: {influence[T - 1]:.2e}")
 
 # %% [markdown]
-# Tras un paso, la sensibilidad de $h_T$ a $h_0$ es del orden de 1; tras 20 tokens ha caído a $2{,}2 \times 10^{-4}$, y tras 60 tokens a $1{,}6 \times 10^{-13}$, en la práctica cero. La red apenas puede aprender que una palabra del final de un texto largo depende de otra del principio. Las LSTM y las GRU se desarrollaron para suavizar este problema, pero siguen leyendo un token cada vez, lo que además las hace lentas de entrenar.
+# Tras un paso, la sensibilidad de $h_T$ a $h_0$ es del orden de 1; tras 20 tokens ha caído a $2{,}2 \times 10^{-4}$, y tras 60 tokens a $1{,}6 \times 10^{-13}$, en la práctica cero. Con estos pesos, la red apenas puede aprender que una palabra del final de un texto largo depende de otra del principio. Las LSTM y las GRU se desarrollaron para suavizar este problema, pero siguen leyendo un token cada vez, lo que además las hace lentas de entrenar.
 #
-# > **Nota del kit (errata).** El texto original dice que este experimento mide «la influencia del primer token». Lo que mide el código es $\partial h_T / \partial h_0$, la sensibilidad al **estado inicial**, que no es un token. La influencia del primer token, $\partial h_T / \partial x_1 = \big(\prod_{t=2}^{T} \operatorname{diag}(1 - h_t^2)\,W\big)\operatorname{diag}(1 - h_1^2)\,U$, es el mismo producto de jacobianos con un factor menos, así que se desvanece igual de rápido: la conclusión se mantiene, pero la magnitud medida es otra.
+# > **Nota del kit (errata).** Este experimento se suele describir como «la influencia del primer token». Lo que mide el código es $\partial h_T / \partial h_0$, la sensibilidad al **estado inicial**, que no es un token. La influencia del primer token, $\partial h_T / \partial x_1 = \operatorname{diag}(1 - h_T^2)\,W \cdots \operatorname{diag}(1 - h_2^2)\,W\,\operatorname{diag}(1 - h_1^2)\,U$ (el factor del paso más reciente, a la izquierda, como en la celda: `jacobian = (np.diag(1 - h ** 2) @ W) @ jacobian`), es el mismo producto de jacobianos con un factor menos, así que se desvanece igual de rápido: la conclusión se mantiene, pero la magnitud medida es otra.
 
 # %% [markdown]
 # ## Paso 3: La atención de producto escalar escalado
@@ -204,7 +212,7 @@ X_toy = 2 * np.array([[0.0,    0.0,      0.0,    1.0],    # el
 #
 # Cada token termina siendo una mezcla de todos los valores, dominada por el valor del token cuya clave se parece más a su consulta. Con máscara causal, la fila 1 solo vería el token 1: su salida sería exactamente $(1, 2)$.
 #
-# > **Nota del kit.** La página de la clase da como salida $(1{,}6604;\ 2{,}6604)$ y $(2{,}3396;\ 3{,}3396)$ porque multiplica los pesos ya redondeados a 4 decimales, $0{,}6698$ y $0{,}3302$. Sin redondear por el camino, la salida es la de aquí.
+# > **Nota del kit.** Si multiplicas a mano los pesos ya redondeados a 4 decimales, sale $(1{,}6604;\ 2{,}6604)$ y $(2{,}3396;\ 3{,}3396)$: los pesos redondeados son $0{,}6698$ y $0{,}3302$. Sin redondear por el camino, la salida es la de aquí.
 
 # %% [raw]
 # # BEGIN QUESTION
@@ -327,6 +335,44 @@ for d_k in [4, 64, 512]:
 # Con $d_k = 4$ las puntuaciones son pequeñas y los pesos siguen repartidos con o sin escalado. Pero la dispersión de las puntuaciones crece con la dimensión (6,13 con 64 dimensiones, 32,88 con 512) y, sin escalar, la softmax se satura: con $d_k = 512$ una sola clave se lleva todo el peso (1,000) y las demás reciben prácticamente cero, así que sus gradientes se desvanecen. Dividir por $\sqrt{d_k}$ devuelve las puntuaciones a una dispersión comparable en cualquier dimensión.
 #
 # > **Nota del kit: por qué $\sqrt{d_k}$ exactamente.** Si las componentes de $q$ y de $k$ son independientes, con media 0 y varianza 1, cada producto $q_i k_i$ tiene media 0 y varianza 1, así que su suma $q \cdot k$ tiene media 0 y varianza $d_k$, y $q \cdot k / \sqrt{d_k}$ tiene varianza 1. Ojo también con leer demasiado en una sola consulta: con otro sorteo, el mayor peso sin escalar con $d_k = 64$ puede salir mayor que con $d_k = 512$. Lo que crece con $d_k$ es el mayor peso **en promedio**; el laboratorio de `notebook_student.ipynb` lo mide así, sobre 200 consultas.
+
+# %% [markdown]
+# «Los gradientes son diminutos» también se mide. La derivada de la softmax, $\partial w_i / \partial s_j = w_i\,(\mathbb{1}[i = j] - w_j)$, dice cuánto cambia un peso cuando cambia una puntuación: es lo que el gradiente tiene que atravesar para llegar a $W_Q$ y $W_K$. Calculamos su mayor valor para 200 consultas en cada dimensión, con y sin el escalado. Esta celda usa un generador propio, así que no cambia los números del resto del cuaderno:
+
+# %%
+propio = np.random.default_rng(4)
+dimensiones = [4, 16, 64, 256, 512, 1024]
+
+
+def mayor_derivada(w):
+    """El mayor |d w_i / d s_j| de una softmax de pesos w."""
+    return np.abs(np.diag(w) - np.outer(w, w)).max()
+
+
+sin_escalar, escalando = [], []
+for d_k in dimensiones:
+    medidas = []
+    for consulta in range(200):
+        q, K = propio.normal(size=d_k), propio.normal(size=(10, d_k))
+        medidas.append((mayor_derivada(softmax(K @ q)), mayor_derivada(softmax(K @ q / np.sqrt(d_k)))))
+    mediana_sin, mediana_con = np.median(medidas, axis=0)
+    sin_escalar.append(mediana_sin)
+    escalando.append(mediana_con)
+
+fig, ax = plt.subplots(figsize=(7, 4))
+ax.loglog(dimensiones, sin_escalar, "o-", color="#c0392b", label="sin escalar")
+ax.loglog(dimensiones, escalando, "s-", color="#1f5fa8", label="dividiendo por √d_k")
+for d_k, valor in zip(dimensiones, sin_escalar):
+    ax.annotate(f"{valor:.1e}".replace(".", ","), (d_k, valor), textcoords="offset points", xytext=(6, 6), fontsize=8)
+ax.set_xlabel("d_k")
+ax.set_ylabel("mayor derivada de la softmax\n(mediana de 200 consultas)")
+ax.set_title("Sin escalar, el gradiente que atraviesa la softmax se apaga")
+ax.legend()
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# Sin escalar, la mediana de la mayor derivada cae de 0,23 con $d_k = 4$ a $1{,}2 \times 10^{-4}$ con $d_k = 512$ y a $1{,}3 \times 10^{-6}$ con $d_k = 1024$: casi ningún gradiente llega a las proyecciones que deberían aprender. Dividiendo por $\sqrt{d_k}$ se queda en torno a 0,2 en cualquier dimensión.
 #
 # La sección 2 del [explorador interactivo](explorer.html#escala) te deja repetir el sorteo y comparar la entropía de los pesos con y sin escalado.
 
@@ -367,7 +413,7 @@ plt.show()
 #
 # Como no hay recurrencia, ninguna posición tiene que esperar a la anterior: un Transformer calcula todas las posiciones a la vez. La máscara causal es lo que hace válido **entrenar en paralelo** así: la predicción del siguiente token en cada posición se calcula a la vez para toda la secuencia, sin que ninguna posición vea la respuesta. Un Transformer solo produce los tokens de uno en uno al *generar* texto, no al entrenar.
 #
-# **El precio de conectarlo todo.** La matriz de puntuaciones tiene $n \times n$ entradas, y cada una es un producto escalar de $d$ números: la atención cuesta $O(n^2 \cdot d)$ operaciones y $O(n^2)$ memoria por cabeza. Con estos 9 tokens son 81 puntuaciones; con un documento de 100 000 tokens serían $10^{10}$. Ese crecimiento cuadrático con la longitud $n$ es la razón de toda la investigación en contextos largos.
+# **El precio de conectarlo todo.** La matriz de puntuaciones tiene $n \times n$ entradas, y cada una es un producto escalar de $d$ números: la atención cuesta $O(n^2 \cdot d)$ operaciones y $O(n^2)$ memoria por cabeza. Con estos 9 tokens son 81 puntuaciones; con un documento de 100 000 tokens serían $10^{10}$. Ese crecimiento cuadrático con la longitud $n$ es uno de los motivos principales de la investigación en contextos largos.
 
 # %% [markdown]
 # ## Paso 6: La atención multicabeza
@@ -456,7 +502,7 @@ print(f"2 cabezas de dimensión {heads[0][0].shape[1]}; forma de la salida {mh.s
 # %% [markdown]
 # ## Paso 7: La codificación posicional
 #
-# Una propiedad sorprendente: la atención, por sí sola, es ciega al orden de las palabras. Si barajamos los tokens, las salidas se barajan exactamente igual, pero no cambian. Comprobémoslo con `multihead`, la función del paso 6:
+# Una propiedad sorprendente: la atención, por sí sola, es ciega al orden de las palabras. Si barajamos los tokens, cada token recibe exactamente la misma salida que antes, solo que en su nueva posición: barajar la entrada baraja la salida de la misma manera. Esta propiedad se llama **equivariancia a las permutaciones** (la atención es *equivariante*), y por eso, sin nada más, "el paciente atendió al doctor" y "el doctor atendió al paciente" dan a cada palabra el mismo vector. Comprobémoslo con `multihead`, la función del paso 6:
 
 # %%
 perm = rng.permutation(n)
@@ -592,7 +638,7 @@ print(f"Con codificación posicional, barajar solo baraja las salidas: {np.allcl
 #
 # Un bloque Transformer lo combina todo: la atención multicabeza, que mezcla información entre tokens; una red feed-forward aplicada a cada token por separado, $\text{FFN}(x) = \text{ReLU}(xW_1 + b_1)W_2 + b_2$; y, alrededor de cada una, una conexión residual más una normalización de capa, $\text{LayerNorm}(x + \text{Subcapa}(x))$. La conexión residual es una "autopista" para los gradientes, y la normalización resta a cada vector de token su media y lo divide por su desviación típica. Los grandes modelos de lenguaje apilan decenas de estos bloques. El recorrido completo, desde los tokens hasta el bloque siguiente:
 #
-# ![Diagrama de flujo de un bloque Transformer: tokens más codificación posicional, proyecciones, puntuaciones, máscara causal opcional, softmax por fila, salida, concatenación de cabezas, residual y normalización, FFN por token, residual y normalización, y el siguiente bloque](attachment:transformer_flow.png)
+# ![Diagrama de flujo de un bloque Transformer: tokens más codificación posicional, proyecciones, puntuaciones, máscara causal opcional, softmax por fila, salida, concatenación de cabezas, suma de la entrada y normalización, FFN por token, suma de la entrada y normalización, y el siguiente bloque; dos flechas verdes, las conexiones residuales, saltan cada subcapa y llevan su entrada hasta la suma](attachment:transformer_flow.png)
 #
 # > **Nota del kit: $\gamma$ y $\beta$.** La normalización de capa del artículo termina con dos vectores aprendidos de $d_{\text{model}}$ números cada uno, una ganancia $\gamma$ y un sesgo $\beta$: $\text{LayerNorm}(x) = \gamma \odot (x - \mu) / \sqrt{\sigma^2 + \varepsilon} + \beta$, con $\mu$ y $\sigma^2$ la media y la varianza del token. Esta `layer_norm` no los tiene (es como fijar $\gamma = 1$ y $\beta = 0$), y solo por eso su salida tiene media 0 y varianza 1 (salvo el pequeño $\varepsilon$). Con $\gamma$ y $\beta$ aprendidos, la media y la varianza de cada token a la salida las decide el entrenamiento.
 #
@@ -613,7 +659,7 @@ print(f"Con codificación posicional, barajar solo baraja las salidas: {np.allcl
 #
 # Usa tus funciones `multihead` y `layer_norm`. La normalización es por token, es decir, por filas. Si prefieres escribir tu propia normalización de capa, sin parámetros aprendidos, cuenta como correcta con cualquier $\varepsilon$ entre 0 y el de la `layer_norm` que te damos, $10^{-5}$; uno mayor, como el $10^{-3}$ de Keras, no. Las pruebas ocultas incluyen un bloque de un solo token, tokens casi constantes (con poca varianza, donde $\varepsilon$ se nota) y valores de $d_{ff}$ distintos de $4\,d_{\text{model}}$.
 #
-# > **Nota del kit (errata).** La página de la clase, en su sección «El bloque Transformer», escribe el bloque como $x \leftarrow x + \text{MultiHead}(\text{LayerNorm}(x))$ y $x \leftarrow x + \text{FFN}(\text{LayerNorm}(x))$. Esa es la variante **pre-LN**, la habitual en los modelos modernos (GPT-2 en adelante): normaliza la *entrada* de cada subcapa y deja la autopista residual limpia, lo que estabiliza el entrenamiento de pilas muy profundas. Aquí se evalúa la variante **post-LN** del artículo original, la de la fórmula de arriba. Las dos son correctas; simplemente no dan el mismo resultado.
+# > **Nota del kit (errata).** Es frecuente ver el bloque escrito como $x \leftarrow x + \text{MultiHead}(\text{LayerNorm}(x))$ y $x \leftarrow x + \text{FFN}(\text{LayerNorm}(x))$. Esa es la variante **pre-LN**, la habitual en los modelos modernos (GPT-2 en adelante): normaliza la *entrada* de cada subcapa y deja la autopista residual limpia, lo que estabiliza el entrenamiento de pilas muy profundas. Aquí se evalúa la variante **post-LN** del artículo original, la de la fórmula de arriba. Las dos son correctas; simplemente no dan el mismo resultado.
 
 # %%
 def transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None):
@@ -627,7 +673,7 @@ def transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None):
 
 
 # %% [markdown] tags=["solution-note"]
-# > **Por qué así.** Es el bloque **post-LN**: se suma primero la subcapa a su entrada (la conexión residual) y **después** se normaliza, dos veces. La FFN recibe la `x` ya normalizada de la primera subcapa, y sus dos sesgos `b1` y `b2` cuentan. La variante pre-LN de la página de la clase ($x + \text{MultiHead}(\text{LayerNorm}(x))$) es correcta, pero no es la variante que se pide: no normaliza la salida, así que ni la media 0 ni la varianza 1 de cada token se cumplen, y el corrector la reconoce y la nombra para que el estudiante sepa qué ha cambiado. La máscara se pasa a `multihead`, la única subcapa que mezcla tokens.
+# > **Por qué así.** Es el bloque **post-LN**: se suma primero la subcapa a su entrada (la conexión residual) y **después** se normaliza, dos veces. La FFN recibe la `x` ya normalizada de la primera subcapa, y sus dos sesgos `b1` y `b2` cuentan. La variante pre-LN ($x + \text{MultiHead}(\text{LayerNorm}(x))$) es correcta, pero no es la variante que se pide: no normaliza la salida, así que ni la media 0 ni la varianza 1 de cada token se cumplen, y el corrector la reconoce y la nombra para que el estudiante sepa qué ha cambiado. La máscara se pasa a `multihead`, la única subcapa que mezcla tokens.
 
 
 # %% [raw]
@@ -855,12 +901,12 @@ for h, (aleatoria, entrenada) in enumerate(zip(heads_aleatorias, heads_entrenada
 # | Idea equivocada | Lo que es cierto | Dónde lo ves |
 # |---|---|---|
 # | «La atención tiene en cuenta el orden de los tokens.» | Sin codificación posicional, permutar los tokens solo permuta las salidas. | Paso 7 |
-# | «$\sqrt{d_k}$ es un detalle numérico menor.» | Sin escalar, con $d_k$ grande la softmax se satura y los gradientes se anulan. | Paso 4 |
+# | «$\sqrt{d_k}$ es un detalle numérico menor.» | Sin escalar, con $d_k$ grande la softmax se satura y los gradientes se anulan. | Paso 4: la figura de la derivada de la softmax |
 # | «Cada cabeza tiene un rol interpretable asignado.» | Los roles emergen, o no, del entrenamiento. | Pasos 6 y 9 |
 # | «El Transformer procesa los tokens de uno en uno al entrenar.» | Entrena en paralelo sobre toda la secuencia, porque no tiene recurrencia; la máscara causal es lo que hace válido ese entrenamiento. Solo genera de uno en uno. | Paso 5 |
 # | «La FFN del bloque mezcla información entre tokens.» | La FFN se aplica a cada token por separado. | Paso 8 |
 #
-# > **Nota del kit.** La página de la clase dice que el Transformer entrena en paralelo «gracias a la máscara causal». El paralelismo viene de no tener recurrencia: ninguna posición espera a la anterior. La máscara es lo que lo hace válido, porque ninguna posición ve el token que tiene que predecir.
+# > **Nota del kit.** Se lee a menudo que el Transformer entrena en paralelo «gracias a la máscara causal». El paralelismo viene de no tener recurrencia: ninguna posición espera a la anterior. La máscara es lo que lo hace válido, porque ninguna posición ve el token que tiene que predecir.
 
 # %% [markdown]
 # ## Del aprendizaje a la operación
@@ -874,7 +920,7 @@ for h, (aleatoria, entrenada) in enumerate(zip(heads_aleatorias, heads_entrenada
 # - la **cuantización**, que guarda los pesos con menos bits para servir el modelo con menos memoria;
 # - y el **alineamiento** posterior, que ajusta el modelo preentrenado para que siga instrucciones y evite respuestas dañinas.
 #
-# La matemática de esta clase, $\text{softmax}(QK^\top / \sqrt{d_k})\,V$, es literalmente la que se ejecuta miles de millones de veces por respuesta en un modelo comercial.
+# La matemática de esta clase, $\text{softmax}(QK^\top / \sqrt{d_k})\,V$, es literalmente la que se ejecuta en un modelo comercial: millones de veces por respuesta (en cada capa, en cada cabeza y para cada token que escribe), y sus productos escalares $q \cdot k$ se cuentan por miles de millones.
 
 # %% [markdown] tags=["graded-only"]
 # ## Laboratorio
