@@ -320,3 +320,71 @@ def _defined_names(source: str) -> tuple:
     return tuple(node.name for node in tree.body
                  if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
 
+
+
+# --- the written answers ----------------------------------------------------------------------
+#
+# Otter writes the built student notebook's manual questions as Markdown between two HTML
+# comments: the cell that opens with ``<!-- BEGIN QUESTION -->`` holds the question, the cells
+# after it, up to the cell holding ``<!-- END QUESTION -->``, are the student's answer (the
+# first one holding the prompt's placeholder). The grader reads them from the submitted JSON;
+# «Entrega» reads the same cells to warn about an answer still empty.
+
+ANSWER_BEGIN = "<!-- BEGIN QUESTION -->"
+ANSWER_END = "<!-- END QUESTION -->"
+# The prompt the master gives every answer cell (its «BEGIN PROMPT» block); a test checks the
+# built notebook still carries exactly this.
+ANSWER_PLACEHOLDER = "_Escribe aquí tu respuesta._"
+
+
+def _json_source(cell) -> str:
+    source = cell.get("source", "") if isinstance(cell, dict) else ""
+    if isinstance(source, list):
+        source = "".join(part for part in source if isinstance(part, str))
+    return source if isinstance(source, str) else ""
+
+
+def answer_regions(cells) -> list:
+    """The cells of each marked question's answer, in the notebook's order."""
+    found, current = [], None
+    for cell in cells:
+        if not isinstance(cell, dict):
+            continue
+        source = _json_source(cell)
+        if current is not None and ANSWER_END in source:
+            found.append(current)
+            current = None
+        if ANSWER_BEGIN in source:
+            current = []
+            if source.rfind(ANSWER_END) > source.rfind(ANSWER_BEGIN):  # no answer cell
+                found.append(current)
+                current = None
+            continue
+        if current is not None:
+            current.append(cell)
+    if current is not None:  # a notebook that ends inside its last question
+        found.append(current)
+    return found
+
+
+def _fenced(text: str, language: str = "") -> str:
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{language}\n{text.rstrip()}\n{fence}"
+
+
+def _answer_cell_text(cell) -> str:
+    source = _json_source(cell)
+    kind = cell.get("cell_type")
+    if kind == "markdown":
+        return "\n".join(line for line in source.splitlines()
+                         if line.strip() != ANSWER_PLACEHOLDER)
+    if not source.strip():
+        return ""
+    return _fenced(source, "python" if kind == "code" else "")
+
+
+def answer_text(cells) -> str:
+    """One answer's text, as Markdown: its Markdown cells without the placeholder, its code
+    cells fenced; empty when the student wrote nothing."""
+    return "\n\n".join(t for t in (_answer_cell_text(c) for c in cells) if t.strip())

@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Optional
 
 # The student folder holds it beside this file; the kit's checkout, in the same folder (autograder/).
-from notebook_code import NotebookCodeError, cell_source, find_notebook, read_notebook
+from notebook_code import (NotebookCodeError, answer_regions, answer_text, cell_source, find_notebook,
+                           read_notebook)
 
 __all__ = ["Grader", "CheckReport"]
 
@@ -137,12 +138,19 @@ class Grader:
             print(f"Se creó «{zip_path.name}», pero {problem} No lo subas así.")
             return
         removed = _remove_older_exports(zip_path, self.notebook.stem)
+        try:
+            unfinished = _unfinished(read_notebook(self.notebook), sys._getframe(1).f_globals)
+        except Exception:  # a warning must never stop the export it follows
+            unfinished = ""
         older = (f" He borrado {'tu exportación anterior' if removed == 1 else f'tus {removed} exportaciones anteriores'}"
                  " de este cuaderno, para que en la carpeta quede solo la que tienes que subir."
                  if removed else "")
         print(f"Listo: «{zip_path.name}» contiene tu cuaderno «{self.notebook.name}» tal como está guardado "
               f"en el disco. Súbelo donde entregas las tareas de la asignatura.{older} Si cambias algo, guarda y "
               "vuelve a ejecutar esta celda.")
+        if unfinished:
+            print(f"Aviso: en el cuaderno guardado {unfinished}. Puedes subirlo así, pero eso valdrá 0: "
+                  "complétalo, guarda y vuelve a ejecutar esta celda.")
         _show_link(zip_path)
 
 
@@ -262,6 +270,26 @@ def spanish_failure(message: str) -> str:
         return detail.strip() or "una comprobación no se cumple."
     where = f" en «{code[0]}»" if code else ""
     return f"la prueba se detuvo{where} con {kind}" + (f": {detail.strip()}" if detail.strip() else ".")
+
+
+def _unfinished(nb: dict, kernel: dict) -> str:
+    """What the student has not written yet, in Spanish: the written answers still empty in the
+    saved notebook, and the challenge's texts still None in the kernel; '' when nothing."""
+    regions = answer_regions(nb.get("cells", []))
+    empty = [str(number) for number, cells in enumerate(regions, start=1) if not answer_text(cells).strip()]
+    parts = []
+    if empty:
+        parts.append(f"la respuesta escrita {empty[0]} está vacía" if len(empty) == 1 else
+                     f"las respuestas escritas {', '.join(empty[:-1])} y {empty[-1]} están vacías")
+    extension = kernel.get("student_extension")
+    if "student_extension" in kernel:
+        texts = list(extension.values()) if isinstance(extension, dict) else []
+        blank = sum(1 for text in texts if not isinstance(text, str) or not text.strip())
+        if not texts:
+            parts.append("el reto, student_extension, no tiene sus textos")
+        elif blank:
+            parts.append(f"{blank} de los {len(texts)} textos del reto (student_extension) están vacíos")
+    return "; ".join(parts)
 
 
 def _remove_older_exports(new: Path, stem: str) -> int:

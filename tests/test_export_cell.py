@@ -29,3 +29,25 @@ def test_earlier_exports_of_the_notebook_go_and_nothing_else(tmp_path):
     assert notebook_grader._remove_older_exports(new, "notebook_student") == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         [new.name, theirs.name, other.name])
+
+
+def notebook_with_answers(*answers):
+    cells = []
+    for number, answer in enumerate(answers, start=1):
+        cells += [{"cell_type": "markdown", "source": f"<!-- BEGIN QUESTION -->\n**Pregunta {number}**"},
+                  {"cell_type": "markdown", "source": answer},
+                  {"cell_type": "markdown", "source": "<!-- END QUESTION -->"}]
+    return {"cells": cells}
+
+
+def test_entrega_names_the_empty_answers_and_the_challenges_empty_texts():
+    from notebook_code import ANSWER_PLACEHOLDER
+
+    nb = notebook_with_answers(ANSWER_PLACEHOLDER, "La atención mezcla valores.", "  ")
+    said = notebook_grader._unfinished(nb, {"student_extension": {"assumption": None,
+                                                                  "risk": "Un riesgo."}})
+    assert said == ("las respuestas escritas 1 y 3 están vacías; 1 de los 2 textos del reto "
+                    "(student_extension) están vacíos")
+    # Positive control: with everything written, nothing is said.
+    full = notebook_with_answers("Una.", "Dos.", "Tres.")
+    assert notebook_grader._unfinished(full, {"student_extension": {"risk": "Un riesgo."}}) == ""

@@ -10,6 +10,7 @@ import lms_fixtures as fx
 from kit_autograder.report import feedback, markdown_html
 from kit_autograder.verdicts.record import Record
 from kit_autograder.written import answers, feedback_section, merge, scores
+from notebook_code import ANSWER_PLACEHOLDER, answer_regions
 from kit_autograder.written.questions import lesson_questions
 
 ALL_QUESTIONS = lesson_questions("attention")
@@ -36,11 +37,11 @@ def test_the_built_notebook_marks_five_questions_whose_answer_cell_is_the_placeh
     # examples/attention/sin_hacer.ipynb is the built student notebook, untouched (a test of
     # test_examples.py keeps it so): the markers and the placeholder are the build's.
     notebook = raw(fx.demo("sin_hacer.ipynb"))
-    regions = answers.regions(notebook["cells"])
+    regions = answer_regions(notebook["cells"])
     assert len(regions) == len(NOTEBOOK_NAMES)
     for cells in regions:
         assert [c["cell_type"] for c in cells] == ["markdown"]
-        assert "".join(cells[0]["source"]).strip() == answers.PLACEHOLDER
+        assert "".join(cells[0]["source"]).strip() == ANSWER_PLACEHOLDER
     found, problem = answers.extract(notebook, NOTEBOOK_NAMES)
     assert problem is None
     assert {a["state"] for a in found.values()} == {answers.EMPTY}

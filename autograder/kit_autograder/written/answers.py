@@ -14,16 +14,10 @@ and the rubric.
 """
 
 import json
-import re
 from pathlib import Path
 
 from .. import submission as submission_module
 
-BEGIN = "<!-- BEGIN QUESTION -->"
-END = "<!-- END QUESTION -->"
-# The prompt the master gives every answer cell (its «BEGIN PROMPT» block); a test checks the
-# built notebook still carries exactly this.
-PLACEHOLDER = "_Escribe aquí tu respuesta._"
 MAX_ANSWER_CHARS = 20_000
 FOLDER = "written"
 FORMAT = 1
@@ -31,63 +25,21 @@ FORMAT = 1
 ANSWERED, EMPTY, MISSING = "answered", "empty", "missing"
 
 
-def _source(cell):
-    source = cell.get("source", "") if isinstance(cell, dict) else ""
-    if isinstance(source, list):
-        source = "".join(part for part in source if isinstance(part, str))
-    return source if isinstance(source, str) else ""
-
-
-def _fenced(text, language=""):
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}{language}\n{text.rstrip()}\n{fence}"
-
-
-def _cell_text(cell):
-    source = _source(cell)
-    kind = cell.get("cell_type")
-    if kind == "markdown":
-        return "\n".join(line for line in source.splitlines() if line.strip() != PLACEHOLDER)
-    if not source.strip():
-        return ""
-    return _fenced(source, "python" if kind == "code" else "")
-
-
-def regions(cells):
-    """The cells of each marked question's answer, in the notebook's order."""
-    found, current = [], None
-    for cell in cells:
-        if not isinstance(cell, dict):
-            continue
-        source = _source(cell)
-        if current is not None and END in source:
-            found.append(current)
-            current = None
-        if BEGIN in source:
-            current = []
-            if source.rfind(END) > source.rfind(BEGIN):  # a question with no answer cell
-                found.append(current)
-                current = None
-            continue
-        if current is not None:
-            current.append(cell)
-    if current is not None:  # a notebook that ends inside its last question
-        found.append(current)
-    return found
-
-
 def extract(raw, names):
     """``({question: {"text", "state", "truncated"}}, problem)`` for a notebook's JSON."""
+    # Shared with the student's notebook, whose «Entrega» warns about an empty answer; it sits
+    # in the student folder and beside the engine, not inside it.
+    from notebook_code import answer_regions, answer_text
+
     cells = raw.get("cells") if isinstance(raw, dict) else None
-    marked = regions(cells if isinstance(cells, list) else [])
+    marked = answer_regions(cells if isinstance(cells, list) else [])
     if len(marked) != len(names):
         problem = (f"el cuaderno no tiene las {len(names)} preguntas escritas marcadas como en "
                    f"el cuaderno que se entregó (tiene {len(marked)})")
         return {name: _answer("", MISSING) for name in names}, problem
     answers = {}
     for name, answer_cells in zip(names, marked):
-        text = "\n\n".join(t for t in (_cell_text(c) for c in answer_cells) if t.strip())
+        text = answer_text(answer_cells)
         answers[name] = _answer(text, ANSWERED if text.strip() else EMPTY)
     return answers, None
 
