@@ -187,6 +187,9 @@ def run_step(namespace, folder, figure=None):
     print, and the namespace afterwards. ``figure``: where to save the step's figure."""
     import matplotlib.pyplot as plt
 
+    # Another test in this process may have switched to a backend whose show() closes the
+    # figure (Jupyter's inline one): the step's figure must stay open to be saved.
+    plt.switch_backend("Agg")
     namespace.update(plt=plt, rng=np.random.default_rng(0))
     # Other tests in the same process may have left figures open: the step's figure is the one
     # its own cells drew, and only those are closed afterwards.

@@ -310,8 +310,9 @@ class Grader:
             flags.append(Flag("límite", f"{'la celda' if one else 'las celdas'} {cells} "
                                         f"{'tardó' if one else 'tardaron'} más de "
                                         f"{slow[0].get('budget')} s y "
-                                        f"{'se detuvo' if one else 'se detuvieron'}; el resto "
-                                        "del cuaderno se ejecutó"))
+                                        f"{'se detuvo' if one else 'se detuvieron'}"
+                                        + ("; el resto del cuaderno se ejecutó"
+                                           if slow[-1].get("more") else "")))
         with self._policy_lock:  # ast is not thread-safe in CPython 3.11
             hints = policy.review_hints(loaded.cells, self.bundle.settings.get("given", []))
         flags += [Flag("revisar", hint) for hint in hints]

@@ -274,9 +274,10 @@ def _error_line(error):
     where = f", línea {error['line']}" if error.get("line") else ""
     first_line = markup.code(error.get("first_line", ""))
     if error.get("kind") == "time" and error.get("slow"):
+        then = ("; las celdas siguientes sí se ejecutaron, y lo que definen se ha evaluado"
+                if error.get("more") else "")
         return (f"- Celda [{error['cell']}] ({first_line}): tardó más de {error.get('budget')} s, "
-                "el máximo de una celda, y se detuvo; las celdas siguientes sí se ejecutaron, y "
-                "lo que definen se ha evaluado")
+                f"el máximo de una celda, y se detuvo{then}")
     if error.get("kind") == "time":
         return (f"- Celda [{error['cell']}] ({first_line}): se detuvo porque el cuaderno agotó "
                 "su tiempo")

@@ -516,6 +516,7 @@ def _checked_ran(reply):
             else None,
             "skipped": error.get("skipped") is True,
             "slow": error.get("slow") is True,
+            "more": error.get("more") is True,
             "budget": error.get("budget") if type(error.get("budget")) is int else None})
     exported = reply.get("exported")
     clean_exported = {}

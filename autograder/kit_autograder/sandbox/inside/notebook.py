@@ -175,6 +175,7 @@ def run_cells(shell, cells, seconds, output):
                 record["knock_on_of"] = culprit  # its name was never bound: not a new mistake
             if record["kind"] == "time" and allowed < remaining:
                 record["slow"], record["budget"] = True, int(round(budget))
+                record["more"] = any(later.strip() for later in cells[position + 1:])
             errors.append(record)
             for name in _bound_names(source):
                 failed_bindings.setdefault(name, number)
