@@ -29,7 +29,9 @@ def test_step_4_measures_the_gradient_the_text_says_vanishes():
     import matplotlib.pyplot as plt
 
     source, text = cell_and_text_after("def mayor_derivada(")
-    namespace = {"np": np, "plt": plt, "softmax": reference.softmax}
+    # The cell's generator is a child of the notebook's rng, as it is when the notebook runs.
+    namespace = {"np": np, "plt": plt, "softmax": reference.softmax,
+                 "rng": np.random.default_rng(0)}
     exec(source.replace("plt.show()", "plt.close('all')"), namespace)
     dimensions, raw, scaled = (namespace[n] for n in ("dimensiones", "sin_escalar", "escalando"))
     at = {d: v for d, v in zip(dimensions, raw)}

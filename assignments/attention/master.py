@@ -337,10 +337,10 @@ for d_k in [4, 64, 512]:
 # > **Nota del kit: por qué $\sqrt{d_k}$ exactamente.** Si las componentes de $q$ y de $k$ son independientes, con media 0 y varianza 1, cada producto $q_i k_i$ tiene media 0 y varianza 1, así que su suma $q \cdot k$ tiene media 0 y varianza $d_k$, y $q \cdot k / \sqrt{d_k}$ tiene varianza 1. Ojo también con leer demasiado en una sola consulta: con otro sorteo, el mayor peso sin escalar con $d_k = 64$ puede salir mayor que con $d_k = 512$. Lo que crece con $d_k$ es el mayor peso **en promedio**; el laboratorio de `notebook_student.ipynb` lo mide así, sobre 200 consultas.
 
 # %% [markdown]
-# «Los gradientes son diminutos» también se mide. La derivada de la softmax, $\partial w_i / \partial s_j = w_i\,(\mathbb{1}[i = j] - w_j)$, dice cuánto cambia un peso cuando cambia una puntuación: es lo que el gradiente tiene que atravesar para llegar a $W_Q$ y $W_K$. Calculamos su mayor valor para 200 consultas en cada dimensión, con y sin el escalado. Esta celda usa un generador propio, así que no cambia los números del resto del cuaderno:
+# «Los gradientes son diminutos» también se mide. La derivada de la softmax, $\partial w_i / \partial s_j = w_i\,(\mathbb{1}[i = j] - w_j)$, dice cuánto cambia un peso cuando cambia una puntuación: es lo que el gradiente tiene que atravesar para llegar a $W_Q$ y $W_K$. Calculamos su mayor valor para 200 consultas en cada dimensión, con y sin el escalado. Los números salen de un generador hijo de `rng` (`rng.spawn`), que no cambia los que `rng` da después, así que el resto del cuaderno sigue mostrando los que cita el texto:
 
 # %%
-propio = np.random.default_rng(4)
+propio = rng.spawn(1)[0]
 dimensiones = [4, 16, 64, 256, 512, 1024]
 
 
@@ -372,7 +372,7 @@ plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# Sin escalar, la mediana de la mayor derivada cae de 0,23 con $d_k = 4$ a $1{,}2 \times 10^{-4}$ con $d_k = 512$ y a $1{,}3 \times 10^{-6}$ con $d_k = 1024$: casi ningún gradiente llega a las proyecciones que deberían aprender. Dividiendo por $\sqrt{d_k}$ se queda en torno a 0,2 en cualquier dimensión.
+# Sin escalar, la mediana de la mayor derivada cae de 0,22 con $d_k = 4$ a $4{,}3 \times 10^{-5}$ con $d_k = 512$ y a $1{,}4 \times 10^{-5}$ con $d_k = 1024$: casi ningún gradiente llega a las proyecciones que deberían aprender. Dividiendo por $\sqrt{d_k}$ se queda en torno a 0,2 en cualquier dimensión.
 #
 # La sección 2 del [explorador interactivo](explorer.html#escala) te deja repetir el sorteo y comparar la entropía de los pesos con y sin escalado.
 
