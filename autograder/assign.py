@@ -35,10 +35,12 @@ import nbformat
 from kit_autograder import lesson as lesson_module
 from kit_autograder.build import otter_master as master_module
 from kit_autograder.build.course import DEFAULT_LESSON, ROOT, LessonSources, zip_name
+from kit_autograder.build.execute import DemoError
 from kit_autograder.build.figures import attach_figures
+from kit_autograder.build.leaks import check_student_folder
 from kit_autograder.build.notebooks import explained_solution, executed_solution, guided_tour
 from kit_autograder.build.pages import inline as inline_page
-from kit_autograder.build.rubric import load_rubric, points_table
+from kit_autograder.build.rubric import RubricError, check_matches, load_rubric, points_table
 from kit_autograder.build.student_tests import student_tests
 from kit_autograder.bundle import PLUGIN
 
@@ -173,14 +175,23 @@ def otter_command():
     return [str(script)] if script.is_file() else [sys.executable, "-m", "otter"]
 
 
+TCP_WARNING = "Kernel is running over TCP without encryption"
+
+
 def run_otter_assign(master_nb: Path, result_dir: Path, run_tests: bool):
     """``cd dist/<lesson>/otter && otter assign notebook_student.ipynb RESULT``, the very command
     the instructors' guide gives, so that the kept master is known to rebuild the zip. Otter
     wipes its result folder, so it gets one of its own."""
     command = otter_command() + ["assign", master_nb.name, str(result_dir.resolve()),
                                  "--no-pdfs"]
-    subprocess.run(command + ([] if run_tests else ["--no-run-tests"]), cwd=master_nb.parent,
-                   check=True)
+    done = subprocess.run(command + ([] if run_tests else ["--no-run-tests"]),
+                          cwd=master_nb.parent, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, errors="replace")
+    # Otter's kernels run on TCP and each says so in English; nothing else it prints is hidden.
+    shown = [line for line in done.stdout.splitlines() if TCP_WARNING not in line]
+    if shown:
+        print("\n".join(shown), file=sys.stderr)
+    done.check_returncode()
 
 
 def engine_wheel_name():
@@ -256,13 +267,29 @@ def build(lesson: str = DEFAULT_LESSON, dist=None, run_tests: bool = True, root:
     dist = Path(dist) if dist is not None else Path(root) / "dist" / lesson
     module = load_lesson(sources)
     rubric = load_rubric(sources.rubric)
+    check_matches(rubric, lesson_module.questions(module), manual_questions(sources.master),
+                  sources.name)
     master_nb = stage_build(sources, module, rubric, dist / "otter")
     otter_out = dist / "build"
     run_otter_assign(master_nb, otter_out, run_tests)
     arrange_dist(sources, module, rubric, otter_out, dist)
     # Otter's output folder is an intermediate; dist/ keeps only what someone will use.
     shutil.rmtree(otter_out)
+    try:  # fail closed: a student folder that carries the answers is not left to be shipped
+        for folder in (dist / "student", dist / "otter" / SUPPORT_FOLDER):
+            check_student_folder(folder, module, grading_salt(master_nb, sources.name))
+    except lesson_module.LessonError:
+        shutil.rmtree(dist / "student", ignore_errors=True)
+        shutil.rmtree(dist / "autograder", ignore_errors=True)
+        raise
     return dist
+
+
+def manual_questions(master: Path) -> list:
+    """The names of the master's written questions (``manual: true``), in its order."""
+    configs = (master_module._raw_config(cell, master_module.QUESTION_HEADER)
+               for cell in master_module.load_master(master).cells)
+    return [c["name"] for c in configs if isinstance(c, dict) and c.get("manual") and "name" in c]
 
 
 def main(argv=None):
@@ -276,8 +303,19 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         dist = build(args.lesson, args.dist, run_tests=not args.no_run_tests)
-    except (FileNotFoundError, lesson_module.LessonError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except subprocess.CalledProcessError as exc:
+        print(f"error: {' '.join(map(str, exc.cmd[:2]))} failed with exit code {exc.returncode}; "
+              "its own output is above", file=sys.stderr)
+        return 2
+    except (FileNotFoundError, lesson_module.LessonError, RubricError, DemoError, ValueError,
+            RuntimeError, KeyError) as exc:
+        # One line per problem, as the contract's errors: a lesson author reads what to fix,
+        # not the build's traceback (KIT_TRACEBACK=1 shows it).
+        if os.environ.get("KIT_TRACEBACK"):
+            raise
+        said = str(exc) if not isinstance(exc, KeyError) else f"unknown name {exc}"
+        print("\n".join(f"error: {line}" for line in said.splitlines() or [type(exc).__name__]),
+              file=sys.stderr)
         return 2
     print(f"student notebook: {dist / 'student' / NOTEBOOK_NAME}")
     print(f"autograder zip:   {find_autograder_zip(dist)}")

@@ -83,9 +83,12 @@ class CellRunner:
         except Exception as exc:
             raise DemoError(f"the cell starting {_first_line(source)!r} raised "
                             f"{type(exc).__name__}: {exc}") from exc
-        if caught or errors.getvalue():
-            said = errors.getvalue() or str(caught[0].message)
-            raise DemoError(f"the cell starting {_first_line(source)!r} warned: {said[:300]}")
+        if errors.getvalue():
+            raise DemoError(f"the cell starting {_first_line(source)!r} wrote to stderr: "
+                            f"{errors.getvalue().strip()[:300]}")
+        if caught:
+            raise DemoError(f"the cell starting {_first_line(source)!r} raised the warning "
+                            f"{caught[0].category.__name__}: {str(caught[0].message)[:300]}")
         self._flush_printed()
         if value is not None:
             self._outputs.append(nbformat.v4.new_output(
@@ -141,6 +144,7 @@ def execute_in_folder(nb, folder, name: str, skip=lambda cell: False, timeout: i
     """``nb`` executed by a kernel as if it were ``folder/name``, from a temporary copy of
     ``folder``; cells for which ``skip(cell)`` is true stay unexecuted. A cell that fails
     fails the build."""
+    from jupyter_client import KernelManager
     from nbclient import NotebookClient
 
     with tempfile.TemporaryDirectory(prefix="kit-run-") as work:
@@ -149,11 +153,16 @@ def execute_in_folder(nb, folder, name: str, skip=lambda cell: False, timeout: i
         for cell in skipped:
             cell.metadata.setdefault("tags", []).append(SKIP_TAG)
         nbformat.write(nb, copy / name)
+        # IPC, not TCP: a kernel on TCP prints an English warning about unencrypted traffic
+        # into every build, and nothing but this process talks to it.
+        kernel = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(work) / "kernel"))
         try:
             # No timing metadata: building twice gives the same notebook.
-            NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
+            NotebookClient(nb, km=kernel, timeout=timeout, record_timing=False,
                            resources={"metadata": {"path": str(copy)}}).execute()
         finally:
+            if kernel.has_kernel:
+                kernel.shutdown_kernel(now=True)
             for cell in skipped:
                 cell.metadata["tags"].remove(SKIP_TAG)
                 if not cell.metadata["tags"]:

@@ -82,7 +82,7 @@ def assignment_name(nb):
 
 def _fill_kit_cells(nb, lesson):
     """Each ``# <kit: NAME>`` cell becomes the shared cell ``cells/NAME.py``, filled in with the
-    assignment's name and, for the lab, the lesson's seed."""
+    assignment's name and, for the lab, the lesson's seed, and tagged ``graded-only``."""
     lab = getattr(lesson, "LAB", None)
     values = {"assignment": assignment_name(nb),
               "seed": lab.LAB.default_seed if lab is not None else ""}
@@ -97,6 +97,11 @@ def _fill_kit_cells(nb, lesson):
                 raise ValueError(f"the master has a {match.group(1)} cell, but lesson "
                                  f"{lesson.NAME!r} has no LAB")
             cell.source = string.Template(template.read_text("utf-8")).substitute(values).rstrip()
+            # Every kit cell talks to the notebook's `grader`, which only the graded notebook
+            # has: the tour leaves them out without the author having to tag them.
+            tags = cell.metadata.setdefault("tags", [])
+            if "graded-only" not in tags:
+                tags.append("graded-only")
 
 
 def _graded_name(cell, lesson):

@@ -94,3 +94,27 @@ def text_rubric(rubric):
 def _points(value):
     """A point value as a Spanish reader writes it: 2, 0,5."""
     return f"{float(value):g}".replace(".", ",")
+
+
+def check_matches(rubric, lesson_questions, master_questions, lesson_name):
+    """The rubric grades exactly the lesson's questions: the automatic ones
+    (``lesson_questions``, the lesson's functions and data questions) under ``questions:``,
+    the written ones the master marks as manual (``master_questions``) under ``written:``
+    (besides those that read a challenge text, ``texto:``).
+    A question only the rubric has would add points no door grades; one it lacks has none."""
+    source = rubric.get("_source", "the rubric")
+    problems = []
+    for section, wanted in (("questions", lesson_questions), ("written", master_questions)):
+        # A written entry with `texto` reads one of the challenge's texts, not a master cell.
+        listed = [name for name, entry in (rubric.get(section) or {}).items()
+                  if section == "questions" or not (isinstance(entry, dict) and "texto" in entry)]
+        extra = [name for name in listed if name not in wanted]
+        missing = [name for name in wanted if name not in listed]
+        if extra:
+            problems.append(f"{source} lists under {section}: {', '.join(extra)}, which lesson "
+                            f"{lesson_name} does not have (it has: {', '.join(wanted) or 'none'})")
+        if missing:
+            problems.append(f"{source} gives no points under {section}: to "
+                            f"{', '.join(missing)} of lesson {lesson_name}")
+    if problems:
+        raise RubricError("\n".join(problems))
