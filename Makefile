@@ -11,7 +11,10 @@ STAMP := $(VENV)/.installed
 
 LESSON ?= attention
 DIST := dist/$(LESSON)
-SUBMISSIONS ?= examples/$(LESSON)
+# The demo `make grade` grades without SUBMISSIONS=: the lesson's bundled examples/<lesson>/ if
+# the course ships one, else what the lesson's synthetic.py writes from its build, so a new
+# lesson needs no tracked folder outside its three places.
+SUBMISSIONS ?= $(if $(wildcard examples/$(LESSON)),examples/$(LESSON),$(DIST)/demo)
 OUT ?= $(DIST)/grades
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 TIMEOUT ?= 120
@@ -32,9 +35,11 @@ all: assign
 # Otter plugin (kit_autograder.otter_plugin) is imported by `otter run` in the grader's own
 # Python, outside the zip.
 $(STAMP): requirements.txt Makefile
+	@echo "Setting up $(VENV): a virtual environment with the pinned requirements.txt (first run" \
+		"or after requirements.txt changed; a minute or more, pip's progress below)."
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --progress-bar off -r requirements.txt
 	$(PY) -c 'import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()["purelib"], "kit055.pth").write_text("$(CURDIR)\n$(CURDIR)/assignments\n$(CURDIR)/autograder\n")'
 	touch $(STAMP)
 
@@ -64,11 +69,14 @@ test-fast: $(STAMP)
 # A folder of notebooks and grader.export() zips -> $(OUT)/final_grades.csv (otter grade's
 # format), $(OUT)/results/<stem>.json (Gradescope) and $(OUT)/feedback/<stem>.md, without
 # Docker. With no arguments it grades the lesson's bundled demo. The zip is (re)built first.
-grade: $(STAMP) $(ZIP)
+grade: $(STAMP) $(ZIP) $(if $(filter $(DIST)/demo,$(SUBMISSIONS)),$(DIST)/demo)
 	$(PY) -m kit_autograder.batch --autograder $(ZIP) \
 		--submissions "$(SUBMISSIONS)" --out "$(OUT)" --jobs "$(JOBS)" \
 		--timeout "$(TIMEOUT)" --memory-mb "$(MEMORY_MB)" --roster "$(ROSTER)" \
 		$(if $(PICK),--pick "$(PICK)")
+
+$(DIST)/demo: $(ZIP)
+	$(PY) examples/make_submissions.py --lesson "$(LESSON)" --dist "$(DIST)" --out "$@"
 
 # $(OUT)/report.html again from $(OUT)/records/ alone, without regrading: the class report that
 # make grade writes. The zip supplies the lesson's steps and catalog of mistakes.

@@ -24,7 +24,8 @@ def write_demo(lesson: str, dist: Path, out: Path):
     except ModuleNotFoundError as exc:
         if exc.name not in (lesson, f"{lesson}.synthetic"):
             raise
-        raise SystemExit(f"error: lesson {lesson!r} has no synthetic.py to make a demo from")
+        raise SystemExit(f"error: lesson {lesson!r} has no synthetic.py to make a demo from: "
+                         "pass SUBMISSIONS=<a folder of submissions> to make grade")
     out.mkdir(parents=True, exist_ok=True)
     files = synthetic.demo_submissions(dist)
     for stale in out.iterdir():

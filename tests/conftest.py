@@ -108,7 +108,16 @@ SLOW_MODULES = {"test_attacks", "test_batch", "test_batch_under_attack", "test_c
                 # test is quick, their number is not. make test runs them.
                 "test_misconceptions", "test_diagnosis", "test_real_world_variants",
                 "test_correct_variants", "test_tolerances", "test_lab", "test_extension",
-                "test_probe", "test_positional_calls", "test_shown_numbers", "test_loader_fuzz"}
+                "test_probe", "test_positional_calls", "test_shown_numbers", "test_loader_fuzz",
+                "test_notebooks_in_the_wild", "test_build_refusals"}
+
+
+# The modules that take longest (`--durations`: their door fixtures grade whole batches), run
+# first: `make test` hands whole modules to its workers in collection order, so a long module
+# collected last would keep one worker busy while the others sit idle.
+LONGEST_FIRST = ("test_attacks", "test_otter_paths", "test_probe", "test_second_lesson",
+                 "test_front_ends", "test_batch", "test_class_report", "test_lms_end_to_end",
+                 "test_notebooks_in_the_wild", "test_batch_under_attack", "test_assign")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -116,3 +125,5 @@ def pytest_collection_modifyitems(config, items):
         if (SLOW_FIXTURES & set(getattr(item, "fixturenames", ()))
                 or item.module.__name__ in SLOW_MODULES):
             item.add_marker(pytest.mark.slow)
+    rank = {name: number for number, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.module.__name__, len(rank)))  # stable
