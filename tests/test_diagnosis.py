@@ -411,3 +411,59 @@ def test_a_shape_error_of_hidden_sizes_gets_what_the_notebook_asked_not_a_senten
     known = {**hidden, "shapes": [[n, d_k], [7777, 4904]]}  # control: one size of the case
     said = explain_error("attention", inputs, known)
     assert len(said) == 2 and "en este caso" in said[0][1]
+
+
+# --- mistakes met in notebooks in the wild (issue 31) ------------------------------------------
+
+
+def test_subtracting_each_columns_maximum_is_named_on_every_failing_case():
+    """The column-max softmax was called «revisa la escala 1/√d_k» on four of its five cases."""
+    def attention(Q, K, V, mask=None):
+        scores = Q @ K.T / np.sqrt(K.shape[1])
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        e = np.exp(scores - np.max(np.where(np.isfinite(scores), scores, -np.inf), axis=0))
+        weights = e / e.sum(axis=1, keepdims=True)
+        return weights @ V, weights
+
+    found = assert_named("attention", attention, "attention.column_max_shift")
+    assert not any("escala" in m for m in messages(found))
+
+
+def test_an_exponent_over_d_model_minus_one_is_named_not_read_as_another_base():
+    """With odd d_model, 2i/(d_model − 1) reads exactly as base 100000 (10000^(5/4) = 10^5)."""
+    def positional_encoding(n_positions, d_model):
+        omega = 1 / 10000 ** (np.arange(0, d_model, 2) / (d_model - 1))
+        return _pe(n_positions, d_model, omega), omega
+
+    found = assert_named("positional_encoding", positional_encoding,
+                         "positional_encoding.exponent_over_d_minus_one")
+    assert not any("está bien" in m for m in messages(found))
+
+
+def test_an_exponent_2i_plus_1_is_named():
+    def positional_encoding(n_positions, d_model):
+        omega = 1 / 10000 ** ((np.arange(0, d_model, 2) + 1) / d_model)
+        return _pe(n_positions, d_model, omega), omega
+
+    assert_named("positional_encoding", positional_encoding,
+                 "positional_encoding.exponent_2i_plus_1")
+
+
+def test_a_cosine_in_every_column_is_named():
+    def positional_encoding(n_positions, d_model):
+        omega = 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)
+        return _pe(n_positions, d_model, omega, first=np.cos), omega
+
+    assert_named("positional_encoding", positional_encoding, "positional_encoding.cos_everywhere")
+
+
+def test_a_layer_norm_on_the_ffn_alone_is_named():
+    def transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None):
+        h = _norm(x + reference.multihead(x, heads, W_O, mask))
+        f = np.maximum(0, h @ W1 + b1) @ W2 + b2
+        return h + _norm(f)
+
+    found = assert_named("transformer_block", transformer_block,
+                         "transformer_block.layer_norm_on_ffn_only")
+    assert any("no tienen media 0 ni varianza 1" in m for m in messages(found))

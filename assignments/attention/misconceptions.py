@@ -423,6 +423,40 @@ CATALOG += (
 )
 
 
+CATALOG += (
+    # --- mistakes met in notebooks in the wild (issue 31) --------------------------------------
+    Misconception("attention.column_max_shift",
+        "Restas el máximo de cada columna, no el de cada fila, antes de la softmax",
+        "Restar una constante no cambia la softmax solo si es la misma en toda la fila; el máximo "
+        "de cada columna es distinto para cada clave, así que cambia los pesos de cada consulta.",
+        "Repasa el paso 3: la softmax de cada fila resta el máximo de esa fila, "
+        "e^(z − máx z) / Σ e^(z − máx z); la softmax que ya viene hecha lo hace así."),
+    Misconception("positional_encoding.exponent_over_d_minus_one",
+        "Divides el exponente por d_model − 1 en lugar de por d_model",
+        "Con 2i/(d_model − 1) cada frecuencia baja un poco más deprisa de lo que debe, y la "
+        "diferencia cambia con d_model: no es otra base fija, es otro exponente.",
+        "Repasa el paso 7: ω_i = 1 / 10000^(2i/d_model), con d_model, el número de columnas, "
+        "en el denominador del exponente."),
+    Misconception("positional_encoding.exponent_2i_plus_1",
+        "Usas 2i + 1 en el exponente en lugar de 2i",
+        "La pareja i de columnas (2i y 2i + 1) comparte la frecuencia 1/10000^(2i/d_model): con "
+        "2i + 1 todas las frecuencias bajan un paso, y la primera ya no es ω_0 = 1.",
+        "Repasa el paso 7: el exponente es 2i/d_model para las dos columnas de la pareja i, así "
+        "que ω_0 = 1 y la columna 0 es sin(pos)."),
+    Misconception("positional_encoding.cos_everywhere",
+        "Pones un coseno en todas las columnas",
+        "Las columnas pares llevan el seno y las impares el coseno de la misma frecuencia: es esa "
+        "pareja la que hace de avanzar k posiciones una rotación.",
+        "Repasa el paso 7: PE(pos, 2i) = sin(pos · ω_i) y PE(pos, 2i + 1) = cos(pos · ω_i)."),
+    Misconception("transformer_block.layer_norm_on_ffn_only",
+        "Normalizas solo la salida de la FFN, no la suma con la residual",
+        "La segunda subcapa normaliza la suma x + FFN(x); normalizando solo FFN(x) y sumando "
+        "después la residual, los tokens de salida no tienen media 0 ni varianza 1.",
+        "Repasa el paso 8: salida = LayerNorm(x + FFN(x)), con la suma dentro de la "
+        "normalización."),
+)
+
+
 def for_function(function):
     """The catalog entries of one graded function, in catalog order."""
     return [entry for entry in CATALOG if entry.function == function]

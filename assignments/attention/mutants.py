@@ -31,7 +31,8 @@ def attention_with(Q, K, V, mask=None, *, product="Q @ K.T", scale="sqrt(d_k)",
                    values="V", returns="output, weights"):
     """Attention with switches: which product, which scale, how the mask acts and what score a
     hidden key gets, which axis the softmax runs over, whether it subtracts the maximum, what
-    the weights multiply and what is returned.
+    the weights multiply and what is returned. ``shift="columns"`` subtracts each column's
+    maximum instead of each row's.
 
     A finite ``hidden`` score (-1e9, d2l's -1e6) gives the same weights as -inf except in a row
     where every key is hidden: uniform weights there, not NaN.
@@ -54,7 +55,11 @@ def attention_with(Q, K, V, mask=None, *, product="Q @ K.T", scale="sqrt(d_k)",
         scores = scores * mask
     elif mask is not None and masking == "added":  # True counts as 1, False as 0
         scores = scores + mask
-    if shift:
+    if shift == "columns":  # each key's maximum, over the queries: not one constant per row
+        finite = np.where(np.isfinite(scores), scores, -np.inf)
+        e = np.exp(scores - finite.max(axis=0, keepdims=True))
+        weights = e / e.sum(axis=softmax_axis, keepdims=True)
+    elif shift:
         weights = softmax(scores, axis=softmax_axis)
     else:
         e = np.exp(scores)
@@ -133,17 +138,23 @@ def positional_encoding_with(n_positions, d_model, *, exponent="2i/d", inverted=
     to the right shape instead of transposed (``"reshaped"``).
 
     ``exponent="j/d"`` gives every column its own frequency, so a cosine no longer shares the
-    frequency of its sine.
+    frequency of its sine; ``"2i/(d-1)"`` and ``"(2i+1)/d"`` are the exponent's two off-by-ones;
+    ``even="cos, cos"`` puts a cosine in every column.
     """
     if exponent == "2i/d":
         powers = np.arange(0, d_model, 2) / d_model
+    elif exponent == "2i/(d-1)":
+        powers = np.arange(0, d_model, 2) / max(d_model - 1, 1)
+    elif exponent == "(2i+1)/d":
+        powers = (np.arange(0, d_model, 2) + 1) / d_model
     elif exponent == "i/d":
         powers = np.arange((d_model + 1) // 2) / d_model
     else:  # "j/d"
         powers = np.arange(d_model) / d_model
     omega = 10000 ** powers if inverted else 1 / 10000 ** powers
     angles = np.arange(first, first + n_positions)[:, None] * omega
-    sin, cos = (np.sin, np.cos) if even == "sin" else (np.cos, np.sin)
+    sin, cos = {"sin": (np.sin, np.cos), "cos": (np.cos, np.sin),
+                "cos, cos": (np.cos, np.cos)}[even]
     if exponent == "j/d":
         pe = np.where(np.arange(d_model) % 2 == 0, sin(angles), cos(angles))
     elif layout == "interleaved":
@@ -225,6 +236,8 @@ def transformer_block_with(x, heads, W_O, W1, b1, W2, b2, mask=None, *, pre_ln=F
         return ffn(norm(x if ffn_on_block_input else h)) + (h if ffn_residual else 0)
     h = norm(mixed(x) + (x if attention_residual else 0))
     residual = (h if second_residual == "h" else x) if ffn_residual else 0
+    if final_norm == "ffn only":  # h + LayerNorm(FFN(h)): the sum itself is not normalized
+        return residual + norm(ffn(x if ffn_on_block_input else h))
     out = residual + ffn(x if ffn_on_block_input else h)
     return norm(out) if final_norm else out
 
@@ -259,6 +272,7 @@ MISTAKES = {
     "attention.mask_added": [dict(masking="added")],
     "attention.weights_transposed": [dict(returns="output, weights.T")],
     "attention.keys_for_values": [dict(values="K")],
+    "attention.column_max_shift": [dict(shift="columns")],
     "multihead.no_w_o": [dict(w_o="none")],
     "multihead.sums_heads": [dict(combine="sum"), dict(combine="mean")],
     "multihead.concat_along_rows": [dict(combine="rows, reshaped")],
@@ -280,6 +294,9 @@ MISTAKES = {
     "positional_encoding.frequency_not_inverted": [dict(inverted=True)],
     "positional_encoding.column_index_exponent": [dict(exponent="j/d")],
     "positional_encoding.reshaped_not_transposed": [dict(transposed="reshaped")],
+    "positional_encoding.exponent_over_d_minus_one": [dict(exponent="2i/(d-1)")],
+    "positional_encoding.exponent_2i_plus_1": [dict(exponent="(2i+1)/d")],
+    "positional_encoding.cos_everywhere": [dict(even="cos, cos")],
     "transformer_block.pre_ln": [dict(pre_ln=True)],
     "transformer_block.no_attention_residual": [dict(attention_residual=False)],
     "transformer_block.no_ffn_residual": [dict(ffn_residual=False)],
@@ -302,6 +319,7 @@ MISTAKES = {
     "transformer_block.second_residual_from_input": [dict(second_residual="x")],
     "transformer_block.w1_transposed": [dict(w1="W1.T")],
     "transformer_block.one_layer_ffn": [dict(layers=1)],
+    "transformer_block.layer_norm_on_ffn_only": [dict(final_norm="ffn only")],
 }
 
 
