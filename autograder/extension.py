@@ -460,8 +460,10 @@ def lab_output_unchanged(ctx: _Context) -> str:
     listed = ", ".join(f"«{path or 'raíz'}»" for path in changed[:3])
     more = f" y {len(changed) - 3} más" if len(changed) > 3 else ""
     return (
-        f"Lo que imprimió lab.py ha cambiado en {listed}{more}. No edites su salida: vuelve a "
-        f"generarla con «{ctx.run.command}» y añade solo student_extension."
+        f"Lo que imprimió lab.py ha cambiado en {listed}{more}. Si no la editaste, alguna de tus "
+        "funciones da un resultado distinto en cada ejecución (¿dropout o números al azar?). "
+        f"No edites su salida: vuelve a generarla con «{ctx.run.command}» y añade solo "
+        "student_extension."
     )
 
 
@@ -511,13 +513,14 @@ def cites_lab_numbers(ctx: _Context) -> str:
            for number in cited for names, values in sources):
         return ""
     printed = sorted({value for _, values in sources for value in values})
+    cause = _failing_functions(fresh)
     if printed and any(_matches(number, printed) for number in cited):
-        return ("Citas un número que imprimió el laboratorio, pero no dices de qué medición sale: "
+        return cause + ("Citas un número que imprimió el laboratorio, pero no dices de qué medición sale: "
                 "nombra el hecho o la medición (por ejemplo «los pesos de la máscara causal» o «el "
                 "mayor peso con d_k = 64») junto al número, para que se vea que es la evidencia y "
                 "no una coincidencia.")
     example = f" (por ejemplo {_spanish_number(printed[len(printed) // 2])})" if printed else ""
-    return (
+    return cause + (
         "La medición y la conclusión no citan ningún número de evidence o result. Copia al "
         f"menos un valor medido{example}, diciendo de qué medición sale; puedes redondearlo, "
         f"usar coma decimal o un porcentaje, con al menos {MIN_CITED_DIGITS} cifras significativas."
@@ -529,6 +532,22 @@ _COMMON_WORDS = {"cada", "para", "como", "sobre", "entre", "desde", "hasta", "cu
                  "mayor", "menor", "numero", "valor", "siguen", "siendo", "misma", "mismo",
                  "ningun", "ninguno", "nunca", "todas", "todos", "otra", "otro", "cuatro",
                  "error", "tras", "ultima", "ultimo", "antes", "despues", "with", "from"}
+
+
+def _failing_functions(fresh: dict) -> str:
+    """A sentence naming the functions whose facts do not hold in the fresh run, or '': with one
+    of them wrong, the numbers a student copied from an earlier run are not the ones printed
+    now, and the criterion's failure is that function's, not the text's."""
+    failing = [item for item in fresh.get("evidence") or []
+               if isinstance(item, dict) and item.get("holds") is False]
+    functions = sorted({f for item in failing for f in item.get("functions") or []
+                        if isinstance(f, str)})
+    if not functions:
+        return ""
+    named = ", ".join(f"`{f}`" for f in functions)
+    return (f"Ojo: con tus funciones no se cumplen {len(failing)} hechos del laboratorio (los de "
+            f"{named}), así que sus números no son los de una implementación correcta y cambian "
+            "cuando la corriges: arregla primero esa función. ")
 
 
 def _content_words(text: str) -> set:

@@ -518,3 +518,18 @@ def test_a_helper_defined_below_the_lab_cell_is_not_called_an_edit(good, folder)
     measured["values"][key] += 1
     problems = failed(validate(edited, folder / "notebook_student.ipynb"))
     assert "No edites su salida" in problems["lab_output_unchanged"]
+
+
+def test_a_citation_lost_to_a_wrong_function_names_that_function():
+    """Issue 31.3: with attention wrong, criterion 4 failed and nothing linked it to attention."""
+    fact = {"fact": "Cada fila de pesos de la autoatención suma 1.", "id": "rows_sum_to_one",
+            "functions": ["attention"], "holds": False, "values": {"max_abs_row_sum_error": 0.25}}
+    data = {"evidence": [fact], "result": {},
+            "student_extension": {**GOOD_EXTENSION, "measurement": "Los pesos suman 0,0001 de más.",
+                                  "conclusion": "Sin números."}}
+    (result,) = validate(data, only="cites_lab_numbers", lab_run=printed_by_lab(data))
+    assert not result.passed and "los de `attention`" in result.message
+    # Positive control: when every fact holds, the message blames no function.
+    data["evidence"][0]["holds"] = True
+    (result,) = validate(data, only="cites_lab_numbers", lab_run=printed_by_lab(data))
+    assert not result.passed and "Ojo" not in result.message

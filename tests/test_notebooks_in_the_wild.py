@@ -9,6 +9,14 @@ import pytest
 
 from grading_harness import Notebooks, grade_here, read_records, total, write_folder
 
+# A block as a PyTorch habit writes it: dropout on each sub-layer, with no seed and no switch.
+DROPOUT_BLOCK = """def transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None):
+    def dropout(z, p=0.1):
+        keep = np.random.random(z.shape) >= p
+        return z * keep / (1 - p)
+    h = layer_norm(x + dropout(multihead(x, heads, W_O, mask)))
+    return layer_norm(h + dropout(np.maximum(0, h @ W1 + b1) @ W2 + b2))
+"""
 SLOW_CELL = "import time\nfor _ in range(10_000):\n    time.sleep(1)  # un experimento largo\n"
 
 
@@ -27,7 +35,12 @@ def graded(built_dist, autograder_zip, tmp_path_factory):
     cell = next(c for c in nb.cells if c.cell_type == "code"
                 and c.source.lstrip().startswith("def multihead("))
     cell.source = SLOW_CELL + "\n" + cell.source  # never reaches its def
+    dropout = nbformat.from_dict(notebooks._correct)
+    block = next(c for c in dropout.cells if c.cell_type == "code"
+                 and c.source.lstrip().startswith("def transformer_block("))
+    block.source = DROPOUT_BLOCK
     files = {"lenta.ipynb": with_cell_after(notebooks, "attention", SLOW_CELL),
+             "dropout.ipynb": notebooks.to_bytes(dropout),
              "correcta.ipynb": notebooks.correct(),
              "define_lenta.ipynb": notebooks.to_bytes(nb)}
     folder = write_folder(tmp_path_factory.mktemp("entregas"), files)
@@ -57,3 +70,19 @@ def test_a_function_whose_own_cell_was_stopped_is_said_so_not_missing(graded):
     # The functions after it are graded: only multihead's points are lost.
     lost = float(rows["points-per-question"]["multihead"])
     assert total(rows["define_lenta.ipynb"]) == total(rows["correcta.ipynb"]) - lost
+
+
+def test_a_block_with_unseeded_dropout_is_told_it_is_random_not_sent_to_attention(graded):
+    rows, records, out = graded
+    record = records["dropout.ipynb"]
+    (diagnosis,) = record.diagnoses["transformer_block"]
+    assert "no da el mismo resultado dos veces" in diagnosis.message and "dropout" in diagnosis.message
+    feedback = next(out.glob("feedback/dropout*.md")).read_text("utf-8")
+    assert "revisa sobre todo tu attention" not in feedback
+    # The block's points are lost, and the challenge's unchanged-output criterion, which a
+    # random block cannot meet: its message says why, instead of «No edites su salida» alone.
+    lost = [v for v in record.verdicts if not v.passed]
+    assert {v.question for v in lost} == {"transformer_block", "student_extension"}
+    (criterion,) = [v for v in lost if v.question == "student_extension"]
+    assert criterion.case == "lab_output_unchanged"
+    assert any("dropout o números al azar" in m for m in criterion.messages)

@@ -30,7 +30,7 @@ from .verdicts.in_process import as_called
 from .verdicts.messages import (cell_error_text, error_message, shell_escapes_note,
                                 unverified_message)
 from .verdicts.outcome import Outcome
-from .verdicts.record import Flag, Record, Verdict
+from .verdicts.record import Diagnosis, Flag, Record, Verdict
 from .verdicts.sizes import CaseSizes
 
 MAX_EXPORT_BYTES = 1 << 20
@@ -189,7 +189,7 @@ class Grader:
         explains the failing ones together (the lesson's ``summarize``), said once."""
         spec = self.lesson.FUNCTIONS[function]
         defining = _defining_cell_error(function, cell_errors)
-        verdicts, judged = [], []
+        verdicts, judged, unstable = [], [], None
         for case in self.lesson.cases_for(function):
             inputs = case.inputs(generator(self.salt, identity, function, case.name))
             outcome = conversation.call(function, inputs, spec)
@@ -212,7 +212,15 @@ class Grader:
                                     [failure.details.get("kind", "") for failure in shown]))
             judged.append(summary.Judged(case.name, case.description, inputs, outcome,
                                          failures))
+            if failures and outcome.parts is not None and unstable is None:
+                # One more call on the first failing case: an answer that changes from call to
+                # call (dropout, an unseeded draw) explains every failure better than any mistake.
+                again = conversation.call(function, inputs, spec)
+                unstable = again.parts is not None and not _same_parts(outcome.parts, again.parts)
         diagnoses = self._summarize(function, judged)
+        if unstable:
+            diagnoses = [Diagnosis("finding", UNSTABLE.format(function=function),
+                                   [j.case for j in judged if j.failures], ["nondeterministic"])]
         summary.annotate(verdicts, diagnoses)
         return verdicts, diagnoses
 
@@ -377,6 +385,18 @@ def _unverified(question, case, description, reason):
     """A case or criterion that failed closed: no answer to judge, or no judge that could."""
     return Verdict(question, case, description, False, [unverified_message(reason)],
                    ["unverified"], unverified=reason)
+
+
+UNSTABLE = ("tu `{function}` no da el mismo resultado dos veces con la misma entrada: ¿usas "
+            "dropout o números al azar? Al evaluar no puede haber azar (el dropout solo se usa "
+            "al entrenar), y mientras lo haya ninguna comparación con la referencia dice nada: "
+            "quítalo y vuelve a comprobarla")
+
+
+def _same_parts(first, second):
+    return len(first) == len(second) and all(
+        np.shape(a) == np.shape(b) and np.array_equal(a, b, equal_nan=True)
+        for a, b in zip(first, second))
 
 
 def _defining_cell_error(function, cell_errors):
