@@ -264,9 +264,10 @@ def test_a_notebook_that_never_ends_is_stopped_and_its_functions_still_graded(zo
     assert sum(scores(rows["nunca_termina.ipynb"]).values()) == 20
     assert any(error["kind"] == "time" for error in record.cell_errors)
     assert any(flag.kind == "límite" for flag in record.flags)
-    # The endless cell is the last one: stopped at a cell's budget, with nothing after it.
+    # The endless cell is the last one: stopped (at a cell's budget, or when the notebook's time
+    # ran out first, as the machine's load decides), with nothing after it to run.
     said = feedback(out, "nunca_termina.ipynb")
-    assert "el máximo de una celda, y se detuvo" in said and "celdas siguientes" not in said
+    assert "se detuvo" in said and "celdas siguientes" not in said
 
 
 def test_memory_in_a_cell_is_a_memory_error_of_that_cell(zoo):

@@ -9,6 +9,7 @@ and ``nbformat_minor`` takes any integer. ``load`` must then either accept the n
 refuse it with a Spanish reason, and what it accepts must render into a report.
 """
 
+import copy
 import json
 import tempfile
 from pathlib import Path
@@ -124,9 +125,11 @@ def mutated(mutations, minor):
                 if delete:
                     parent.pop(path[-1], None)
                 else:
-                    parent[path[-1]] = value
+                    parent[path[-1]] = copy.deepcopy(value)
             elif isinstance(parent, list) and isinstance(path[-1], int) and path[-1] < len(parent):
-                parent[path[-1]] = value
+                # A copy: hypothesis may draw one object twice, and a later mutation that walks
+                # into it would make the notebook contain itself, which no JSON file can.
+                parent[path[-1]] = copy.deepcopy(value)
     return notebook
 
 
