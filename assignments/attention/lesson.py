@@ -12,6 +12,8 @@ from .judge import judge
 
 NAME = "attention"
 TITLE = "055 — Atención y arquitectura Transformer"
+# The ablation lab: the student runs it when they choose (python ablacion.py), never the grader.
+STUDENT_FILES = ("ablacion.py",)
 REFERENCE = reference
 STAND_INS = stand_ins  # the reference, also for a stack of heads
 LAB = lab

@@ -48,6 +48,8 @@
 # 8. Un bloque Transformer completo.
 # 9. Un Transformer entrenado: qué aprende cada cabeza.
 #
+# **Nivel:** intermedio-avanzado · **Horas estimadas:** 6
+#
 # > Las citas que empiezan por **Nota del kit** son del kit de esta clase: corrigen errores frecuentes al contar este tema o amplían lo que se cuenta.
 
 # %% [markdown] tags=["solution-note"]
@@ -636,7 +638,7 @@ print(f"Con codificación posicional, barajar solo baraja las salidas: {np.allcl
 # %% [markdown]
 # ## Paso 8: Un bloque Transformer completo
 #
-# Un bloque Transformer lo combina todo: la atención multicabeza, que mezcla información entre tokens; una red feed-forward aplicada a cada token por separado, $\text{FFN}(x) = \text{ReLU}(xW_1 + b_1)W_2 + b_2$; y, alrededor de cada una, una conexión residual más una normalización de capa, $\text{LayerNorm}(x + \text{Subcapa}(x))$. La conexión residual es una "autopista" para los gradientes, y la normalización resta a cada vector de token su media y lo divide por su desviación típica. Los grandes modelos de lenguaje apilan decenas de estos bloques. El recorrido completo, desde los tokens hasta el bloque siguiente:
+# Un bloque Transformer lo combina todo: la atención multicabeza, que mezcla información entre tokens; una red feed-forward aplicada a cada token por separado, $\text{FFN}(x) = \text{ReLU}(xW_1 + b_1)W_2 + b_2$; y, alrededor de cada una, una conexión residual (clase 053) más una normalización de capa (clase 051), $\text{LayerNorm}(x + \text{Subcapa}(x))$. La conexión residual es una "autopista" para los gradientes, y la normalización resta a cada vector de token su media y lo divide por su desviación típica. Los grandes modelos de lenguaje apilan decenas de estos bloques. El recorrido completo, desde los tokens hasta el bloque siguiente:
 #
 # ![Diagrama de flujo de un bloque Transformer: tokens más codificación posicional, proyecciones, puntuaciones, máscara causal opcional, softmax por fila, salida, concatenación de cabezas, suma de la entrada y normalización, FFN por token, suma de la entrada y normalización, y el siguiente bloque; dos flechas verdes, las conexiones residuales, saltan cada subcapa y llevan su entrada hasta la suma](attachment:transformer_flow.png)
 #
@@ -901,7 +903,7 @@ for h, (aleatoria, entrenada) in enumerate(zip(heads_aleatorias, heads_entrenada
 # | Idea equivocada | Lo que es cierto | Dónde lo ves |
 # |---|---|---|
 # | «La atención tiene en cuenta el orden de los tokens.» | Sin codificación posicional, permutar los tokens solo permuta las salidas. | Paso 7 |
-# | «$\sqrt{d_k}$ es un detalle numérico menor.» | Sin escalar, con $d_k$ grande la softmax se satura y los gradientes se anulan. | Paso 4: la figura de la derivada de la softmax |
+# | «$\sqrt{d_k}$ es un detalle numérico menor.» | Sin escalar, con $d_k$ grande la softmax se satura y los gradientes se anulan. | Paso 4: la figura de la derivada de la softmax; y, entrenando, el laboratorio de ablación |
 # | «Cada cabeza tiene un rol interpretable asignado.» | Los roles emergen, o no, del entrenamiento. | Pasos 6 y 9 |
 # | «El Transformer procesa los tokens de uno en uno al entrenar.» | Entrena en paralelo sobre toda la secuencia, porque no tiene recurrencia; la máscara causal es lo que hace válido ese entrenamiento. Solo genera de uno en uno. | Paso 5 |
 # | «La FFN del bloque mezcla información entre tokens.» | La FFN se aplica a cada token por separado. | Paso 8 |
@@ -934,6 +936,37 @@ for h, (aleatoria, entrenada) in enumerate(zip(heads_aleatorias, heads_entrenada
 
 # %% [markdown] tags=["graded-only"]
 # **Lee la evidencia.** Cada hecho dice qué se comprobó, si se cumple con tu código y con qué números. Ejecuta la celda dos veces: con la misma semilla, los números no cambian (pregunta 3). Si algo no se cumple, esa es la primera pista para revisar tu función.
+
+# %% [markdown] tags=["graded-only"]
+# ## Laboratorio de ablación: qué pasa si quitas una pieza
+#
+# El paso 9 mostró que un modelo entrenado puede acertar aunque falte $\sqrt{d_k}$: acertar no prueba que cada pieza sirva. Para verlo hay que **entrenar** con y sin ella. `ablacion.py`, en esta carpeta, entrena un Transformer diminuto (su propio código de NumPy, no tus funciones) en la **copia desplazada**, escribir en cada posición el token de la posición anterior, tres veces con cada configuración (tres semillas) y desde los mismos pesos iniciales:
+#
+# - **sin dividir por $\sqrt{d_k}$**, con $d_k = 64$;
+# - **sin codificación posicional**, en una tarea que solo se resuelve sabiendo qué token es el anterior;
+# - **sin conexiones residuales**, en una pila de dos bloques.
+#
+# Entrena con descenso del gradiente con momento, no con Adam: Adam divide cada gradiente por su propio tamaño y disimularía justo lo que estas piezas evitan, gradientes que se apagan. Tarda unos segundos, así que no se ejecuta con el resto del cuaderno: cuando quieras verlo, en una terminal abierta en esta carpeta (con el entorno activado),
+#
+# ```
+# python ablacion.py --figura ablacion.png
+# ```
+#
+# o cambia `False` por `True` en la celda siguiente y ejecútala. Imprime un JSON con el mismo contrato que `lab.py` (`kind`, `evidence` con cada hecho y sus números por semilla, `limitations`) y dibuja en `ablacion.png` las curvas de pérdida y el gradiente que llega a $W_Q$ y $W_K$, con la pieza (azul) y sin ella (rojo). Un hecho se cumple solo si la pérdida sin la pieza es mayor en todas las semillas, o si la diferencia supera la variación entre semillas.
+
+# %% tags=["graded-only"]
+EJECUTAR_ABLACION = False  # True para entrenar las seis configuraciones por tres semillas (unos segundos)
+
+if EJECUTAR_ABLACION:
+    import ablacion
+
+    evidencia_ablacion, curvas_ablacion = ablacion.run()
+    ablacion.figure(curvas_ablacion, "ablacion.png")
+    for hecho in evidencia_ablacion["evidence"]:
+        print(f"[{'se cumple' if hecho['holds'] else 'NO se cumple'}] {hecho['fact']}")
+        for clave, valores in hecho["values"].items():
+            print(f"    {ablacion.GLOSSES[clave]}: {', '.join(f'{v:.3g}'.replace('.', ',') for v in valores)}")
+    print("Curvas en ablacion.png")
 
 # %% [markdown] tags=["graded-only"]
 # ## Preguntas
