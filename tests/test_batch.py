@@ -277,7 +277,8 @@ def test_memory_in_a_cell_is_a_memory_error_of_that_cell(zoo):
 
     out, rows, records, _ = zoo
     record = records["bomba_memoria.ipynb"]
-    assert any(e["exception"] == "MemoryError" for e in record.cell_errors)
+    assert any(e["exception"] == "MemoryError" for e in record.cell_errors), (
+        record.cell_errors, record.sandbox)  # under heavy load, say whether time ran out first
     assert record.sandbox["peak_mb"] <= Limits.memory_mb * 1.25
     assert sum(scores(rows["bomba_memoria.ipynb"]).values()) == 20
 

@@ -207,7 +207,8 @@ def test_no_english_of_otter_or_argparse_in_what_students_receive(built_dist):
     readable = [built_dist / "student" / name for name in (NOTEBOOK_NAME, TOUR_NAME, "assessment.md",
                                                             "requirements.txt", EXPLORER_NAME)]
     helps = [subprocess.run([sys.executable, script, "--help"], capture_output=True, text=True,
-                            cwd=built_dist / "student").stdout for script in ("lab.py", "extension.py")]
+                            cwd=built_dist / "student").stdout
+             for script in ("lab.py", "extension.py", "ablacion.py")]
     for text in [p.read_text(encoding="utf-8") for p in readable] + helps:
         for english in ENGLISH:
             assert english not in text, english

@@ -16,7 +16,6 @@ Its JSON follows the lab's contract (``kind``, ``seed``, ``evidence``: facts tha
 with their numbers, ``limitations``), so a student's challenge can cite it.
 """
 
-import argparse
 import json
 import sys
 from dataclasses import dataclass, replace
@@ -303,31 +302,47 @@ def figure(curves, path):
     plt.close(fig)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(
-        prog="ablacion.py", add_help=False,
-        description="Entrena con y sin √d_k, la codificación posicional y las residuales.")
-    parser.add_argument("--figura", default=None, help="guarda las curvas en este .png")
-    parser.add_argument("--semillas", default=",".join(map(str, DEFAULT_SEEDS)),
-                        help="semillas separadas por comas (por defecto 0,1,2)")
-    parser.add_argument("-h", "--help", action="store_true")
-    args, unknown = parser.parse_known_args(argv)
-    if args.help:
-        print("uso: python ablacion.py [--figura CURVAS.png] [--semillas 0,1,2]\n\n"
-              "Entrena el modelo diminuto con y sin cada pieza e imprime la evidencia en JSON.")
-        return 0
-    if unknown:
-        print(f"ablacion.py: no entiendo {' '.join(unknown)}; usa --figura o --semillas",
-              file=sys.stderr)
-        return 2
+USAGE = "uso: python ablacion.py [--figura CURVAS.png] [--semillas 0,1,2]"
+OPTIONS = ("--figura", "--semillas")
+
+
+def _parse_args(argv):
+    """A hand-written parser: argparse would answer in English («usage:», «expected one argument»)."""
+    args = {"--figura": None, "--semillas": ",".join(map(str, DEFAULT_SEEDS))}
+    pending = list(argv)
+    while pending:
+        option = pending.pop(0)
+        if option in ("-h", "--help"):
+            return None
+        name, _, value = option.partition("=")
+        if name not in OPTIONS:
+            raise ValueError(f"no entiendo «{option}»; usa --figura o --semillas")
+        if not value:
+            if not pending:
+                raise ValueError(f"falta el valor de {name}")
+            value = pending.pop(0)
+        args[name] = value
     try:
-        seeds = tuple(int(s) for s in args.semillas.split(",") if s.strip())
+        seeds = tuple(int(s) for s in args["--semillas"].split(",") if s.strip())
     except ValueError:
-        print("ablacion.py: --semillas son números enteros separados por comas", file=sys.stderr)
+        raise ValueError("--semillas son números enteros separados por comas") from None
+    return args["--figura"], seeds or DEFAULT_SEEDS
+
+
+def main(argv=None):
+    try:
+        parsed = _parse_args(sys.argv[1:] if argv is None else argv)
+    except ValueError as problem:
+        print(f"{USAGE}\nablacion.py: {problem}", file=sys.stderr)
         return 2
-    result, curves = run(seeds or DEFAULT_SEEDS)
-    if args.figura:
-        figure(curves, args.figura)
+    if parsed is None:
+        print(f"{USAGE}\n\nEntrena el modelo diminuto con y sin √d_k, la codificación posicional "
+              "y las residuales, e imprime la evidencia en JSON.")
+        return 0
+    figure_path, seeds = parsed
+    result, curves = run(seeds)
+    if figure_path:
+        figure(curves, figure_path)
     sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=1) + "\n")
     return 0
 
