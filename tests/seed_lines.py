@@ -9,6 +9,14 @@ EXPECTED = (Path(__file__).parent / "fixtures" / "seed000_printed_lines.txt").re
     encoding="utf-8").splitlines()
 
 MEANS_PREFIX = "Media de cada token de salida: ["
+# The seed's own Spanish slips, corrected in the lesson (issue 30): every number stays the seed's.
+ERRATA = {"Tras  1 tokens, ": "Tras  1 token,  "}
+
+
+def _corrected(line):
+    for wrong, right in ERRATA.items():
+        line = line.replace(wrong, right)
+    return line
 
 
 def assert_matches_seed(printed: str):
@@ -25,7 +33,7 @@ def assert_matches_seed(printed: str):
             values = [float(v) for v in re.findall(r"-?\d+\.\d*", got)]
             assert len(values) == 9 and all(v == 0 for v in values), got
         else:
-            assert got == want
+            assert got == _corrected(want), (got, want)
     return lines
 
 

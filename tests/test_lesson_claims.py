@@ -49,3 +49,33 @@ def test_the_claims_the_review_found_false_are_gone():
                   "La página de la clase", "El texto original"):
         assert claim not in source, claim
     assert re.search(r"\*\*equivariancia a las permutaciones\*\*", source)
+
+
+def test_step_8_diagram_labels_fit_their_boxes_and_say_normalización_de_capa():
+    import importlib.util
+
+    script = MASTER.parent / "figures" / "transformer_flow.py"
+    spec = importlib.util.spec_from_file_location("transformer_flow", script)
+    transformer_flow = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(transformer_flow)
+    fig = transformer_flow.draw()
+    renderer = fig.canvas.get_renderer()
+    ax = fig.axes[0]
+    pixels_per_unit = fig.bbox.width / 520  # the axes span the 520-unit page
+    labels = {label for label, _ in transformer_flow.STEPS}
+    widths = {t.get_text(): t.get_window_extent(renderer).width / pixels_per_unit
+              for t in ax.texts if t.get_text() in labels}
+    assert set(widths) == labels
+    assert all(w < transformer_flow.WIDTH - 10 for w in widths.values()), widths
+    assert not any("layer norm" in label for label in labels)
+    assert sum("normalización de capa" in label for label, _ in transformer_flow.STEPS) == 2
+
+
+def test_prose_quotes_with_angle_quotes_and_counts_its_tokens():
+    cells = load_master(MASTER).cells
+    prose = "\n".join(c.source for c in cells if c.cell_type == "markdown")
+    # Straight double quotes in prose are the English style; the lesson quotes «así».
+    outside_code = re.sub(r"`[^`]*`|\$[^$]*\$|<[^>]*>", "", prose)
+    assert '"' not in outside_code, re.findall(r'.{30}".{30}', outside_code)[:3]
+    loop = next(c.source for c in cells if c.cell_type == "code" and "Tras {T" in c.source)
+    assert "'token, ' if T == 1" in loop

@@ -23,9 +23,9 @@ STEPS = [
     ("softmax por fila", "#e8f0fb"),
     ("salida = pesos · V", "#e8f0fb"),
     ("concatenar h cabezas + W_O", "#f3ecf7"),
-    ("sumar la entrada + layer norm", "#f3ecf7"),
+    ("sumar + normalización de capa", "#f3ecf7"),
     ("FFN por token", "#f3ecf7"),
-    ("sumar la entrada + layer norm", "#f3ecf7"),
+    ("sumar + normalización de capa", "#f3ecf7"),
     ("siguiente bloque ×N", "#f2f2f2"),
 ]
 PITCH, BOX_H, LEFT, WIDTH = 50, 34, 150, 300  # in the page's pixels, top to bottom
