@@ -93,7 +93,8 @@ class CriterionResult:
 
     def line(self) -> str:
         mark = "✓" if self.passed else "✗"
-        text = f"{mark} Criterio {self.number} ({self.id}): {self.title}"
+        # The number links the line to assessment.md's table; the id is code, not for the student.
+        text = f"{mark} Criterio {self.number}: {self.title}"
         return text if self.passed else f"{text} {self.message}"
 
 
@@ -184,6 +185,16 @@ FIELD_ALIASES = {
     group["oneOf"][0]["required"][0]: tuple(option["required"][0] for option in group["oneOf"])
     for group in _SCHEMA["$defs"]["student_extension"]["allOf"]
 }
+# The name a Spanish message uses for each field: its Spanish alias without accents, the one the
+# notebook's prompt writes (``conclusion`` is both).
+SPANISH_NAMES = {field: next((a for a in aliases[1:] if a.isascii()), field)
+                 for field, aliases in FIELD_ALIASES.items()}
+
+
+def field_name(field: str) -> str:
+    """«medicion» (o «measurement»): how a message names a field, Spanish first."""
+    spanish = SPANISH_NAMES[field]
+    return f"«{spanish}»" if spanish == field else f"«{spanish}» (o «{field}»)"
 
 
 def schema_errors(data) -> list:
@@ -199,7 +210,7 @@ def check_usable(data) -> None:
         if path == [] and error.validator == "required" and "student_extension" not in data:
             raise UnusableInput(
                 "Falta la clave «student_extension». Añádela al resultado de lab.py con los "
-                "campos assumption, measurement, conclusion, limitation y risk."
+                f"campos {_field_list()}."
             )
         if path[:1] == ["student_extension"] and len(path) <= 2 and error.validator == "type":
             if error.instance is None:
@@ -221,7 +232,7 @@ def _describe(error: jsonschema.ValidationError) -> str:
         names = [option["required"][0] for option in error.validator_value]
         present = [name for name in names if name in instance]
         if not present:
-            return f"falta «{names[0]}» (o «{names[1]}») en student_extension"
+            return f"falta {field_name(names[0])} en student_extension"
         return f"student_extension repite un campo con dos nombres ({', '.join(present)}): deja solo uno"
     if error.validator == "const":
         return f"{where} debe ser «{error.validator_value}»"
@@ -242,7 +253,7 @@ def _where(path: list) -> str:
 
 
 def _field_list() -> str:
-    return ", ".join(FIELD_ALIASES)
+    return ", ".join(SPANISH_NAMES.values())
 
 
 def _type_es(name) -> str:
@@ -603,10 +614,10 @@ def declares_risk(ctx: _Context) -> str:
     placeholder, and not a denial of any risk."""
     risk = ctx.field("risk")
     if is_placeholder(risk):
-        return "«risk» (o «riesgo») todavía tiene el texto de ejemplo entre < >: sustitúyelo por tu riesgo."
+        return f"{field_name('risk')} todavía tiene el texto de ejemplo entre < >: sustitúyelo por tu riesgo."
     if _normalized(risk) in EMPTY_RISKS or denies_risk(risk):
         return (
-            "Escribe en «risk» (o «riesgo») al menos un riesgo o una condición en la que no "
+            f"Escribe en {field_name('risk')} al menos un riesgo o una condición en la que no "
             "usarías este resultado; decir que no hay ninguno («ninguno», «no hay riesgo», "
             "«nada») no cuenta: todo resultado de un laboratorio de juguete tiene alguno."
         )
@@ -615,7 +626,7 @@ def declares_risk(ctx: _Context) -> str:
 
 def empty_text_problem(name: str, text: str) -> str:
     """Why the field ``name`` says nothing yet, in Spanish, or ''."""
-    where = f"«{name}» (o «{FIELD_ALIASES[name][-1]}»)"
+    where = field_name(name)
     if is_placeholder(text):
         return f"{where} todavía tiene el texto de ejemplo entre < >: escribe el tuyo"
     words = [word for word in _normalized(text).split() if any(c.isalpha() for c in word)]

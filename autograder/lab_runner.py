@@ -272,12 +272,13 @@ class Lab:
                  f"{result['checks_passed']} se cumplen."]
         for item in report["evidence"]:
             state = {True: "se cumple", False: "NO se cumple", None: "no medido"}[item["holds"]]
-            lines.append(f"[{state}] {item['fact']}  (evidence, id «{item['id']}»)")
+            # JSON names are shown only to find the number in resultado.json, labelled as such.
+            lines.append(f"[{state}] {item['fact']}  (en el JSON: «{item['id']}»)")
             if item["holds"] is None:
                 lines.append(f"    Por qué: {item['not_measured']}.")
             for key, value in item["values"].items():
                 gloss = self.glosses.get(key)
-                lines.append(f"    {gloss} ({key}): {_shown(value)}" if gloss
+                lines.append(f"    {gloss} («{key}»): {_shown(value)}" if gloss
                              else f"    {key}: {_shown(value)}")
         for key in report["result"]:
             if key in ("checks_total", "checks_measured", "checks_passed", "failed_checks",
@@ -286,7 +287,7 @@ class Lab:
             gloss = self.glosses.get(key, key)
             value = report["result"][key]
             shown = "no medido" if value is None else _shown(value)
-            lines.append(f"{gloss} (result, «{key}»): {shown}")
+            lines.append(f"{gloss} (en el JSON: result, «{key}»): {shown}")
         return "\n".join(lines)
 
 

@@ -550,3 +550,16 @@ def test_control_a_call_by_the_statements_keyword_fails_on_renamed_parameters():
         namespace["attention"](Q, Q, Q, mask=None)
     assert lab_runner.call({"attention": namespace["attention"]}, "attention",
                            ("la salida", "los pesos"), Q, Q, Q, None)[1].shape == (2, 2)
+
+
+def test_the_summary_a_student_reads_glosses_every_key_in_spanish(good_report):
+    lab = import_lab().LAB
+    text = lab.summary(good_report)
+    keys = {key for item in good_report["evidence"] for key in item["values"]}
+    keys |= set(good_report["result"]) - {"checks_total", "checks_measured", "checks_passed",
+                                          "failed_checks", "not_measured"}
+    assert keys <= set(lab.glosses), keys - set(lab.glosses)
+    # A key without a gloss would show bare at the start of its line; every one is glossed.
+    for key in keys:
+        assert f"{lab.glosses[key]} («{key}»)" in text or f"«{key}»): " in text, key
+    assert "(evidence, id" not in text and "en el JSON" in text
