@@ -79,3 +79,34 @@ def test_a_killed_zygote_comes_back_for_the_next_submission():
         assert job.call("f", [2.0])["parts"][0] == 2.0
         job.close()
         assert sandbox.restarts == 1
+
+
+def test_a_figure_shown_prints_nothing_into_what_the_student_reads():
+    # Positive control: the same shell without the hiding prints the figure's English repr.
+    cell = ("import matplotlib.pyplot as plt\nfig, ax = plt.subplots(1, 2)\nprint('antes')\n"
+            "plt.show()\nplt.figure()\nprint('después')\n")
+    with Sandbox(Limits(notebook_seconds=20)) as sandbox:
+        job = sandbox.open_job()
+        ran = job.run_notebook("n.ipynb", [cell], {})
+        job.close()
+    assert ran.errors == [] and "antes" in ran.output and "después" in ran.output
+    assert "<Figure" not in ran.output, ran.output
+
+
+def test_without_hiding_a_shown_figure_would_print_its_english_repr():
+    # In a separate process: warm() makes an IPython shell and switches matplotlib's backend.
+    import subprocess
+    import sys
+
+    script = ("from kit_autograder.sandbox.inside import notebook\n"
+              "shell = notebook.warm()\n"
+              "import matplotlib.pyplot as plt\n"
+              "figure = plt.figure()\n"
+              "hidden = shell.display_formatter.format(figure)[0]\n"
+              "shell.display_formatter.formatters['text/plain'].pop(type(figure))\n"
+              "print(repr(hidden), repr(shell.display_formatter.format(figure)[0]))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    hidden, shown = done.stdout.rsplit("} {", 1)
+    assert hidden == "{'text/plain': ''", done.stdout + done.stderr
+    assert "<Figure size" in shown

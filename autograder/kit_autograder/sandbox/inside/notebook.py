@@ -60,6 +60,7 @@ def warm():
     shell._tee = lambda channel: contextlib.nullcontext()
     shell.display_formatter.active_types = ["text/plain"]  # figures are never drawn
     configure_inline_support(shell, "inline")
+    _hide_figures(shell)  # after: configuring the inline backend resets Figure's formatters
     # `%matplotlib inline`, many notebooks' first line, asks the shell for a GUI event loop: a
     # kernel's shell has one to offer, a bare InteractiveShell raises NotImplementedError. The
     # inline backend needs none, so the cell goes on to its imports as in Jupyter.
@@ -73,6 +74,26 @@ def warm():
     fig.tight_layout()
     plt.close(fig)
     return shell
+
+
+def _hide_figures(shell):
+    """A figure shown with ``plt.show()`` (or left open at the end of a cell) prints nothing.
+
+    Drawing nothing, the shell would print the figure's text form, «<Figure size 1300x500
+    with 2 Axes>», into what the notebook printed, and the student's feedback would show it:
+    English that says nothing. Its text form is made empty, and an empty display is dropped.
+    """
+    from matplotlib.figure import Figure
+
+    shell.display_formatter.formatters["text/plain"].for_type(Figure, lambda figure, printer, cycle: None)
+    publish = shell.display_pub.publish
+
+    def publish_unless_empty(data, *args, **kwargs):
+        if data.get("text/plain") == "" and len(data) == 1:
+            return None
+        return publish(data, *args, **kwargs)
+
+    shell.display_pub.publish = publish_unless_empty
 
 
 class BoundedOutput(io.TextIOBase):
