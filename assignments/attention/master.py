@@ -165,7 +165,7 @@ for t in range(60):
     influence.append(np.linalg.norm(jacobian))
 
 for T in [1, 5, 10, 20, 40, 60]:
-    print(f"Tras {T:>2} tokens, tamaño de d h_T / d h_0: {influence[T - 1]:.2e}")
+    print(f"Tras {T:>2} {'token, ' if T == 1 else 'tokens,'} tamaño de d h_T / d h_0: {influence[T - 1]:.2e}")
 
 # %% [markdown]
 # Tras un paso, la sensibilidad de $h_T$ a $h_0$ es del orden de 1; tras 20 tokens ha caído a $2{,}2 \times 10^{-4}$, y tras 60 tokens a $1{,}6 \times 10^{-13}$, en la práctica cero. Con estos pesos, la red apenas puede aprender que una palabra del final de un texto largo depende de otra del principio. Las LSTM y las GRU se desarrollaron para suavizar este problema, pero siguen leyendo un token cada vez, lo que además las hace lentas de entrenar.
@@ -179,7 +179,7 @@ for T in [1, 5, 10, 20, 40, 60]:
 #
 # $$\text{Attention}(Q, K, V) = \text{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right)V$$
 #
-# Es un **diccionario diferenciable de acceso blando**. Un diccionario de Python devuelve el valor de la única clave que coincide exactamente con la consulta; la atención compara la consulta con **todas** las claves y devuelve una mezcla de **todos** los valores, pesada por el parecido de cada clave con la consulta. Como los pesos salen de una softmax, todo es derivable y se puede entrenar, y cualquier par de posiciones queda conectado a distancia 1, por lejos que estén en la secuencia.
+# Es un **diccionario diferenciable de acceso blando**. Un diccionario de Python devuelve el valor de la única clave que coincide exactamente con la consulta; la atención compara la consulta con **todas** las claves y devuelve una mezcla de **todos** los valores, ponderada por el parecido de cada clave con la consulta. Como los pesos salen de una softmax, todo es derivable y se puede entrenar, y cualquier par de posiciones queda conectado a distancia 1, por lejos que estén en la secuencia.
 #
 # Sigamos la intuición con vectores pequeños diseñados a mano. Cada token tiene 4 características: cardiaco, localización corporal, persona y palabra funcional. De momento, las consultas, las claves y los valores son los propios vectores.
 #
@@ -306,7 +306,7 @@ def test_attention_con_mascara_causal_no_da_peso_al_futuro(attention):
 # # END QUESTION
 
 # %% [markdown]
-# Miramos a qué atiende el token "dolor":
+# Miramos a qué atiende el token «dolor»:
 
 # %%
 q = X_toy[tokens.index('dolor')]
@@ -318,7 +318,7 @@ output = weights @ X_toy
 print(f"\nNuevo vector para 'dolor' (media ponderada de los valores): {output}")
 
 # %% [markdown]
-# "Dolor" atiende sobre todo a "pecho" (0,369), a sí mismo (0,334) y a "brazo" (0,176), y casi nada a "el", "paciente" o "tiene", los tokens sin características cardiacas ni de localización corporal. Su nuevo vector es una mezcla de esos tres, así que tras la atención "dolor" lleva información sobre dónde duele: la softmax decide el foco.
+# «Dolor» atiende sobre todo a «pecho» (0,369), a sí mismo (0,334) y a «brazo» (0,176), y casi nada a «el», «paciente» o «tiene», los tokens sin características cardiacas ni de localización corporal. Su nuevo vector es una mezcla de esos tres, así que tras la atención «dolor» lleva información sobre dónde duele: la softmax decide el foco.
 
 # %% [markdown]
 # ## Paso 4: Por qué dividir por $\sqrt{d_k}$
@@ -420,7 +420,7 @@ plt.show()
 # %% [markdown]
 # ## Paso 6: La atención multicabeza
 #
-# Una sola atención calcula una única noción de "relevancia". La atención multicabeza calcula $h$ a la vez, cada una con sus propias proyecciones, concatena los resultados y los mezcla con una matriz final $W^O$:
+# Una sola atención calcula una única noción de «relevancia». La atención multicabeza calcula $h$ a la vez, cada una con sus propias proyecciones, concatena los resultados y los mezcla con una matriz final $W^O$:
 #
 # $$\text{head}_i = \text{Attention}(XW_i^Q, XW_i^K, XW_i^V) \qquad \text{MultiHead}(X) = \text{Concat}(\text{head}_1, \dots, \text{head}_h)\,W^O$$
 #
@@ -504,7 +504,7 @@ print(f"2 cabezas de dimensión {heads[0][0].shape[1]}; forma de la salida {mh.s
 # %% [markdown]
 # ## Paso 7: La codificación posicional
 #
-# Una propiedad sorprendente: la atención, por sí sola, es ciega al orden de las palabras. Si barajamos los tokens, cada token recibe exactamente la misma salida que antes, solo que en su nueva posición: barajar la entrada baraja la salida de la misma manera. Esta propiedad se llama **equivariancia a las permutaciones** (la atención es *equivariante*), y por eso, sin nada más, "el paciente atendió al doctor" y "el doctor atendió al paciente" dan a cada palabra el mismo vector. Comprobémoslo con `multihead`, la función del paso 6:
+# Una propiedad sorprendente: la atención, por sí sola, es ciega al orden de las palabras. Si barajamos los tokens, cada token recibe exactamente la misma salida que antes, solo que en su nueva posición: barajar la entrada baraja la salida de la misma manera. Esta propiedad se llama **equivariancia a las permutaciones** (la atención es *equivariante*), y por eso, sin nada más, «el paciente atendió al doctor» y «el doctor atendió al paciente» dan a cada palabra el mismo vector. Comprobémoslo con `multihead`, la función del paso 6:
 
 # %%
 perm = rng.permutation(n)
@@ -513,7 +513,7 @@ out_shuffled = multihead(X[perm], heads, W_O)
 print(f"Barajar los tokens solo baraja las salidas: {np.allclose(out[perm], out_shuffled)}")
 
 # %% [markdown]
-# "El paciente atendió al doctor" y "el doctor atendió al paciente" parecerían iguales. El Transformer lo resuelve sumando a cada vector de token una codificación posicional hecha de senos y cosenos de frecuencias distintas:
+# «El paciente atendió al doctor» y «el doctor atendió al paciente» parecerían iguales. El Transformer lo resuelve sumando a cada vector de token una codificación posicional hecha de senos y cosenos de frecuencias distintas:
 #
 # $$PE_{(pos, 2i)} = \sin\left(\frac{pos}{10000^{2i/d_{\text{model}}}}\right) \qquad PE_{(pos, 2i+1)} = \cos\left(\frac{pos}{10000^{2i/d_{\text{model}}}}\right)$$
 #
@@ -535,7 +535,7 @@ print(f"Barajar los tokens solo baraja las salidas: {np.allclose(out[perm], out_
 # - `omega`, un array 1-D con una frecuencia $\omega_i = 1 / 10000^{2i/d_{\text{model}}}$ por cada pareja de columnas, $2i = 0, 2, 4, \dots < d_{\text{model}}$;
 # - `pe`, de forma `(n_positions, d_model)`: una fila por posición, con $\sin(pos\,\omega_i)$ en la columna $2i$ y $\cos(pos\,\omega_i)$ en la columna $2i + 1$, **intercalados** (seno, coseno, seno, coseno…).
 #
-# Tu función debe funcionar también con $d_{\text{model}}$ **impar**: entonces la última columna es un seno cuyo coseno quedaría fuera de la matriz, y `omega` tiene $\lceil d_{\text{model}}/2 \rceil$ elementos.
+# Tu función tiene que admitir también un $d_{\text{model}}$ **impar**: entonces la última columna es un seno cuyo coseno quedaría fuera de la matriz, y `omega` tiene $\lceil d_{\text{model}}/2 \rceil$ elementos.
 
 # %%
 def positional_encoding(n_positions, d_model):
@@ -625,7 +625,7 @@ out_pe_shuffled = multihead(X[perm] + PE8, heads, W_O)
 print(f"Con codificación posicional, barajar solo baraja las salidas: {np.allclose(out_pe[perm], out_pe_shuffled)}")
 
 # %% [markdown]
-# La propiedad de la rotación se cumple con una diferencia de $2{,}4 \times 10^{-15}$, es decir, exactamente salvo errores de redondeo: avanzar 3 posiciones es la misma rotación en cualquier punto de la secuencia. Y una vez sumada la codificación posicional, barajar los tokens sí cambia las salidas, así que el modelo ya puede distinguir "el paciente atendió al doctor" de "el doctor atendió al paciente". La sección 4 del [explorador interactivo](explorer.html#posiciones) muestra la matriz completa y cómo la similitud entre dos posiciones depende solo de su distancia.
+# La propiedad de la rotación se cumple con una diferencia de $2{,}4 \times 10^{-15}$, es decir, exactamente salvo errores de redondeo: avanzar 3 posiciones es la misma rotación en cualquier punto de la secuencia. Y una vez sumada la codificación posicional, barajar los tokens sí cambia las salidas, así que el modelo ya puede distinguir «el paciente atendió al doctor» de «el doctor atendió al paciente». La sección 4 del [explorador interactivo](explorer.html#posiciones) muestra la matriz completa y cómo la similitud entre dos posiciones depende solo de su distancia.
 #
 # **Variantes modernas.** Los senos y cosenos del artículo original no son la única forma de dar posición: hay embeddings de posición aprendidos, y posiciones relativas o rotatorias.
 #
@@ -638,7 +638,7 @@ print(f"Con codificación posicional, barajar solo baraja las salidas: {np.allcl
 # %% [markdown]
 # ## Paso 8: Un bloque Transformer completo
 #
-# Un bloque Transformer lo combina todo: la atención multicabeza, que mezcla información entre tokens; una red feed-forward aplicada a cada token por separado, $\text{FFN}(x) = \text{ReLU}(xW_1 + b_1)W_2 + b_2$; y, alrededor de cada una, una conexión residual (clase 053) más una normalización de capa (clase 051), $\text{LayerNorm}(x + \text{Subcapa}(x))$. La conexión residual es una "autopista" para los gradientes, y la normalización resta a cada vector de token su media y lo divide por su desviación típica. Los grandes modelos de lenguaje apilan decenas de estos bloques. El recorrido completo, desde los tokens hasta el bloque siguiente:
+# Un bloque Transformer lo combina todo: la atención multicabeza, que mezcla información entre tokens; una red feed-forward aplicada a cada token por separado, $\text{FFN}(x) = \text{ReLU}(xW_1 + b_1)W_2 + b_2$; y, alrededor de cada una, una conexión residual (clase 053) más una normalización de capa (clase 051), $\text{LayerNorm}(x + \text{Subcapa}(x))$. La conexión residual es una «autopista» para los gradientes, y la normalización resta a cada vector de token su media y lo divide por su desviación típica. Los grandes modelos de lenguaje apilan decenas de estos bloques. El recorrido completo, desde los tokens hasta el bloque siguiente:
 #
 # ![Diagrama de flujo de un bloque Transformer: tokens más codificación posicional, proyecciones, puntuaciones, máscara causal opcional, softmax por fila, salida, concatenación de cabezas, suma de la entrada y normalización, FFN por token, suma de la entrada y normalización, y el siguiente bloque; dos flechas verdes, las conexiones residuales, saltan cada subcapa y llevan su entrada hasta la suma](attachment:transformer_flow.png)
 #
@@ -1130,13 +1130,13 @@ if EJECUTAR_ABLACION:
 # name: student_extension
 
 # %% [markdown]
-# **Reto: `student_extension`.** Completa los cinco textos. Puedes usar los nombres en español (`supuesto`, `medicion`, `conclusion`, `limitacion`, `riesgo`) en lugar de los ingleses, pero no los dos a la vez.
+# **Reto: `student_extension`.** Completa los cinco textos. Las claves del contrato también tienen nombre en inglés (`assumption`, `measurement`, `conclusion`, `limitation`, `risk`); puedes usar cualquiera de los dos, pero no los dos a la vez.
 #
-# - `assumption`: el supuesto que pones a prueba.
-# - `measurement`: la medición o comprobación, **citando al menos un número** de `evidence` o `result` tal como lo imprimió `lab.py`. Puedes redondearlo (0,123456 → «0,12»), escribirlo con coma decimal o como porcentaje («12 %»).
+# - `supuesto`: el supuesto que pones a prueba.
+# - `medicion`: la medición o comprobación, **citando al menos un número** de `evidence` o `result` tal como lo imprimió `lab.py` y **diciendo de qué medición sale** («en el ejemplo trabajado, el peso de la fila 1 sobre su propia clave es 0,6698»). Puedes redondearlo (0,123456 → «0,12»), escribirlo con coma decimal o como porcentaje («12 %»).
 # - `conclusion`: lo que concluyes, sin ir más allá de los datos.
-# - `limitation`: un límite de tu medición.
-# - `risk`: un riesgo o una condición en la que **no** usarías este resultado. «Ninguno» no vale.
+# - `limitacion`: un límite de tu medición.
+# - `riesgo`: un riesgo o una condición en la que **no** usarías este resultado. «Ninguno» no vale.
 #
 # No cambies nada de `resultado_lab`: la extensión añade, nunca edita. Al entregar, cada criterio se comprueba por separado y suma sus propios puntos. La prueba pública de `grader.check("student_extension")` solo mira la forma (cinco textos rellenos), nunca si cumplen los criterios: eso lo dice el validador, en la celda de «Guarda y valida».
 
@@ -1146,21 +1146,21 @@ if EJECUTAR_ABLACION:
 # %%
 # BEGIN SOLUTION NO PROMPT
 student_extension = {
-    "assumption": "Mi attention reparte el peso de cada consulta según su afinidad con cada clave, y la máscara causal anula el futuro.",
-    "measurement": "En el ejemplo trabajado de result, los pesos de la fila 1 son 0,6698 y 0,3302; con la máscara causal, la salida de la fila 1 es exactamente (1, 2).",
+    "supuesto": "Mi attention reparte el peso de cada consulta según su afinidad con cada clave, y la máscara causal anula el futuro.",
+    "medicion": "En el ejemplo trabajado de result, los pesos de la fila 1 son 0,6698 y 0,3302; con la máscara causal, la salida de la fila 1 es exactamente (1, 2).",
     "conclusion": "El token 1 pone un 67 % de su atención en su propia clave, como predice el ejemplo trabajado del paso 3, y con la máscara no ve el token 2.",
-    "limitation": "Son dos tokens con proyecciones dadas a mano: no prueba n ≠ m, d_k ≠ d_v ni máscaras arbitrarias.",
-    "risk": "No usaría estos pesos para explicar por qué un modelo real atiende a una palabra: sin entrenamiento no significan nada.",
+    "limitacion": "Son dos tokens con proyecciones dadas a mano: no prueba n ≠ m, d_k ≠ d_v ni máscaras arbitrarias.",
+    "riesgo": "No usaría estos pesos para explicar por qué un modelo real atiende a una palabra: sin entrenamiento no significan nada.",
 }
 # END SOLUTION
 """ # BEGIN PROMPT
 # Sustituye cada None por tu texto, entre comillas.
 student_extension = {
-    "assumption": None,
-    "measurement": None,
+    "supuesto": None,
+    "medicion": None,
     "conclusion": None,
-    "limitation": None,
-    "risk": None,
+    "limitacion": None,
+    "riesgo": None,
 }
 """ # END PROMPT
 resultado = {**resultado_lab, "student_extension": student_extension}
@@ -1180,12 +1180,12 @@ resultado = {**resultado_lab, "student_extension": student_extension}
 points: 0
 """ # END TEST CONFIG
 def test_student_extension_tiene_cinco_textos_rellenos(student_extension):
-    fields = [("assumption", "supuesto"), ("measurement", "medicion", "medición"), ("conclusion", "conclusión"),
-              ("limitation", "limitacion", "limitación"), ("risk", "riesgo")]
+    fields = [("supuesto", "assumption"), ("medicion", "medición", "measurement"), ("conclusion", "conclusión"),
+              ("limitacion", "limitación", "limitation"), ("riesgo", "risk")]
     assert isinstance(student_extension, dict), "student_extension debe ser un diccionario {...} con tus cinco textos"
     for names in fields:
         present = [name for name in names if name in student_extension]
-        assert len(present) == 1, f"student_extension necesita una sola clave «{names[0]}» (o «{names[1]}»), y tiene {len(present)}"
+        assert len(present) == 1, f"student_extension necesita una sola clave «{names[0]}» (o «{names[-1]}»), y tiene {len(present)}"
         text = student_extension[present[0]]
         assert isinstance(text, str) and text.strip(), f"«{present[0]}» está sin rellenar: escribe tu texto entre comillas"
 
