@@ -277,3 +277,22 @@ def test_the_nth_marked_question_is_the_rubrics_nth_written_question():
     nb = build_otter_master(MASTER, load_rubric(RUBRIC), lesson, "c2FsdA==", [])
     configs = [c for c in (_raw_config(cell, QUESTION_HEADER) for cell in nb.cells) if c]
     assert [c["name"] for c in configs if c.get("manual")] == NOTEBOOK_NAMES
+
+
+def test_the_feedback_says_which_written_answers_were_left_empty():
+    answered = fx.ANSWERS["buena"]
+    two_empty = [answered[0], "", answered[2], "   ", answered[4]]
+    assert answers.empty_numbers(fx.with_answers(fx.demo("correcta.ipynb"), answered)) == []
+    assert answers.empty_numbers(fx.with_answers(fx.demo("correcta.ipynb"), two_empty)) == [2, 4]
+    assert answers.empty_numbers(fx.demo("sin_hacer.ipynb")) == [1, 2, 3, 4, 5]  # placeholders
+    assert answers.empty_numbers(b"not json") == []
+    record = Record(file="a.ipynb", stem="a", scores={"attention": [4.0, 5.0]},
+                    empty_answers=[2, 4])
+    text = feedback.render(record, manual_points=10)
+    assert "**Tus respuestas escritas 2 y 4 están vacías**" in text and "Escríbelas" in text
+    one = feedback.render(Record(file="a.ipynb", stem="a", empty_answers=[3]), manual_points=10)
+    assert "**Tu respuesta escrita 3 está vacía**" in one and "Escríbela " in one
+    # Once a person has graded every answer, the score says it all.
+    graded = feedback.render(record, manual_points=10, written=marks_of([2, 0, 1, 0, 2]))
+    assert "están vacías" not in graded
+    assert "vacía" not in feedback.render(Record(file="a.ipynb", stem="a"), manual_points=10)

@@ -129,6 +129,16 @@ def _written(written):
     return Section(DETAIL, lines[0].removeprefix("## "), "\n".join(lines[1:]).strip())
 
 
+def _empty_answers_line(numbers):
+    """The written answers left empty, said where the score is: empty, they earn nothing."""
+    shown = [str(n) for n in numbers]
+    which = (f"Tu respuesta escrita {shown[0]} está vacía" if len(shown) == 1 else
+             f"Tus respuestas escritas {', '.join(shown[:-1])} y {shown[-1]} están vacías")
+    write = "Escríbela" if len(shown) == 1 else "Escríbelas"
+    return (f"> **{which}** en el cuaderno que entregaste: así no suma puntos. {write} en "
+            "su celda, guarda el cuaderno y vuelve a entregarlo.")
+
+
 def _header(record, manual_points, written=None):
     earned, possible = record.earned, record.possible
     percent = round(100 * earned / possible) if possible else 0
@@ -140,6 +150,8 @@ def _header(record, manual_points, written=None):
     elif manual_points:
         lines.append(f"Además, tus respuestas escritas valen {number(manual_points)} puntos más, "
                      "que corrige una persona con la rúbrica de la clase; no están en esta cifra.")
+    if record.empty_answers and not (written is not None and written.complete):
+        lines += ["", _empty_answers_line(record.empty_answers)]
     lines.append("")
     if not record.graded:
         lines += [f"> **No se ha podido evaluar tu entrega:** "

@@ -69,6 +69,8 @@ class Record:
     sandbox: dict = field(default_factory=dict)  # mode, ending, peak_mb, cpu_seconds...
     # The student's own words that a person grades (the challenge's texts), by field.
     texts: dict = field(default_factory=dict)
+    # The written answers (numbered from 1) the notebook left empty: its feedback says so.
+    empty_answers: list = field(default_factory=list)
 
     @property
     def earned(self):
