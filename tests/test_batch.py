@@ -36,8 +36,10 @@ MEMORY_BOMB = """\
 import numpy as np
 bloques = []
 while True:
-    bloques.append(np.ones(10_000_000))  # 80 MB más cada vez
+    bloques.append(np.zeros(10_000_000))  # 80 MB más cada vez
 """
+# np.zeros reserves without writing: the bomb meets the address-space limit in milliseconds, so
+# on a loaded machine the cell's time budget cannot stop it first (np.ones wrote 2 GB first).
 NEVER_ENDS = "while True:\n    pass\n"
 OUTPUT_FLOOD = 'for _ in range(1_000_000):\n    print("x" * 99)  # 100 MB en total\n'
 
@@ -125,6 +127,9 @@ def test_the_demo_gets_the_scores_the_readme_promises(zoo):
     assert partial["attention"] == 5 and partial["transformer_block"] == 0
     assert 0 < partial["multihead"] < 3 and 0 < partial["positional_encoding"] < 3
     assert sum(scores(rows["sin_hacer.ipynb"]).values()) == 0
+    # The untouched notebook's five written answers are still the placeholder: it says so.
+    assert records["sin_hacer.ipynb"].empty_answers == [1, 2, 3, 4, 5]
+    assert "Tus respuestas escritas 1, 2, 3, 4 y 5 están vacías" in feedback(out, "sin_hacer.ipynb")
 
 
 def test_what_the_notebook_printed_names_the_file_the_student_uploaded(zoo):

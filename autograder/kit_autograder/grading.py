@@ -15,6 +15,7 @@ job says is trusted as code, as a path or as a score.
 
 import inspect
 import json
+import re
 import threading
 import time
 import traceback
@@ -31,6 +32,7 @@ from .verdicts.messages import (cell_error_text, error_message, shell_escapes_no
                                 unverified_message)
 from .verdicts.outcome import Outcome
 from .verdicts.record import Diagnosis, Flag, Record, Verdict
+from .written import answers as written_answers
 from .verdicts.sizes import CaseSizes
 
 MAX_EXPORT_BYTES = 1 << 20
@@ -117,6 +119,8 @@ class Grader:
 
     def grade(self, sandbox, loaded, stem) -> Record:
         record = Record(file=loaded.file, stem=stem, notes=list(loaded.notes))
+        if float(self.bundle.settings.get("manual_points", 0)):
+            record.empty_answers = written_answers.empty_numbers(loaded.notebook_bytes)
         job = sandbox.open_job(stem)
         conversation = _Conversation(job, self.answer_stand_in, self.parameters,
                                      self.statements)
@@ -155,6 +159,7 @@ class Grader:
             record.verdicts += verdicts
             if diagnoses:
                 record.diagnoses[function] = diagnoses
+        _without_guesses(public_verdicts, record.diagnoses)
         record.verdicts += data_verdicts + public_verdicts  # the order the feedback shows
         ending = job.close(kill=conversation.failed is not None)
         record.sandbox = {**sandbox.description, "ending": ending.reason,
@@ -162,6 +167,9 @@ class Grader:
                           "cpu_seconds": ending.cpu_seconds, "seconds": ending.seconds}
         record.flags += self._flags(conversation, record, loaded)
         record.scores = self.scores(record)
+        failed = record.cell_errors or any(not v.passed for v in record.verdicts)
+        if failed and any(STAR_IMPORT.search(cell) for cell in loaded.cells):
+            record.notes.append(STAR_IMPORT_NOTE)
         return record
 
     def answer_stand_in(self, name, args, kwargs):
@@ -218,11 +226,37 @@ class Grader:
                 again = conversation.call(function, inputs, spec)
                 unstable = again.parts is not None and not _same_parts(outcome.parts, again.parts)
         diagnoses = self._summarize(function, judged)
+        if not unstable and diagnoses and all(d.kind == "hint" for d in diagnoses):
+            diagnoses = self._located(conversation, function, spec, judged) or diagnoses
         if unstable:
             diagnoses = [Diagnosis("finding", UNSTABLE.format(function=function),
                                    [j.case for j in judged if j.failures], ["nondeterministic"])]
         summary.annotate(verdicts, diagnoses)
         return verdicts, diagnoses
+
+    def _located(self, conversation, function, spec, judged):
+        """Only hints explain the failures: the lesson's ``locate``, if any, calls the
+        function again on the first failing case with parts of it switched off and says where
+        it departs from the reference, as one finding for every failing case."""
+        locate = getattr(self.lesson, "locate", None)
+        failing = [j for j in judged if j.failures and j.outcome.parts is not None]
+        if locate is None or not failing:
+            return None
+
+        def call(probe_inputs):
+            outcome = conversation.call(function, probe_inputs, spec)
+            return outcome.parts
+
+        try:
+            found = locate(function, failing[0].inputs, call)
+        except Exception:  # a bug of ours: the hints stay
+            traceback.print_exc()
+            return None
+        if not found:
+            return None
+        finding_id, message = found
+        return [Diagnosis("finding", message, [j.case for j in judged if j.failures],
+                          [finding_id])]
 
     def _summarize(self, function, judged):
         together = getattr(self.lesson, "summarize", None)
@@ -387,6 +421,41 @@ def _unverified(question, case, description, reason):
                    ["unverified"], unverified=reason)
 
 
+# A public test's message may end with its author's guess at the cause, «…: ¿usas la base
+# 10000?». Once the diagnosis names a cause, that guess would point elsewhere: it is cut.
+GUESS = re.compile(r"^(?P<fact>.*\S)\s*:\s*¿[^¿]*\?\s*$", re.DOTALL)
+NAMING = ("misconception", "ambiguous", "finding")
+
+
+def _without_guesses(public_verdicts, diagnoses):
+    named = {question for question, found in diagnoses.items()
+             if any(d.kind in NAMING for d in found)}
+    for verdict in public_verdicts:
+        if verdict.question not in named:
+            continue
+        kept = []
+        for message in verdict.messages:
+            lines = [_fact_of(line) for line in message.split("\n")]
+            kept.append("\n".join(line for line in lines if line) or message)
+        verdict.messages = kept
+
+
+def _fact_of(line):
+    """``line`` without a trailing «: ¿…?»; '' when it is only a question."""
+    if line.lstrip().startswith("¿") and line.rstrip().endswith("?"):
+        return ""
+    match = GUESS.match(line)
+    return f"{match['fact']}." if match else line
+
+
+# `from numpy import *` puts NumPy's sum, max, min, abs, round, any and all in place of
+# Python's, silently: max(a, b) then reads b as an axis. Said when something failed.
+STAR_IMPORT = re.compile(r"^[ \t]*from[ \t]+numpy[ \t]+import[ \t]+\*", re.MULTILINE)
+STAR_IMPORT_NOTE = (
+    "Tu cuaderno hace `from numpy import *`: eso cambia, sin avisar, `sum`, `max`, `min`, "
+    "`abs`, `round`, `any` y `all` de Python por las de NumPy, que se comportan distinto (por "
+    "ejemplo, `max(a, b)` toma `b` como el eje). Si algo falla sin motivo aparente, usa "
+    "`import numpy as np` y escribe `np.` delante de lo que sea de NumPy.")
 UNSTABLE = ("tu `{function}` no da el mismo resultado dos veces con la misma entrada: ¿usas "
             "dropout o números al azar? Al evaluar no puede haber azar (el dropout solo se usa "
             "al entrenar), y mientras lo haya ninguna comparación con la referencia dice nada: "

@@ -34,7 +34,11 @@ and may provide:
   makes the course's challenge (``student_extension``, kit_autograder/challenge.py) available;
 * ``summarize(function, judged)``: ``[Diagnosis]`` explaining the function's failing cases
   together (``verdicts.summary.Judged``, one per answered case), each said once; without it,
-  each case's own diagnoses are grouped (``verdicts.summary.grouped``).
+  each case's own diagnoses are grouped (``verdicts.summary.grouped``);
+* ``locate(function, inputs, call)``: when only hints explain a function's failures, where it
+  departs from the reference on the failing case ``inputs``, as ``(finding id, Spanish
+  message)`` or None; ``call(probe_inputs)`` runs the student's function again in the sandbox
+  and returns its parts (None if it raised), so the lesson can switch parts of it off.
 
 Everything else a lesson may bring lives in its folder under a fixed name, each optional:
 ``master.py`` (required by ``make assign``), ``figures/``, ``explorer/index.html``, and
@@ -146,6 +150,8 @@ def contract_problems(module, name) -> list:
     problems += _data_question_problems(module.DATA_QUESTIONS)
     if not callable(getattr(module, "summarize", callable)):
         problems.append("summarize, if given, must be a function (function, judged)")
+    if not callable(getattr(module, "locate", callable)):
+        problems.append("locate, if given, must be a function (function, inputs, call)")
     catalog = getattr(module, "misconception_catalog", None)
     if catalog is not None:
         for mistake_id, mistake in catalog().items():

@@ -215,6 +215,46 @@ _PYTHON = [  # (exception, pattern, Spanish with \1 for the groups)
 ]
 
 
+# NumPy's common messages: glossed in Spanish, with the original kept beside the gloss (the
+# student may search for it). Shapes are the student's own arrays in their own cell.
+_NUMPY = [  # (exception, pattern, Spanish with \1 for the groups)
+    ("ValueError", r"operands could not be broadcast together with shapes (.+?)\s*$",
+     r"NumPy no puede combinar elemento a elemento arrays de formas \1: cada eje tiene que "
+     "coincidir o valer 1 (difusión, «broadcasting»)"),
+    ("ValueError", r"matmul: Input operand 1 has a mismatch in its core dimension 0.*"
+                   r"\(size (\d+) is different from (\d+)\)",
+     r"en el producto de matrices A @ B, B tiene \1 filas y A tiene \2 columnas: tienen que "
+     "ser iguales"),
+    ("ValueError", r"shapes (\(.*?\)) and (\(.*?\)) not aligned: (\d+) \(dim (\d+)\) != (\d+).*",
+     r"np.dot no puede multiplicar formas \1 y \2: la última dimensión del primero (\3) "
+     r"tiene que ser igual a la primera del segundo (\5)"),
+    ("IndexError", r"index (-?\d+) is out of bounds for axis (\d+) with size (\d+)",
+     r"el índice \1 se sale del eje \2, que tiene tamaño \3 (los índices van de 0 a tamaño − 1)"),
+    ("AxisError", r"(?:\w+: )?axis (-?\d+) is out of bounds for array of dimension (\d+)",
+     r"el eje \1 no existe en un array de \2 dimensiones (los ejes van de 0 a \2 − 1)"),
+    ("ValueError", r"cannot reshape array of size (\d+) into shape (.+)",
+     r"un array de \1 elementos no cabe en la forma \2: el número de elementos tiene que ser "
+     "el mismo"),
+    ("ValueError", r"all the input array dimensions except for the concatenation axis must "
+                   r"match exactly.*",
+     "para concatenar, los arrays tienen que tener el mismo tamaño en todos los ejes salvo el "
+     "de la concatenación"),
+    ("ValueError", r"all input arrays must have the same shape",
+     "para apilar (np.stack), todos los arrays tienen que tener la misma forma"),
+    ("ValueError", r"setting an array element with a sequence.*",
+     "intentas meter una secuencia en un solo elemento de un array: las filas que juntas "
+     "tienen que tener todas la misma longitud"),
+]
+
+
+def _numpy_gloss(exception, message):
+    for name, pattern, spanish in _NUMPY:
+        match = re.match(pattern, message) if name == exception else None
+        if match:
+            return f"{exception}: {match.expand(spanish)}. Mensaje original de NumPy: {message}"
+    return None
+
+
 def cell_error_text(exception, message):
     """An error of the student's own cell, as one line: Python's common messages in
     Spanish, IPython's internal file names out; anything else as the student's code said it."""
@@ -226,4 +266,7 @@ def cell_error_text(exception, message):
         match = re.match(pattern, message)
         if match:
             return f"{exception}: {match.expand(spanish)}{message[match.end():]}"
+    glossed = _numpy_gloss(exception, message)
+    if glossed:
+        return glossed
     return f"{exception}: {message}" if message else exception
