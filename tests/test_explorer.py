@@ -521,3 +521,17 @@ def test_control_an_unlabelled_input_is_a_violation_on_the_explorer(page):
     page.evaluate("""() => { const input = document.createElement('input');
                            document.querySelector('main, body').prepend(input); }""")
     assert "label" in violated_rules(page)
+
+
+def test_without_its_scripts_the_page_says_to_open_it_in_the_browser(browser, page_url):
+    # What JupyterLab's HTML viewer does to an untrusted page: it runs no script. The control:
+    # with scripts (the other tests' tab), the notice is not shown.
+    quiet = browser.new_context(java_script_enabled=False).new_page()
+    quiet.goto(page_url)
+    notice = quiet.locator("p.noscript")
+    assert notice.is_visible() and "Open in New Browser Tab" in notice.inner_text()
+    quiet.context.close()
+
+
+def test_with_its_scripts_the_open_in_the_browser_notice_is_hidden(page):
+    assert not page.locator("p.noscript").is_visible()

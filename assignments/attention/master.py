@@ -88,7 +88,9 @@
 #    - `tests/`: las pruebas públicas, también como archivos;
 #    - `requirements.txt` y `assessment.md`: los paquetes que hay que instalar y la guía de la evaluación.
 #
-#    `notebook.ipynb` es el recorrido guiado de la clase, sin ejercicios, y `explorer.html` el explorador interactivo, que se abre con el navegador.
+#    - `ablacion.py`: el laboratorio de ablación, que entrena el modelo diminuto sin cada pieza (sección «Ablación»).
+#
+#    `notebook.ipynb` es el recorrido guiado de la clase, sin ejercicios, y `explorer.html` el explorador interactivo. **El explorador se abre en el navegador, no en JupyterLab:** si pulsas su enlace dentro de JupyterLab, lo muestra sin sus programas y la página sale en blanco. Ábrelo con doble clic en `explorer.html` desde la carpeta de tu ordenador, o, en el explorador de archivos de JupyterLab, con clic derecho sobre `explorer.html` → *Open in New Browser Tab* («Abrir en una pestaña nueva del navegador»). No necesita conexión.
 # 2. **Crea un entorno virtual e instala los paquetes**, con Python 3.11 o más reciente. En una terminal abierta en la carpeta:
 #
 #    ```
@@ -183,7 +185,7 @@ for T in [1, 5, 10, 20, 40, 60]:
 #
 # Sigamos la intuición con vectores pequeños diseñados a mano. Cada token tiene 4 características: cardiaco, localización corporal, persona y palabra funcional. De momento, las consultas, las claves y los valores son los propios vectores.
 #
-# > **Para verlo en marcha:** la sección 1 del [explorador interactivo](explorer.html#qkv) (`explorer.html`, en tu carpeta; ábrelo con el navegador) calcula $Q$, $K$, $V$, las puntuaciones, la softmax y la salida con matrices que puedes editar, con y sin máscara causal.
+# > **Para verlo en marcha:** la sección 1 del [explorador interactivo](explorer.html#qkv) (`explorer.html`, en tu carpeta; ábrelo en el navegador, no en JupyterLab: lo explica «Antes de empezar») calcula $Q$, $K$, $V$, las puntuaciones, la softmax y la salida con matrices que puedes editar, con y sin máscara causal.
 
 # %%
 tokens = ['el', 'paciente', 'tiene', 'pecho', 'dolor', 'brazo']
