@@ -280,3 +280,26 @@ def test_a_figure_the_building_process_already_had_open_is_not_the_notebooks(tmp
         assert plt.fignum_exists(theirs.number)  # and the caller's is left open
     finally:
         plt.close(theirs)
+
+
+def test_a_demo_cell_is_not_blamed_for_garbage_it_did_not_make(tmp_path):
+    # A ResourceWarning raised from elsewhere while the cell runs (the garbage collector
+    # freeing a socket of an earlier kernel client) is not the cell's; its own warnings are.
+    import sys
+    import types
+
+    from kit_autograder.build.execute import CellRunner, DemoError
+
+    elsewhere = types.ModuleType("elsewhere")
+    exec(compile("import warnings\ndef freed():\n    warnings.warn('Unclosed socket', ResourceWarning)\n",
+                 "/somewhere/zmq/socket.py", "exec"), elsewhere.__dict__)
+    sys.modules["elsewhere"] = elsewhere
+    try:
+        with CellRunner(tmp_path) as runner:
+            assert runner.run("import elsewhere\nelsewhere.freed()\nx = 1") == []
+            with pytest.raises(DemoError, match="ResourceWarning"):  # the control: its own
+                runner.run("import warnings\nwarnings.warn('mine', ResourceWarning)")
+            with pytest.raises(DemoError, match="UserWarning"):
+                runner.run("import elsewhere, warnings\nwarnings.warn('a real one')")
+    finally:
+        del sys.modules["elsewhere"]
