@@ -79,3 +79,63 @@ def test_prose_quotes_with_angle_quotes_and_counts_its_tokens():
     assert '"' not in outside_code, re.findall(r'.{30}".{30}', outside_code)[:3]
     loop = next(c.source for c in cells if c.cell_type == "code" and "Tras {T" in c.source)
     assert "'token, ' if T == 1" in loop
+
+
+BEYOND = "## Más allá de los nueve pasos"
+
+
+def run_beyond_section():
+    """The «Más allá» section's code cells, run in order on the reference, after step 2's cell
+    (whose `inputs` it reuses) and the given `mascara_causal`; with each cell's printed lines."""
+    import contextlib
+    import io
+
+    cells = load_master(MASTER).cells
+    start = next(i for i, c in enumerate(cells) if c.cell_type == "markdown" and BEYOND in c.source)
+    end = next(i for i, c in enumerate(cells) if i > start and c.cell_type == "markdown"
+               and c.source.startswith("## ") and BEYOND not in c.source)
+    step_2 = next(c.source for c in cells if c.cell_type == "code" and "d_hidden = 16" in c.source)
+    namespace = {"np": np, "rng": np.random.default_rng(0),
+                 "mascara_causal": lambda n: np.tril(np.ones((n, n), dtype=bool)),
+                 **{name: getattr(reference, name) for name in
+                    ("attention", "multihead", "softmax", "init_multihead")}}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(step_2, namespace)
+    printed = []
+    for cell in cells[start:end]:
+        if cell.cell_type == "code":
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                exec(cell.source, namespace)
+            printed.append(out.getvalue())
+    text = "\n".join(c.source for c in cells[start:end] if c.cell_type == "markdown")
+    return namespace, printed, text
+
+
+def test_beyond_the_steps_every_demo_shows_what_its_text_says():
+    ns, printed, text = run_beyond_section()
+    cross, padding, heads, cache, gradient = printed
+    # Cross-attention: n = 3 queries against m = 5 keys.
+    assert ns["pesos_cruzados"].shape == (3, 5) and ns["salida_cruzada"].shape == (3, 4)
+    assert np.allclose(ns["pesos_cruzados"].sum(axis=1), 1) and "(3, 5)" in cross
+    # Padding: no weight on the padding, and the real tokens as without it («cero o redondeo»).
+    assert "relleno: 0.0" in padding
+    assert np.abs(ns["con_relleno"][:3] - ns["sola"]).max() < 1e-15
+    # One matrix for every head equals the list of heads; the wrong reshape would not.
+    assert np.abs(ns["juntas"] - reference.multihead(ns["x_cabezas"], ns["heads_demo"],
+                                                     ns["W_O_demo"])).max() < 1e-14
+    wrong = ns["x_cabezas"] @ ns["W_Q_todas"]
+    assert not np.allclose(wrong.reshape(2, 6, -1), ns["Qs"])  # «reshape directo… mezclaría»
+    # The KV cache gives the full causal computation, projecting 12 tokens instead of 78.
+    assert np.abs(np.vstack(ns["filas_kv"]) - ns["completa"]).max() < 1e-14
+    assert "12 con la caché; 78 recalculando" in cache
+    # ∂y_T/∂x_1 does not vanish: «tras 60 tokens del orden de 10⁻² o más», where step 2's RNN
+    # («llegaba a 10⁻¹³») had vanished.
+    sizes = [float(line.rsplit(" ", 1)[1]) for line in gradient.strip().splitlines()]
+    assert len(sizes) == 6 and 1e-2 <= sizes[-1] < 1e-1 and "del orden de $10^{-2}$" in text
+    assert f"de {sizes[0]:.1f} con un token a {sizes[-1]:.3f} con 60".replace(".", ",") in text
+    assert sizes == sorted(sizes, reverse=True)  # «baja a medida que…»
+    # «No se desvanece exponencialmente»: over 60 tokens it falls by a factor of about 100,
+    # the RNN's by about 10¹³.
+    assert sizes[0] / sizes[-1] < 1e3 and ns["influence"][0] / ns["influence"][59] > 1e10
+    assert ns["influence"][59] < 1e-12 and "10^{-13}" in text

@@ -900,6 +900,138 @@ for h, (aleatoria, entrenada) in enumerate(zip(heads_aleatorias, heads_entrenada
 # Fíjate también en lo que **no** ha pasado: las dos cabezas no se han repartido el trabajo, sino que han aprendido casi lo mismo. Es el tercer error de la tabla que sigue, visto en un caso concreto: el diseño multicabeza da a cada cabeza sus propias proyecciones, pero no le asigna ningún papel. En los modelos grandes pasa lo mismo a escala: algunas cabezas acaban con un rol reconocible, como seguir la posición anterior o una relación sintáctica (Voita et al., 2019, *Analyzing Multi-Head Self-Attention*), y muchas otras se pueden quitar sin que el modelo empeore apenas (Michel et al., 2019, *Are Sixteen Heads Really Better than One?*).
 
 # %% [markdown]
+# ## Más allá de los nueve pasos: lo que usan los Transformer de verdad
+#
+# > **Nota del kit.** Esta sección no está en el material de la clase. Muestra, con las funciones `attention` y `multihead` de los pasos 3 y 6, cinco piezas que los Transformer reales usan y que los pasos anteriores no necesitaban. No cuenta para la nota. Sus datos salen de un generador propio, así que no cambia ningún número de los pasos anteriores.
+#
+# ### La atención cruzada: de dónde salen $n \neq m$
+#
+# El Transformer original (Vaswani et al., 2017, *Attention Is All You Need*) tiene dos pilas de bloques: el **codificador** lee la frase de entrada y el **decodificador** escribe la salida, un token cada vez. Cada bloque del decodificador tiene, entre su autoatención y su FFN, una subcapa de **atención cruzada**: las consultas salen de los tokens que el decodificador ya ha escrito y las claves y los valores, de la salida del codificador. Por eso `attention` acepta $n$ consultas y $m$ claves distintas. Aquí, 3 tokens ya escritos consultan una frase de entrada de 5:
+
+# %%
+rng_extra = np.random.default_rng(2024)                           # un generador solo para esta sección
+codificador = rng_extra.normal(size=(5, 8))                       # la salida del codificador: 5 tokens de entrada
+decodificador = rng_extra.normal(size=(3, 8))                     # 3 tokens que el decodificador ya escribió
+W_Qx, W_Kx, W_Vx = (rng_extra.normal(0, 1 / np.sqrt(8), size=(8, 4)) for _ in range(3))
+salida_cruzada, pesos_cruzados = attention(decodificador @ W_Qx, codificador @ W_Kx, codificador @ W_Vx)
+print(f"Pesos de forma {pesos_cruzados.shape}: 3 consultas del decodificador × 5 claves del codificador")
+print(f"Salida de forma {salida_cruzada.shape}: un vector nuevo por cada token del decodificador")
+
+# %% [markdown]
+# Cada token del decodificador recibe una mezcla de los tokens de la **entrada**: así lee un traductor la frase original mientras escribe la traducción. Un modelo solo decodificador, como GPT, no tiene esta subcapa: su única atención es la autoatención con máscara causal del paso 5.
+#
+# ### Las máscaras de relleno
+#
+# Para procesar varias frases a la vez, las cortas se rellenan con tokens de relleno hasta la longitud de la más larga, y nadie debe atender a ese relleno. La **máscara de relleno** pone a `False` las columnas de esas claves, y se combina con la causal con `&`. Con ella, los tokens reales de una frase rellenada salen iguales que los de la frase sola:
+
+# %%
+frase = rng_extra.normal(size=(3, 8))                              # una frase de 3 tokens...
+rellenada = np.vstack([frase, np.zeros((2, 8))])                   # ...rellenada hasta 5 con dos tokens de relleno
+reales = np.array([True, True, True, False, False])
+mascara = np.tile(reales, (5, 1)) & mascara_causal(5)              # sin mirar el relleno, ni el futuro
+sola, _ = attention(frase @ W_Qx, frase @ W_Kx, frase @ W_Vx, mask=mascara_causal(3))
+con_relleno, pesos_relleno = attention(rellenada @ W_Qx, rellenada @ W_Kx, rellenada @ W_Vx, mask=mascara)
+print(f"Peso total sobre las claves de relleno: {pesos_relleno[:, ~reales].sum():.1f}")
+print(f"Mayor diferencia en los 3 tokens reales, con y sin relleno: {np.abs(con_relleno[:3] - sola).max():.1e}")
+
+# %% [markdown]
+# La diferencia es cero o del orden del redondeo, $10^{-16}$: el relleno no cambia nada de lo que calculan los tokens reales. Las filas de relleno también reciben una salida, que luego se descarta.
+#
+# ### Todas las cabezas con una sola matriz
+#
+# La `multihead` del paso 6 recorre una lista de cabezas. Las implementaciones reales (el *Annotated Transformer* de Harvard, nanoGPT de Karpathy) guardan las proyecciones de todas las cabezas en **una** matriz de $d_{\text{model}} \times h\,d_k$, hacen un solo producto y separan las cabezas con `reshape` y `transpose`; las $h$ atenciones se calculan entonces a la vez, como un solo producto de matrices con un eje más. Es exactamente la misma cuenta:
+
+# %%
+x_cabezas = rng_extra.normal(size=(6, 8))
+heads_demo, W_O_demo = init_multihead(8, 2, rng_extra)
+W_Q_todas, W_K_todas, W_V_todas = (np.hstack([cabeza[i] for cabeza in heads_demo]) for i in range(3))
+n_cabezas, d_k_cabeza = len(heads_demo), heads_demo[0][0].shape[1]
+
+
+def separa_cabezas(M):
+    """(n, h·d_k) -> (h, n, d_k): una matriz por cabeza."""
+    return M.reshape(len(M), n_cabezas, -1).transpose(1, 0, 2)
+
+
+Qs, Ks, Vs = (separa_cabezas(x_cabezas @ W) for W in (W_Q_todas, W_K_todas, W_V_todas))
+salidas = softmax(Qs @ Ks.transpose(0, 2, 1) / np.sqrt(d_k_cabeza)) @ Vs       # las h cabezas a la vez
+juntas = salidas.transpose(1, 0, 2).reshape(len(x_cabezas), -1) @ W_O_demo    # concatenar y mezclar con W_O
+print(f"W_Q de todas las cabezas: forma {W_Q_todas.shape}; las cabezas separadas: forma {Qs.shape}")
+print(f"Mayor diferencia con multihead, la de la lista de cabezas: {np.abs(juntas - multihead(x_cabezas, heads_demo, W_O_demo)).max():.1e}")
+
+# %% [markdown]
+# El orden importa: `reshape` a $(n, h, d_k)$ y **después** `transpose`. Un `reshape` directo a $(h, n, d_k)$ daría matrices del mismo tamaño, pero mezclaría filas de tokens distintos en cada cabeza.
+#
+# ### Generar token a token, con una caché KV
+#
+# Un modelo de lenguaje genera un token cada vez, y con la máscara causal el token $t$ solo mira los anteriores. Así que las claves y los valores de los tokens ya escritos no cambian al añadir uno nuevo: se guardan en una **caché KV**, y en cada paso se proyecta solo el token nuevo y se calcula una sola consulta contra la caché. El resultado es el de recalcularlo todo con la máscara causal:
+
+# %%
+T_kv = 12
+secuencia_kv = rng_extra.normal(size=(T_kv, 8))
+W_Qc, W_Kc, W_Vc = heads_demo[0]
+completa, _ = attention(secuencia_kv @ W_Qc, secuencia_kv @ W_Kc, secuencia_kv @ W_Vc, mask=mascara_causal(T_kv))
+
+K_cache, V_cache, filas_kv = np.zeros((0, W_Kc.shape[1])), np.zeros((0, W_Vc.shape[1])), []
+for t in range(T_kv):
+    x_t = secuencia_kv[t:t + 1]                                     # solo el token nuevo, de forma (1, d_model)
+    K_cache = np.vstack([K_cache, x_t @ W_Kc])                      # su clave y su valor se añaden a la caché
+    V_cache = np.vstack([V_cache, x_t @ W_Vc])
+    filas_kv.append(attention(x_t @ W_Qc, K_cache, V_cache)[0])    # una consulta contra todo lo anterior, sin máscara
+print(f"Mayor diferencia entre la caché y el cálculo completo: {np.abs(np.vstack(filas_kv) - completa).max():.1e}")
+print(f"Tokens proyectados: {T_kv} con la caché; {T_kv * (T_kv + 1) // 2} recalculando toda la secuencia en cada paso")
+
+# %% [markdown]
+# Con la caché no hace falta máscara: la caché solo contiene el pasado. El precio es la memoria, dos matrices que crecen con cada token, por capa y por cabeza; en los modelos grandes, con contextos largos y muchas peticiones a la vez, la caché puede ocupar más memoria que los propios pesos.
+#
+# ### El camino entre dos tokens: la tabla 1 del artículo
+#
+# En el paso 2, la influencia del principio de la secuencia en una RNN tenía que atravesar un jacobiano por token y se desvanecía. En la atención, el último token mira al primero **directamente**: el camino tiene longitud 1. Medimos $\partial y_T / \partial x_1$, cuánto cambia la salida de la última posición al mover el **primer token**, con la secuencia `inputs` del paso 2 y una cabeza al azar (por diferencias finitas):
+
+# %%
+W_Qg, W_Kg, W_Vg = (rng_extra.normal(0, 1 / np.sqrt(d_hidden), size=(d_hidden, d_hidden)) for _ in range(3))
+
+
+def salida_final(X):
+    """La salida de atención de la última posición de X, que mira a todas."""
+    return attention(X[-1:] @ W_Qg, X @ W_Kg, X @ W_Vg)[0][0]
+
+
+paso = 1e-6
+for T in [1, 5, 10, 20, 40, 60]:
+    X = inputs[:T]
+    jacobiano = np.zeros((d_hidden, d_hidden))
+    for j in range(d_hidden):                                      # una columna del jacobiano por coordenada de x_1
+        arriba, abajo = X.copy(), X.copy()
+        arriba[0, j] += paso
+        abajo[0, j] -= paso
+        jacobiano[:, j] = (salida_final(arriba) - salida_final(abajo)) / (2 * paso)
+    print(f"Tras {T:>2} {'token, ' if T == 1 else 'tokens,'} tamaño de d y_T / d x_1: {np.linalg.norm(jacobiano):.2e}")
+
+# %% [markdown]
+# La sensibilidad baja a medida que la última consulta reparte su atención entre más tokens, de 4,1 con un token a 0,040 con 60, pero no se desvanece exponencialmente: tras 60 tokens sigue siendo del orden de $10^{-2}$, donde la RNN del paso 2 llegaba a $10^{-13}$. Lo que decide cuánto influye el primer token es el peso que la consulta le da, no cuántos tokens hay entre los dos. Es la última columna de la tabla 1 del artículo original, que compara los tipos de capa para una secuencia de $n$ tokens de dimensión $d$ (con núcleos de tamaño $k$ en las convolucionales):
+#
+# | Tipo de capa | Coste por capa | Operaciones secuenciales | Camino más largo entre dos tokens |
+# |---|---|---|---|
+# | Autoatención | $O(n^2 \cdot d)$ | $O(1)$ | $O(1)$ |
+# | Recurrente | $O(n \cdot d^2)$ | $O(n)$ | $O(n)$ |
+# | Convolucional | $O(k \cdot n \cdot d^2)$ | $O(1)$ | $O(\log_k n)$ |
+#
+# El precio de la autoatención está en la primera columna: su coste crece con $n^2$, porque cada token se compara con todos.
+#
+# ### Post-LN y pre-LN
+#
+# El bloque del paso 8 es **post-LN**, como el del artículo original: la normalización va después de cada suma, $x \leftarrow \text{LayerNorm}(x + \text{Subcapa}(x))$. La mayoría de los modelos grandes actuales, desde GPT-2, usan **pre-LN** (o su variante con RMSNorm): normalizan la entrada de cada subcapa y dejan la suma fuera, $x \leftarrow x + \text{Subcapa}(\text{LayerNorm}(x))$, con una última LayerNorm al final de la pila:
+#
+# | | Post-LN (paso 8) | Pre-LN |
+# |---|---|---|
+# | Primera subcapa | $x \leftarrow \text{LayerNorm}(x + \text{MultiHead}(x))$ | $x \leftarrow x + \text{MultiHead}(\text{LayerNorm}(x))$ |
+# | Segunda subcapa | $x \leftarrow \text{LayerNorm}(x + \text{FFN}(x))$ | $x \leftarrow x + \text{FFN}(\text{LayerNorm}(x))$ |
+# | Camino residual | pasa por cada LayerNorm | va de la entrada a la salida sin ninguna operación |
+#
+# En pre-LN el camino residual llega intacto de la primera capa a la última, y eso hace más estable entrenar pilas profundas: Xiong et al. (2020, *On Layer Normalization in the Transformer Architecture*) muestran que pre-LN entrena sin el calentamiento de la tasa de aprendizaje que post-LN necesita. El laboratorio de ablación mide la otra cara: sin ningún camino residual, dos bloques ya aprenden peor.
+
+# %% [markdown]
 # ## Errores conceptuales frecuentes
 #
 # | Idea equivocada | Lo que es cierto | Dónde lo ves |
