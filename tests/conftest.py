@@ -61,35 +61,69 @@ class Venvs:
     instructor: Path  # the instructors' guide's install line: the pins and the engine's wheel
 
 
+# The venvs take minutes of pip each, and a session-scoped fixture runs once per xdist worker:
+# the run's controller names one folder for the whole run, the first worker to need a venv
+# builds it there under a lock, the others wait and reuse it, and the controller removes the
+# folder at the end.
+SHARED = "KIT_TEST_SHARED"
+
+
+def pytest_configure(config):
+    if not hasattr(config, "workerinput"):  # the controller, or a run without workers
+        # /var/tmp: on disk, where /tmp may be a small tmpfs.
+        os.environ[SHARED] = tempfile.mkdtemp(prefix="kit-test-run-", dir="/var/tmp")
+
+
+def pytest_unconfigure(config):
+    if not hasattr(config, "workerinput") and os.environ.get(SHARED):
+        shutil.rmtree(os.environ.pop(SHARED), ignore_errors=True)
+
+
+def built_once(name, build):
+    """``SHARED/name``, made by ``build(path)`` by whichever worker asks first."""
+    import fcntl
+
+    root = Path(os.environ[SHARED])
+    target, done = root / name, root / f"{name}.done"
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(target, ignore_errors=True)
+            build(target)
+            done.touch()
+    return target
+
+
 @pytest.fixture(scope="session")
 def otter_venvs(built_dist, autograder_zip):
     from otter_paths import build_venv, image_requirements, readme_install_line
 
     pip = [sys.executable, "-m", "pip"]
-    # The guide's paths are the default lesson's build, dist/attention/...: here, built_dist.
+    # The guide's paths are the default lesson's build, dist/attention/...: here, built_dist
+    # (every worker's build is the same bytes: test_assign checks that builds repeat).
     install = [str(built_dist / arg[len("dist/attention/"):]) if arg.startswith("dist/attention/")
                else arg for arg in readme_install_line(ROOT / "docs" / "instructors.md")]
-    # /var/tmp: on disk, where /tmp may be a small tmpfs.
-    home = Path(tempfile.mkdtemp(prefix="kit-otter-venvs-", dir="/var/tmp"))
-    try:
+
+    def both(home):
         with concurrent.futures.ThreadPoolExecutor(2) as pool:
             image = pool.submit(build_venv, home / "image", image_requirements(autograder_zip), pip)
             instructor = pool.submit(build_venv, home / "instructor", install, pip)
-            yield Venvs(image.result(), instructor.result())
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
+            image.result(), instructor.result()
+
+    home = built_once("otter_venvs", both)
+    return Venvs(home / "image", home / "instructor")
 
 
 @pytest.fixture(scope="session")
-def fresh_python(built_dist, tmp_path_factory):
+def fresh_python(built_dist):
     """A venv holding only what dist/student/requirements.txt names (installed by this
     session's recent pip into it, as its own pip would, only faster): the student's Python,
     Jupyter front end included."""
     from otter_paths import build_venv
 
-    home = build_venv(tmp_path_factory.mktemp("venv_estudiante"),
-                      ["-r", str(built_dist / "student" / "requirements.txt")],
-                      [sys.executable, "-m", "pip"])
+    home = built_once("venv_estudiante", lambda home: build_venv(
+        home, ["-r", str(built_dist / "student" / "requirements.txt")],
+        [sys.executable, "-m", "pip"]))
     return home / "bin" / "python"
 
 
