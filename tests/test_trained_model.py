@@ -32,7 +32,7 @@ from kit_autograder.build.otter_master import load_master
 PUBLIC_TEST = "test_modelo_entrenado_acierta_todos_los_maximos_acumulados"
 # The step's figure and what it printed, with the reference and with a buggy attention.
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts" / "trained"
-STEP_TITLE, NEXT_TITLE = "## Paso 9:", "## Errores conceptuales frecuentes"
+STEP_TITLE = "## Paso 9:"
 # Mistakes of attention that the trained model shows. Its heads are almost hard, so a softmax
 # merely sharper or softer than it should be (no √d_k, d_k, √m) changes no prediction: the
 # worked example's public test catches those.
@@ -176,10 +176,12 @@ def master_cells():
 def step_code():
     """The code cells of step 9, in order."""
     cells = master_cells()
-    titles = [i for i, c in enumerate(cells) if c.cell_type == "markdown"
-              and c.source.startswith((STEP_TITLE, NEXT_TITLE))]
-    assert len(titles) == 2, "step 9 must come right before «Errores conceptuales frecuentes»"
-    return [c.source for c in cells[titles[0]:titles[1]] if c.cell_type == "code"]
+    (start,) = [i for i, c in enumerate(cells) if c.cell_type == "markdown"
+                and c.source.startswith(STEP_TITLE)]
+    # Up to the next section, whichever it is: step 9 ends where a «## » heading begins.
+    end = next(i for i, c in enumerate(cells) if i > start and c.cell_type == "markdown"
+               and c.source.startswith("## "))
+    return [c.source for c in cells[start:end] if c.cell_type == "code"]
 
 
 def run_step(namespace, folder, figure=None):

@@ -68,7 +68,7 @@
 # ```
 
 # %% [markdown] tags=["graded-only"]
-# **Qué tienes que hacer.** Implementa cuatro funciones: `attention` (paso 3), `multihead` (paso 6), `positional_encoding` (paso 7) y `transformer_block` (paso 8). Cada una vive sola en su celda y empieza lanzando `NotImplementedError`: sustituye esa línea por tu código, **sin cambiar el nombre, los parámetros ni lo que devuelve**. `softmax`, `layer_norm` e `init_multihead` ya vienen hechas. El paso 9 ejecuta tus funciones con los pesos de un Transformer ya entrenado. Después vienen el laboratorio, cinco preguntas, el reto verificable y la entrega.
+# **Qué tienes que hacer.** Implementa cuatro funciones: `attention` (paso 3), `multihead` (paso 6), `positional_encoding` (paso 7) y `transformer_block` (paso 8). Cada una vive sola en su celda y empieza lanzando `NotImplementedError`: sustituye esa línea por tu código, **sin cambiar el nombre, los parámetros ni lo que devuelve**. `softmax`, `layer_norm` e `init_multihead` ya vienen hechas. El paso 9 ejecuta tus funciones con los pesos de un Transformer ya entrenado. Después vienen el laboratorio, ocho preguntas, el reto verificable y la entrega.
 #
 # **Cómo se evalúa.** Después de cada función hay una celda `grader.check(...)` con pruebas públicas: comprueban propiedades (formas, filas que suman 1, la máscara causal, el ejemplo trabajado del paso 3, la base 10000 de la codificación posicional, el modelo entrenado del paso 9), no la respuesta. Al entregar, unas pruebas ocultas comparan cada función con una solución de referencia sobre entradas que no ves, y cada función se evalúa por separado: un error en `attention` no te quita puntos en `multihead`. Que pasen las pruebas públicas **no** garantiza que pasen las ocultas.
 #
@@ -986,10 +986,12 @@ print(f"Tokens proyectados: {T_kv} con la caché; {T_kv * (T_kv + 1) // 2} recal
 #
 # ### El camino entre dos tokens: la tabla 1 del artículo
 #
-# En el paso 2, la influencia del principio de la secuencia en una RNN tenía que atravesar un jacobiano por token y se desvanecía. En la atención, el último token mira al primero **directamente**: el camino tiene longitud 1. Medimos $\partial y_T / \partial x_1$, cuánto cambia la salida de la última posición al mover el **primer token**, con la secuencia `inputs` del paso 2 y una cabeza al azar (por diferencias finitas):
+# En el paso 2, la influencia del principio de la secuencia en una RNN tenía que atravesar un jacobiano por token y se desvanecía. En la atención, el último token mira al primero **directamente**: el camino tiene longitud 1. Medimos $\partial y_T / \partial x_1$, cuánto cambia la salida de la última posición al mover el **primer token**, con una secuencia de 60 vectores de dimensión 16, como la del paso 2, y una cabeza al azar (por diferencias finitas):
 
 # %%
-W_Qg, W_Kg, W_Vg = (rng_extra.normal(0, 1 / np.sqrt(d_hidden), size=(d_hidden, d_hidden)) for _ in range(3))
+d_g = 16
+secuencia_g = rng_extra.normal(0, 1, (60, d_g))                   # 60 vectores de tokens, como en el paso 2
+W_Qg, W_Kg, W_Vg = (rng_extra.normal(0, 1 / np.sqrt(d_g), size=(d_g, d_g)) for _ in range(3))
 
 
 def salida_final(X):
@@ -999,9 +1001,9 @@ def salida_final(X):
 
 paso = 1e-6
 for T in [1, 5, 10, 20, 40, 60]:
-    X = inputs[:T]
-    jacobiano = np.zeros((d_hidden, d_hidden))
-    for j in range(d_hidden):                                      # una columna del jacobiano por coordenada de x_1
+    X = secuencia_g[:T]
+    jacobiano = np.zeros((d_g, d_g))
+    for j in range(d_g):                                      # una columna del jacobiano por coordenada de x_1
         arriba, abajo = X.copy(), X.copy()
         arriba[0, j] += paso
         abajo[0, j] -= paso
@@ -1009,7 +1011,7 @@ for T in [1, 5, 10, 20, 40, 60]:
     print(f"Tras {T:>2} {'token, ' if T == 1 else 'tokens,'} tamaño de d y_T / d x_1: {np.linalg.norm(jacobiano):.2e}")
 
 # %% [markdown]
-# La sensibilidad baja a medida que la última consulta reparte su atención entre más tokens, de 4,1 con un token a 0,040 con 60, pero no se desvanece exponencialmente: tras 60 tokens sigue siendo del orden de $10^{-2}$, donde la RNN del paso 2 llegaba a $10^{-13}$. Lo que decide cuánto influye el primer token es el peso que la consulta le da, no cuántos tokens hay entre los dos. Es la última columna de la tabla 1 del artículo original, que compara los tipos de capa para una secuencia de $n$ tokens de dimensión $d$ (con núcleos de tamaño $k$ en las convolucionales):
+# La sensibilidad baja a medida que la última consulta reparte su atención entre más tokens, de 3,8 con un token a 0,020 con 60, pero no se desvanece exponencialmente: tras 60 tokens sigue siendo del orden de $10^{-2}$, donde la RNN del paso 2 llegaba a $10^{-13}$. Lo que decide cuánto influye el primer token es el peso que la consulta le da, no cuántos tokens hay entre los dos. Es la última columna de la tabla 1 del artículo original, que compara los tipos de capa para una secuencia de $n$ tokens de dimensión $d$ (con núcleos de tamaño $k$ en las convolucionales):
 #
 # | Tipo de capa | Coste por capa | Operaciones secuenciales | Camino más largo entre dos tokens |
 # |---|---|---|---|
@@ -1245,6 +1247,96 @@ if EJECUTAR_ABLACION:
 
 # %% [markdown]
 # Una fila de la máscara sin ninguna clave permitida: todas sus puntuaciones son $-\infty$ y la softmax devuelve NaN. Una prueba negativa comprobaría que esa fila se detecta y se rechaza con un mensaje claro en lugar de propagar NaN. Otro caso límite: puntuaciones del orden de 1000, que hacen desbordar una softmax que no resta el máximo.
+
+# %% [raw]
+# # END SOLUTION
+
+# %% [raw]
+# # END QUESTION
+
+# %% [markdown]
+# Las preguntas 6 a 8 son sobre la atención misma: se responden razonando con la fórmula $\text{softmax}(QK^\top/\sqrt{d_k})\,V$, y puedes comprobar tu razonamiento con tu `attention`.
+
+# %% [raw]
+# # BEGIN QUESTION
+# name: q6
+# manual: true
+
+# %% [markdown]
+# **Pregunta 6.** Sin ejecutar nada, predice qué les pasa a los pesos de atención si (a) sumas el mismo vector $c$ a todas las claves y (b) multiplicas todas las claves por 10. Justifica cada respuesta con la fórmula de las puntuaciones, y compruébalo después con tu `attention`.
+
+# %% [raw]
+# # BEGIN PROMPT
+
+# %% [markdown]
+# _Escribe aquí tu respuesta._
+
+# %% [raw]
+# # END PROMPT
+
+# %% [raw]
+# # BEGIN SOLUTION
+
+# %% [markdown]
+# (a) No cambian. Las puntuaciones de la consulta $q$ pasan de $q \cdot k_j/\sqrt{d_k}$ a $(q \cdot k_j + q \cdot c)/\sqrt{d_k}$: se les suma la misma cantidad, $q \cdot c/\sqrt{d_k}$, a todas las de esa fila, y la softmax no cambia si se suma una constante a toda la fila (se cancela al dividir por la suma). (b) Se concentran: todas las puntuaciones se multiplican por 10, y la softmax amplifica las diferencias, así que el peso de la clave más parecida se acerca a 1 y el resto a 0. Es el mismo efecto que no dividir por $\sqrt{d_k}$ con $d_k$ grande (paso 4).
+
+# %% [raw]
+# # END SOLUTION
+
+# %% [raw]
+# # END QUESTION
+
+# %% [raw]
+# # BEGIN QUESTION
+# name: q7
+# manual: true
+
+# %% [markdown]
+# **Pregunta 7.** Construye una cabeza en la que cada token atienda sobre todo a sí mismo: elige $W^Q$ y $W^K$ (puedes tomar $d_k = d_{\text{model}}$) y explica con la fórmula de las puntuaciones por qué funciona y cuándo no. ¿Qué pasa con dos tokens que tienen el mismo vector?
+
+# %% [raw]
+# # BEGIN PROMPT
+
+# %% [markdown]
+# _Escribe aquí tu respuesta._
+
+# %% [raw]
+# # END PROMPT
+
+# %% [raw]
+# # BEGIN SOLUTION
+
+# %% [markdown]
+# Con $W^Q = W^K = \lambda I$, la puntuación entre los tokens $i$ y $j$ es $\lambda^2\, x_i \cdot x_j/\sqrt{d_k}$. Si todos los vectores tienen la misma norma (por ejemplo, tras una LayerNorm), la desigualdad de Cauchy-Schwarz da $x_i \cdot x_j \le x_i \cdot x_i$, con igualdad solo si $x_j = x_i$: la mayor puntuación de cada fila es la del propio token, y con $\lambda$ grande la softmax pone en ella casi todo el peso. Sin normas iguales no funciona: un token de norma mucho mayor puede ganar a todos (es el contraejemplo «$W_K = W_Q$» del explorador). Dos tokens con el mismo vector tienen puntuaciones iguales, así que cada uno reparte el peso a medias entre los dos: sin codificación posicional, la atención no puede distinguirlos.
+
+# %% [raw]
+# # END SOLUTION
+
+# %% [raw]
+# # END QUESTION
+
+# %% [raw]
+# # BEGIN QUESTION
+# name: q8
+# manual: true
+
+# %% [markdown]
+# **Pregunta 8.** Demuestra que la autoatención sin máscara y sin codificación posicional es equivariante a las permutaciones: si $P$ es una matriz de permutación, la salida para $PX$ es $P$ por la salida para $X$. ¿Qué paso de tu demostración deja de valer con la máscara causal?
+
+# %% [raw]
+# # BEGIN PROMPT
+
+# %% [markdown]
+# _Escribe aquí tu respuesta._
+
+# %% [raw]
+# # END PROMPT
+
+# %% [raw]
+# # BEGIN SOLUTION
+
+# %% [markdown]
+# Con $X' = PX$: $Q' = PQ$, $K' = PK$ y $V' = PV$. Las puntuaciones son $Q'K'^\top/\sqrt{d_k} = P\,(QK^\top/\sqrt{d_k})\,P^\top$: las mismas, con filas y columnas permutadas igual. La softmax por filas conmuta con eso: permutar las filas solo las reordena, y permutar las columnas de una fila solo reordena sus términos, que suman lo mismo; así que los pesos son $A' = P A P^\top$. La salida es $A'V' = P A P^\top P V = P\,(A V)$, porque $P^\top P = I$. Con la máscara causal, las puntuaciones son $P S P^\top + M$ y no $P\,(S + M)\,P^\top$: la máscara $M$ no se permuta con los tokens (sigue siendo triangular), y ese paso falla.
 
 # %% [raw]
 # # END SOLUTION
