@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "examples" / "attention"
 
-# Five written answers, Markdown as students write it, one with HTML that must stay text.
+# Eight written answers, Markdown as students write it, one with HTML that must stay text.
 ANSWERS = {
     "buena": [
         "La **atención** es una media ponderada de los valores; los pesos salen de la softmax "
@@ -26,6 +26,9 @@ ANSWERS = {
         "- Permitida: con la máscara causal el peso futuro es 0.\n"
         "- Exagerada: «mi implementación sirve en producción».",
         "Una fila de la máscara sin ninguna clave permitida: la softmax da NaN.",
+        "(a) No cambian: a cada fila se le suma q·c/√d_k. (b) Se concentran en la clave mayor.",
+        "Con $W^Q = W^K = \\lambda I$ y normas iguales, la propia puntuación es la mayor.",
+        "Q, K y V se permutan con X, las puntuaciones pasan a $PSP^\\top$ y $P^\\top P = I$.",
     ],
     "floja": [
         "Es lo que usa GPT.",
@@ -34,6 +37,9 @@ ANSWERS = {
         "No sé.",
         "<img src=x onerror=\"document.title='pwned'\"><script>document.title='pwned'</script>"
         "Probar con `n = 1`.",
+        "Cambian.",
+        "No sé.",
+        "Es obvio.",
     ],
 }
 
@@ -43,7 +49,7 @@ def demo(name):
 
 
 def with_answers(notebook: bytes, texts):
-    """The notebook with its five written answer cells holding ``texts``."""
+    """The notebook with its written answer cells holding ``texts``."""
     raw = json.loads(notebook.decode("utf-8"))
     cells = [c for c in raw["cells"] if c["cell_type"] == "markdown"
              and "otter_answer_cell" in c.get("metadata", {}).get("tags", [])]
