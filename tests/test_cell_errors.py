@@ -56,3 +56,26 @@ def test_a_star_import_of_numpy_is_named_when_something_fails(built_dist, autogr
     assert "Tu cuaderno hace `from numpy import *`" in read["estrella.ipynb"]
     assert "from numpy import *" not in read["sin_estrella.ipynb"]
     assert "Tu cuaderno hace" not in read["estrella_sin_fallos.ipynb"]
+
+
+def test_cells_that_fail_on_a_function_not_written_yet_are_one_line_per_function():
+    from kit_autograder.report import feedback
+    from kit_autograder.verdicts.record import Record
+
+    stub = "Implementa attention: sustituye esta línea por tu código (paso 3)."
+    other = "Implementa multihead: sustituye esta línea por tu código (paso 6)."
+    errors = [dict(cell=n, kind="error", exception="NotImplementedError", message=stub,
+                   first_line="pesos = attention(Q, K, V)") for n in (5, 7, 9, 11)]
+    errors += [dict(cell=13, kind="error", exception="NotImplementedError", message=other,
+                    first_line="multihead(x, heads, W_O)")]
+    errors += [dict(cell=20 + n, kind="error", exception="ValueError", message=f"propio {n}",
+                    first_line=f"fallo_{n}()") for n in range(10)]
+    text = feedback.render(Record(file="a.ipynb", stem="a", cell_errors=errors))
+    assert "Celdas [5], [7], [9] y [11]: `NotImplementedError: Implementa attention" in text
+    assert "Celda [13]: `NotImplementedError: Implementa multihead" in text
+    # Every one of the ten other errors is still shown: none pushed out by the stubs.
+    assert all(f"propio {n}" in text for n in range(10)) and " más." not in text
+    # The control: eleven errors of other kinds do not fit, and the last is counted instead.
+    more = errors[5:] + [dict(cell=40, kind="error", exception="ValueError", message="propio 10",
+                              first_line="x")]
+    assert "… y 1 error más." in feedback.render(Record(file="a.ipynb", stem="a", cell_errors=more))

@@ -270,6 +270,17 @@ def _cell_errors(record):
     for error in errors:
         if error.get("knock_on_of") is not None:
             knock_on.setdefault(error["knock_on_of"], []).append(error)
+    # A function not written yet fails every demo cell that uses it: one line per function,
+    # not one per cell, so that the other errors stay in sight.
+    pending = {}
+    for error in own:
+        if error.get("exception") == "NotImplementedError" and error.get("kind") != "time":
+            pending.setdefault(error.get("message") or "", []).append(error)
+    for message, same in pending.items():
+        cells = _cell_list([f"[{e['cell']}]" for e in same])
+        text = cell_error_text("NotImplementedError", message)
+        lines.append(f"- {'Celda' if len(same) == 1 else 'Celdas'} {cells}: {markup.code(text)}")
+    own = [e for e in own if not any(e in same for same in pending.values())]
     for error in own[:MAX_CELL_ERRORS]:
         lines.append(_error_line(error))
         later = knock_on.get(error["cell"], [])
@@ -278,8 +289,13 @@ def _cell_errors(record):
             lines.append(f"  - Por eso fallan también {cells}: usan nombres que esta celda "
                          "no llegó a definir. Corrige esta primero.")
     if len(own) > MAX_CELL_ERRORS:
-        lines.append(f"- … y {len(own) - MAX_CELL_ERRORS} errores más.")
+        hidden = len(own) - MAX_CELL_ERRORS
+        lines.append(f"- … y {hidden} {'error' if hidden == 1 else 'errores'} más.")
     return Section(DETAIL, "Errores al ejecutar tu cuaderno", "\n".join(lines))
+
+
+def _cell_list(cells):
+    return cells[0] if len(cells) == 1 else f"{', '.join(cells[:-1])} y {cells[-1]}"
 
 
 def _error_line(error):
