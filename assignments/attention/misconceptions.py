@@ -431,6 +431,13 @@ CATALOG += (
         "de cada columna es distinto para cada clave, así que cambia los pesos de cada consulta.",
         "Repasa el paso 3: la softmax de cada fila resta el máximo de esa fila, "
         "e^(z − máx z) / Σ e^(z − máx z); la softmax que ya viene hecha lo hace así."),
+    Misconception("attention.squeezed",
+        "Quitas con squeeze el eje de tamaño 1 de la salida y de los pesos",
+        "Con una sola consulta (n = 1), la salida tiene que seguir siendo una matriz de forma "
+        "(1, d_v) y los pesos de forma (1, m); .squeeze() los convierte en vectores, y quien "
+        "llame a attention con una sola consulta recibe una forma distinta de la prometida.",
+        "Repasa el paso 3: devuelve la salida y los pesos con su forma de matriz, sin quitar "
+        "el eje de las consultas aunque solo haya una."),
     Misconception("positional_encoding.exponent_over_d_minus_one",
         "Divides el exponente por d_model − 1 en lugar de por d_model",
         "Con 2i/(d_model − 1) cada frecuencia baja un poco más deprisa de lo que debe, y la "

@@ -28,11 +28,12 @@ from reference.attention import attention, multihead, softmax
 
 def attention_with(Q, K, V, mask=None, *, product="Q @ K.T", scale="sqrt(d_k)",
                    masking="-inf before", hidden=-np.inf, softmax_axis=-1, shift=True,
-                   values="V", returns="output, weights"):
+                   values="V", returns="output, weights", squeeze=False):
     """Attention with switches: which product, which scale, how the mask acts and what score a
     hidden key gets, which axis the softmax runs over, whether it subtracts the maximum, what
     the weights multiply and what is returned. ``shift="columns"`` subtracts each column's
-    maximum instead of each row's.
+    maximum instead of each row's; ``squeeze`` drops every size-1 axis of what is returned
+    (``.squeeze()``), which changes only a single query's shapes.
 
     A finite ``hidden`` score (-1e9, d2l's -1e6) gives the same weights as -inf except in a row
     where every key is hidden: uniform weights there, not NaN.
@@ -67,6 +68,8 @@ def attention_with(Q, K, V, mask=None, *, product="Q @ K.T", scale="sqrt(d_k)",
     if mask is not None and masking == "zeroed after":
         weights = np.where(mask, weights, 0.0)
     output = weights @ (V if values == "V" else K)
+    if squeeze:
+        output, weights = np.squeeze(output), np.squeeze(weights)
     if returns == "output":
         return output
     if returns == "weights, output":
@@ -273,6 +276,7 @@ MISTAKES = {
     "attention.weights_transposed": [dict(returns="output, weights.T")],
     "attention.keys_for_values": [dict(values="K")],
     "attention.column_max_shift": [dict(shift="columns")],
+    "attention.squeezed": [dict(squeeze=True)],
     "multihead.no_w_o": [dict(w_o="none")],
     "multihead.sums_heads": [dict(combine="sum"), dict(combine="mean")],
     "multihead.concat_along_rows": [dict(combine="rows, reshaped")],
