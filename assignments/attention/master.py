@@ -1255,7 +1255,7 @@ if EJECUTAR_ABLACION:
 # # END QUESTION
 
 # %% [markdown]
-# Las preguntas 6 a 8 son sobre la atención misma: se responden razonando con la fórmula $\text{softmax}(QK^\top/\sqrt{d_k})\,V$, y puedes comprobar tu razonamiento con tu `attention`.
+# Las preguntas 6 a 8 son sobre la atención misma: se responden razonando con la fórmula $\text{softmax}(QK^\top/\sqrt{d_k})\,V$, y puedes comprobar tu razonamiento ejecutando `attention`.
 
 # %% [raw]
 # # BEGIN QUESTION
@@ -1263,7 +1263,7 @@ if EJECUTAR_ABLACION:
 # manual: true
 
 # %% [markdown]
-# **Pregunta 6.** Sin ejecutar nada, predice qué les pasa a los pesos de atención si (a) sumas el mismo vector $c$ a todas las claves y (b) multiplicas todas las claves por 10. Justifica cada respuesta con la fórmula de las puntuaciones, y compruébalo después con tu `attention`.
+# **Pregunta 6.** Sin ejecutar nada, predice qué les pasa a los pesos de atención si (a) sumas el mismo vector $c$ a todas las claves y (b) multiplicas todas las claves por 10. Justifica cada respuesta con la fórmula de las puntuaciones, y compruébalo después ejecutando `attention`.
 
 # %% [raw]
 # # BEGIN PROMPT
