@@ -133,9 +133,9 @@ def fresh_python(built_dist):
 SLOW_FIXTURES = {"built_dist", "autograder_zip", "otter_venvs", "fresh_python"}
 # Modules whose tests start sandboxes, servers or browsers, or reach those fixtures only through
 # request.getfixturevalue, which the fixture closure does not show.
-SLOW_MODULES = {"test_attacks", "test_batch", "test_batch_under_attack", "test_class_report",
-                "test_explorer", "test_front_ends", "test_otter_paths", "test_sandbox",
-                "test_sandbox_modes", "test_second_lesson", "test_student_install",
+SLOW_MODULES = {"test_attacks", "test_attacks_gradescope", "test_batch", "test_batch_under_attack",
+                "test_class_report", "test_explorer", "test_front_ends", "test_otter_paths",
+                "test_sandbox", "test_sandbox_modes", "test_second_lesson", "test_student_install",
                 "test_student_journey", "test_real_code_styles", "test_solution_notebook",
                 "test_examples", "test_review_page", "test_lms_end_to_end", "test_trained_model",
                 # Draws of every hidden case over many seeds, and lab.py run as a command: each
@@ -149,7 +149,7 @@ SLOW_MODULES = {"test_attacks", "test_batch", "test_batch_under_attack", "test_c
 # The modules that take longest (`--durations`: their door fixtures grade whole batches), run
 # first: `make test` hands whole modules to its workers in collection order, so a long module
 # collected last would keep one worker busy while the others sit idle.
-LONGEST_FIRST = ("test_attacks", "test_otter_paths", "test_probe", "test_second_lesson",
+LONGEST_FIRST = ("test_attacks_gradescope", "test_attacks", "test_otter_paths", "test_probe", "test_second_lesson",
                  "test_front_ends", "test_batch", "test_class_report", "test_lms_end_to_end",
                  "test_notebooks_in_the_wild", "test_batch_under_attack", "test_assign")
 
