@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from explorer_helpers import CHROMIUM, chromium
-from jupyter_server import jupyter_lab
+from jupyter_lab_server import jupyter_lab
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "tests" / "artifacts" / "jupyterlab"

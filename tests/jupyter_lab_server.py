@@ -52,7 +52,11 @@ def jupyter_lab(python, root, home):
     """``jupyter lab`` started by ``python``'s environment on ``root``, until the block ends."""
     port, token = _free_port(), secrets.token_hex(16)
     home = Path(home)
-    env = {**os.environ, "HOME": str(home), "JUPYTER_CONFIG_DIR": str(home / "config"),
+    # A student's terminal: nothing of the test session (its PYTHONPATH, its venv) leaks in.
+    from otter_paths import clean_environment
+
+    env = {**clean_environment(home, [Path(python).parent]),
+           "JUPYTER_CONFIG_DIR": str(home / "config"),
            "JUPYTER_DATA_DIR": str(home / "data"), "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
            "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
            "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces")}
