@@ -518,10 +518,12 @@ def cites_lab_numbers(ctx: _Context) -> str:
         glosses = _glosses(lab) if lab else {}
     sources = _citable_sources(fresh, glosses)
     text = f"{ctx.field('measurement')}\n{ctx.field('conclusion')}"
-    words = _content_words(text)
     cited = cited_numbers(text)
-    if any(_matches(number, values) and names & words
-           for number in cited for names, values in sources):
+    # The words that name a number are the ones of its own sentence: «pesos» in the conclusion
+    # does not make the cat of the measurement's «Mi gato pesa 0,34 kilos» a measurement.
+    if any(_matches(number, values) and names & _content_words(sentence)
+           for sentence in _sentences(text) for number in cited_numbers(sentence)
+           for names, values in sources):
         return ""
     printed = sorted({value for _, values in sources for value in values})
     cause = _failing_functions(fresh)
@@ -556,9 +558,19 @@ def _failing_functions(fresh: dict) -> str:
     if not functions:
         return ""
     named = ", ".join(f"`{f}`" for f in functions)
-    return (f"Ojo: con tus funciones no se cumplen {len(failing)} hechos del laboratorio (los de "
-            f"{named}), así que sus números no son los de una implementación correcta y cambian "
-            "cuando la corriges: arregla primero esa función. ")
+    facts = ("no se cumple 1 hecho del laboratorio (el" if len(failing) == 1
+             else f"no se cumplen {len(failing)} hechos del laboratorio (los")
+    which = "esa función" if len(functions) == 1 else "esas funciones"
+    return (f"Ojo: con tus funciones {facts} de {named}), así que sus números no son los de una "
+            f"implementación correcta y cambian cuando la corriges: arregla primero {which}. ")
+
+
+# A sentence ends at «.», «!», «?» or «;» that is not a decimal point, or at a line break.
+_SENTENCE_END = re.compile(r"(?<!\d)[.!?;]|[.!?;](?!\d)|\n")
+
+
+def _sentences(text: str) -> list:
+    return [part for part in _SENTENCE_END.split(text) if part.strip()]
 
 
 def _content_words(text: str) -> set:

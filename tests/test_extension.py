@@ -530,8 +530,46 @@ def test_a_citation_lost_to_a_wrong_function_names_that_function():
             "student_extension": {**GOOD_EXTENSION, "measurement": "Los pesos suman 0,0001 de más.",
                                   "conclusion": "Sin números."}}
     (result,) = validate(data, only="cites_lab_numbers", lab_run=printed_by_lab(data))
-    assert not result.passed and "los de `attention`" in result.message
+    assert not result.passed and "el de `attention`" in result.message
     # Positive control: when every fact holds, the message blames no function.
     data["evidence"][0]["holds"] = True
     (result,) = validate(data, only="cites_lab_numbers", lab_run=printed_by_lab(data))
     assert not result.passed and "Ojo" not in result.message
+
+
+def test_criterion_4_says_which_functions_move_the_numbers_in_singular_and_plural():
+    from extension import _failing_functions
+
+    one = {"evidence": [{"holds": False, "functions": ["attention"]}, {"holds": True}]}
+    two = {"evidence": [{"holds": False, "functions": ["attention"]},
+                        {"holds": False, "functions": ["multihead", "attention"]}]}
+    assert "no se cumple 1 hecho del laboratorio (el de `attention`)" in _failing_functions(one)
+    assert "arregla primero esa función." in _failing_functions(one)
+    said = _failing_functions(two)
+    assert "no se cumplen 2 hechos del laboratorio (los de `attention`, `multihead`)" in said
+    assert "arregla primero esas funciones." in said
+    # The control: with every fact holding, nothing is blamed.
+    assert _failing_functions({"evidence": [{"holds": True, "functions": ["attention"]}]}) == ""
+
+
+def test_a_lab_word_elsewhere_in_the_texts_does_not_make_a_coincidence_evidence(good, folder):
+    # «Mi gato pesa 0,34 kilos» beside a conclusion that speaks of «pesos»: the number's own
+    # sentence names no measurement. The control: the same number in a sentence that does.
+    fresh = validate(good, folder / "notebook_student.ipynb")
+    assert not failed(fresh)
+    number = next(v for item in good["evidence"] for v in _numbers_in(item["values"])
+                  if 0.1 < abs(v) < 1)
+    shown = f"{number:.2f}".replace(".", ",")
+    extension = good["student_extension"]
+    extension["measurement"] = f"Mi gato pesa {shown} kilos y come dos veces al día."
+    extension["conclusion"] = "Los pesos de atención se reparten entre las claves según el escalado."
+    assert "cites_lab_numbers" in failed(validate(good, folder / "notebook_student.ipynb"))
+    extension["measurement"] = f"El mayor peso medio de la atención es {shown} con estas entradas."
+    assert "cites_lab_numbers" not in failed(validate(good, folder / "notebook_student.ipynb"))
+
+
+def _numbers_in(values):
+    for value in values.values():
+        for item in (value if isinstance(value, list) else [value]):
+            if isinstance(item, float):
+                yield item
