@@ -32,8 +32,8 @@ from .verdicts.messages import (cell_error_text, error_message, shell_escapes_no
                                 unverified_message)
 from .verdicts.outcome import Outcome
 from .verdicts.record import Diagnosis, Flag, Record, Verdict
-from .written import answers as written_answers
 from .verdicts.sizes import CaseSizes
+from .written import answers as written_answers
 
 MAX_EXPORT_BYTES = 1 << 20
 MAX_STAND_IN_AXIS = 1024

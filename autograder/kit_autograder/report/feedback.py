@@ -280,7 +280,8 @@ def _cell_errors(record):
         cells = _cell_list([f"[{e['cell']}]" for e in same])
         text = cell_error_text("NotImplementedError", message)
         lines.append(f"- {'Celda' if len(same) == 1 else 'Celdas'} {cells}: {markup.code(text)}")
-    own = [e for e in own if not any(e in same for same in pending.values())]
+    grouped = {id(e) for same in pending.values() for e in same}
+    own = [e for e in own if id(e) not in grouped]
     for error in own[:MAX_CELL_ERRORS]:
         lines.append(_error_line(error))
         later = knock_on.get(error["cell"], [])
