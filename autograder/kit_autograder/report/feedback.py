@@ -131,9 +131,9 @@ def _written(written):
 
 def _empty_answers_line(numbers):
     """The written answers left empty, said where the score is: empty, they earn nothing."""
-    shown = [str(n) for n in numbers]
-    which = (f"Tu respuesta escrita {shown[0]} está vacía" if len(shown) == 1 else
-             f"Tus respuestas escritas {', '.join(shown[:-1])} y {shown[-1]} están vacías")
+    shown = _spanish_list([str(n) for n in numbers])
+    which = (f"Tu respuesta escrita {shown} está vacía" if len(numbers) == 1 else
+             f"Tus respuestas escritas {shown} están vacías")
     write = "Escríbela" if len(shown) == 1 else "Escríbelas"
     return (f"> **{which}** en el cuaderno que entregaste: así no suma puntos. {write} en "
             "su celda, guarda el cuaderno y vuelve a entregarlo.")
@@ -277,7 +277,7 @@ def _cell_errors(record):
         if error.get("exception") == "NotImplementedError" and error.get("kind") != "time":
             pending.setdefault(error.get("message") or "", []).append(error)
     for message, same in pending.items():
-        cells = _cell_list([f"[{e['cell']}]" for e in same])
+        cells = _spanish_list([f"[{e['cell']}]" for e in same])
         text = cell_error_text("NotImplementedError", message)
         lines.append(f"- {'Celda' if len(same) == 1 else 'Celdas'} {cells}: {markup.code(text)}")
     grouped = {id(e) for same in pending.values() for e in same}
@@ -295,8 +295,9 @@ def _cell_errors(record):
     return Section(DETAIL, "Errores al ejecutar tu cuaderno", "\n".join(lines))
 
 
-def _cell_list(cells):
-    return cells[0] if len(cells) == 1 else f"{', '.join(cells[:-1])} y {cells[-1]}"
+def _spanish_list(items):
+    """«a», «a y b», «a, b y c»."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} y {items[-1]}"
 
 
 def _error_line(error):
