@@ -548,21 +548,37 @@ _COMMON_WORDS = {"cada", "para", "como", "sobre", "entre", "desde", "hasta", "cu
 
 
 def _failing_functions(fresh: dict) -> str:
-    """A sentence naming the functions whose facts do not hold in the fresh run, or '': with one
+    """A sentence naming the functions the failing facts of the fresh run use, or '': with one
     of them wrong, the numbers a student copied from an earlier run are not the ones printed
-    now, and the criterion's failure is that function's, not the text's."""
-    failing = [item for item in fresh.get("evidence") or []
-               if isinstance(item, dict) and item.get("holds") is False]
-    functions = sorted({f for item in failing for f in item.get("functions") or []
-                        if isinstance(f, str)})
-    if not functions:
+    now, and the criterion's failure is that function's, not the text's.
+
+    Blame by measurement: when every failing fact needs one function, that function is named
+    alone (a wrong attention fails the block's facts too, through the student's block); when
+    no function is common to them all, the functions of facts that hold on their own (a fact
+    that needs that function only) are left out."""
+    evidence = [item for item in fresh.get("evidence") or [] if isinstance(item, dict)]
+
+    def needs(item):
+        return {f for f in item.get("functions") or [] if isinstance(f, str)}
+
+    failing = [needs(item) for item in evidence if item.get("holds") is False]
+    if not any(failing):
         return ""
-    named = ", ".join(f"`{f}`" for f in functions)
-    facts = ("no se cumple 1 hecho del laboratorio (el" if len(failing) == 1
-             else f"no se cumplen {len(failing)} hechos del laboratorio (los")
-    which = "esa función" if len(functions) == 1 else "esas funciones"
-    return (f"Ojo: con tus funciones {facts} de {named}), así que sus números no son los de una "
-            f"implementación correcta y cambian cuando la corriges: arregla primero {which}. ")
+    common = set.intersection(*failing)
+    if common:
+        suspects, verb = common, ("todos usan" if len(failing) > 1 else "usa")
+    else:
+        cleared = {f for item in evidence if item.get("holds") is True
+                   for f in needs(item) if len(needs(item)) == 1}
+        suspects, verb = (set.union(*failing) - cleared) or set.union(*failing), "usan"
+    named = ", ".join(f"`{f}`" for f in sorted(suspects))
+    facts = ("no se cumple 1 hecho del laboratorio, que" if len(failing) == 1
+             else f"no se cumplen {len(failing)} hechos del laboratorio, y")
+    which = "esa función" if len(suspects) == 1 else "esas funciones"
+    return (f"Ojo: con tus funciones {facts} {verb} {named}: mientras {which} no calcule"
+            f"{'' if len(suspects) == 1 else 'n'} lo que debe, sus números no son los de una "
+            "implementación correcta y cambian cuando la corriges. Arregla primero "
+            f"{which} (mira su sección de este informe). ")
 
 
 # A sentence ends at «.», «!», «?» or «;» that is not a decimal point, or at a line break.

@@ -98,7 +98,9 @@ def _write(stream, text):
 
 def fact(fact_id: str, text: str, *, needs):
     """Mark an experiment method as one fact of the evidence: it returns ``(holds, values)``.
-    ``needs``: the student functions it calls; if one cannot run, the fact is not measured."""
+    ``needs``: the student functions it calls, directly or through another student function
+    (a block calls the student's multihead and attention); if one cannot run, the fact is not
+    measured, and when facts fail the validator names the functions they all need."""
     def mark(method):
         method.lab_entry = ("evidence", fact_id, text, tuple(needs))
         return method

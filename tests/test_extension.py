@@ -530,7 +530,7 @@ def test_a_citation_lost_to_a_wrong_function_names_that_function():
             "student_extension": {**GOOD_EXTENSION, "measurement": "Los pesos suman 0,0001 de más.",
                                   "conclusion": "Sin números."}}
     (result,) = validate(data, only="cites_lab_numbers", lab_run=printed_by_lab(data))
-    assert not result.passed and "el de `attention`" in result.message
+    assert not result.passed and "que usa `attention`" in result.message
     # Positive control: when every fact holds, the message blames no function.
     data["evidence"][0]["holds"] = True
     (result,) = validate(data, only="cites_lab_numbers", lab_run=printed_by_lab(data))
@@ -543,11 +543,21 @@ def test_criterion_4_says_which_functions_move_the_numbers_in_singular_and_plura
     one = {"evidence": [{"holds": False, "functions": ["attention"]}, {"holds": True}]}
     two = {"evidence": [{"holds": False, "functions": ["attention"]},
                         {"holds": False, "functions": ["multihead", "attention"]}]}
-    assert "no se cumple 1 hecho del laboratorio (el de `attention`)" in _failing_functions(one)
-    assert "arregla primero esa función." in _failing_functions(one)
+    assert "no se cumple 1 hecho del laboratorio, que usa `attention`" in _failing_functions(one)
+    assert "Arregla primero esa función" in _failing_functions(one)
     said = _failing_functions(two)
-    assert "no se cumplen 2 hechos del laboratorio (los de `attention`, `multihead`)" in said
-    assert "arregla primero esas funciones." in said
+    # Blame by measurement: both facts need attention, so attention alone is named.
+    assert "no se cumplen 2 hechos del laboratorio, y todos usan `attention`:" in said
+    assert "multihead" not in said
+    # No common function: every function of the failing facts, but those a fact of their
+    # own clears.
+    apart = {"evidence": [{"holds": False, "functions": ["attention"]},
+                          {"holds": False, "functions": ["transformer_block",
+                                                         "positional_encoding"]},
+                          {"holds": True, "functions": ["positional_encoding"]}]}
+    said = _failing_functions(apart)
+    assert "usan `attention`, `transformer_block`:" in said and "Arregla primero esas" in said
+    assert "positional_encoding" not in said
     # The control: with every fact holding, nothing is blamed.
     assert _failing_functions({"evidence": [{"holds": True, "functions": ["attention"]}]}) == ""
 

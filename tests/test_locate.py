@@ -1,7 +1,10 @@
-"""Where a block bug that no catalogued mistake explains first departs (issue 31.5): the
-lesson's ``locate`` switches the FFN, the attention or both off and compares each answer
-with the reference on the same input; the engine says that place instead of the generic
-hint. In-process with pure-numpy blocks, then once through ``make grade``'s engine."""
+"""Where a bug that no catalogued mistake explains first departs (issue 31.5): the lesson's
+``locate`` calls the function again on probes built from a failing case (for the block, the
+FFN, the attention or both switched off; for attention, moderate scores and no mask; for
+multihead, one head alone and W_O = identity) and compares each answer with the reference's
+on the same probe; the engine says that place instead of the generic hint when every failing
+case departs at the same place. In-process with pure-numpy functions, then through
+``make grade``'s engine."""
 
 import numpy as np
 import pytest
@@ -73,7 +76,9 @@ def test_a_correct_block_and_a_block_that_raises_are_not_located():
     assert located(reference.transformer_block) is None
 
     assert locate.locate("transformer_block", inputs_of("causal"), lambda probe: None) is None
-    assert locate.locate("attention", inputs_of("causal"), lambda probe: None) is None
+    for function in ("attention", "multihead"):
+        case = cases.cases_for(function)[0]
+        assert locate.locate(function, case.inputs(), lambda probe: None) is None
 
 
 def test_the_messages_quote_no_number_of_the_hidden_case():
@@ -95,14 +100,171 @@ def test_make_grade_says_the_located_place_instead_of_the_generic_hint(built_dis
         "doble.ipynb": notebooks.with_function("correct", "transformer_block", HEAD + (
             "    x1 = layer_norm(x + 2 * multihead(x, heads, W_O, mask))\n"
             "    return layer_norm(x1 + np.maximum(0, x1 @ W1 + b1) @ W2 + b2)\n")),
+        # Uncatalogued: every row divided by the sum of all the exponentials, not its own.
+        "suma_global.ipynb": notebooks.with_function("correct", "attention", (
+            "def attention(Q, K, V, mask=None):\n"
+            "    s = Q @ K.T / np.sqrt(K.shape[-1])\n"
+            "    if mask is not None:\n"
+            "        s = np.where(mask, s, -np.inf)\n"
+            "    e = np.exp(s - s.max(axis=-1, keepdims=True))\n"
+            "    w = e / e.sum()\n"
+            "    return w @ V, w\n")),
+        # Uncatalogued: the heads stacked on a last axis and flattened, so their columns
+        # interleave.
+        "intercaladas.ipynb": notebooks.with_function("correct", "multihead", (
+            "def multihead(X, heads, W_O, mask=None):\n"
+            "    outs = [attention(X @ q, X @ k, X @ v, mask)[0] for q, k, v in heads]\n"
+            "    return np.stack(outs, axis=-1).reshape(X.shape[0], -1) @ W_O\n")),
     }
     out = tmp_path / "out"
     grade_here(write_folder(tmp_path / "in", files), out, autograder_zip)
     records = read_records(out)
-    for name, where in (("tanh.ipynb", "located_ffn_sublayer"),
-                        ("doble.ipynb", "located_attention_sublayer")):
-        (diagnosis,) = records[name].diagnoses["transformer_block"]
-        assert diagnosis.ids == [f"transformer_block.{where}"]
+    for name, function, where in (
+            ("tanh.ipynb", "transformer_block", "located_ffn_sublayer"),
+            ("doble.ipynb", "transformer_block", "located_attention_sublayer"),
+            ("suma_global.ipynb", "attention", "located_softmax_sum"),
+            ("intercaladas.ipynb", "multihead", "located_concatenation")):
+        (diagnosis,) = records[name].diagnoses[function]
+        assert diagnosis.ids == [f"{function}.{where}"]
         text = (out / "feedback" / f"{name[:-6]}.md").read_text("utf-8")
         assert "**Diagnóstico**: el fallo está en" in text
         assert "revisa las residuales, la FFN y la máscara" not in text
+
+
+# --- attention and multihead: every failing case, one place ------------------------------
+
+SM, ATT = reference.softmax, reference.attention
+
+
+def _scores(Q, K, mask):
+    scores = Q @ K.T / np.sqrt(K.shape[1])
+    return scores if mask is None else np.where(mask, scores, -np.inf)
+
+
+def column_max(Q, K, V, mask=None):
+    scores = _scores(Q, K, mask)
+    e = np.exp(scores - scores.max(axis=0, keepdims=True))
+    weights = e / e.sum(axis=-1, keepdims=True)
+    return weights @ V, weights
+
+
+def scale_by_dv(Q, K, V, mask=None):
+    return ATT(Q * np.sqrt(K.shape[1] / V.shape[1]), K, V, mask)
+
+
+def mask_multiplied(Q, K, V, mask=None):
+    weights = SM(Q @ K.T / np.sqrt(K.shape[1]))
+    weights = weights if mask is None else weights * mask
+    return weights @ V, weights
+
+
+def keys_axis_0(Q, K, V, mask=None):
+    weights = SM(_scores(Q, K, mask), axis=0)
+    return weights @ V, weights
+
+
+def no_max_subtracted(Q, K, V, mask=None):
+    e = np.exp(_scores(Q, K, mask))
+    weights = e / e.sum(axis=-1, keepdims=True)
+    return weights @ V, weights
+
+
+def doubled_output(Q, K, V, mask=None):
+    output, weights = ATT(Q, K, V, mask)
+    return 2 * output, weights
+
+
+def _outputs(X, heads, mask):
+    return [ATT(X @ W_Q, X @ W_K, X @ W_V, mask)[0] for W_Q, W_K, W_V in heads]
+
+
+def heads_reversed(X, heads, W_O, mask=None):
+    return np.concatenate(_outputs(X, heads, mask)[::-1], axis=1) @ W_O
+
+
+def queries_as_keys(X, heads, W_O, mask=None):
+    return np.concatenate([ATT(X @ W_Q, X @ W_Q, X @ W_V, mask)[0]
+                           for W_Q, _, W_V in heads], axis=1) @ W_O
+
+
+def mask_dropped(X, heads, W_O, mask=None):
+    return np.concatenate(_outputs(X, heads, None), axis=1) @ W_O
+
+
+def heads_interleaved(X, heads, W_O, mask=None):
+    return np.stack(_outputs(X, heads, mask), axis=-1).reshape(X.shape[0], -1) @ W_O
+
+
+def divided_by_root_h(X, heads, W_O, mask=None):
+    return np.concatenate(_outputs(X, heads, mask), axis=1) @ W_O / np.sqrt(len(heads))
+
+
+def _parts(function, answer):
+    answer = answer if isinstance(answer, tuple) else (answer,)
+    return tuple(np.asarray(part, dtype=np.float64) for part in answer)
+
+
+def places(function, student, seed=3):
+    """Where each failing case of ``function`` departs; the cases ``student`` passes are left
+    out, as the engine leaves them out."""
+    found = {}
+    for case in cases.cases_for(function):
+        inputs = case.inputs(np.random.default_rng(seed))
+
+        def call(probe):
+            try:
+                with np.errstate(all="ignore"):
+                    return _parts(function, student(**probe))
+            except Exception:
+                return None
+
+        outcome = Outcome(parts=call(inputs))
+        if judge(function, inputs, outcome):
+            found[case.name] = (locate.locate(function, inputs, call) or (None,))[0]
+    return found
+
+
+@pytest.mark.parametrize("function, student, where", [
+    ("attention", column_max, "attention.located_scores"),
+    ("attention", scale_by_dv, "attention.located_scale"),
+    ("attention", mask_multiplied, "attention.located_mask"),
+    ("attention", keys_axis_0, "attention.located_softmax_axis"),
+    ("attention", no_max_subtracted, "attention.located_large_scores"),
+    ("attention", doubled_output, "attention.located_weights_times_v"),
+    ("multihead", heads_reversed, "multihead.located_concatenation"),
+    ("multihead", heads_interleaved, "multihead.located_concatenation"),
+    ("multihead", queries_as_keys, "multihead.located_each_head"),
+    ("multihead", mask_dropped, "multihead.located_mask"),
+    ("multihead", divided_by_root_h, "multihead.located_scaled"),
+])
+@pytest.mark.parametrize("seed", [3, 11])
+def test_each_attention_and_multihead_bug_departs_at_one_place_on_every_failing_case(
+        function, student, where, seed):
+    found = places(function, student, seed)
+    assert found, "the bug is a bug on some case"
+    assert set(found.values()) == {where}, found
+
+
+def test_a_correct_attention_and_multihead_are_located_nowhere():
+    """The control: the reference on every case, and on the probes, departs nowhere."""
+    for function in ("attention", "multihead"):
+        for case in cases.cases_for(function):
+            inputs = case.inputs(np.random.default_rng(5))
+            student = getattr(reference, function)
+            assert locate.locate(function, inputs,
+                                 lambda probe: _parts(function, student(**probe))) is None
+
+
+def test_a_scale_is_said_only_when_it_is_measured():
+    """Squared queries give rows that sum to 1 and that no factor of Q·Kᵀ explains: the
+    scores are named, never «la escala» (issue 31.1: «revisa la escala» only when measured)."""
+    def squared_queries(Q, K, V, mask=None):
+        return ATT(Q ** 2, K, V, mask)
+
+    inputs = next(c for c in cases.cases_for("attention") if c.name == "rectangular").inputs(
+        np.random.default_rng(3))
+    found = locate.locate("attention", inputs,
+                          lambda probe: _parts("attention", squared_queries(**probe)))
+    assert found[0] == "attention.located_scores"
+    assert locate.locate("attention", inputs, lambda probe: _parts(
+        "attention", scale_by_dv(**probe)))[0] == "attention.located_scale"

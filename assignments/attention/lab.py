@@ -225,14 +225,14 @@ class Experiments:
 
     @fact("permutation_equivariance_without_pe",
           "Sin codificación posicional, barajar los tokens solo baraja las salidas.",
-          needs=["multihead"])
+          needs=["multihead", "attention"])
     def permutation_without_pe(self):
         difference = max_abs(self._multihead(self.X)[self.perm] - self._multihead(self.X[self.perm]))
         return difference <= TOLERANCES["same_output"], dict(max_abs_difference=difference)
 
     @fact("permutation_equivariance_lost_with_pe",
           "Con codificación posicional, barajar los tokens cambia las salidas: el orden cuenta.",
-          needs=["multihead", "positional_encoding"])
+          needs=["multihead", "attention", "positional_encoding"])
     def permutation_with_pe(self):
         pe = self._pe(len(SENTENCE), D_MODEL)[0]
         shuffled = self._multihead(self.X[self.perm] + pe)
@@ -252,7 +252,7 @@ class Experiments:
 
     @fact("block_output_normalized",
           "Tras la última normalización de capa, cada token de salida tiene media 0 y varianza 1.",
-          needs=["transformer_block", "positional_encoding"])
+          needs=["transformer_block", "multihead", "attention", "positional_encoding"])
     def block_normalized(self):
         y = self._block(self._block_input())
         mean, variance = max_abs(y.mean(axis=1)), max_abs(y.var(axis=1) - 1)
@@ -261,7 +261,7 @@ class Experiments:
 
     @fact("block_causal",
           "Con la máscara causal, cambiar el último token no cambia la salida de los anteriores.",
-          needs=["transformer_block", "positional_encoding"])
+          needs=["transformer_block", "multihead", "attention", "positional_encoding"])
     def block_causal(self):
         x = self._block_input()
         changed = x.copy()

@@ -1,94 +1,25 @@
-"""Where a block that no catalogued mistake explains first departs from the reference.
+"""Where a function that no catalogued mistake explains first departs from the reference.
 
-The catalogue names mistakes it has seen; a block bug it has not seen used to get only «revisa
-las residuales, la FFN y la máscara». Here the block is called again on one failing case with
-parts of it switched off, and each answer is compared with the reference's on the same input:
-
-* ``ffn_off``: W1, b1, W2, b2 = 0, so the FFN adds nothing: only the attention sub-layer, its
-  residual and the two LayerNorms are left;
-* ``attention_off``: W_O = 0, so multi-head attention adds nothing: only the FFN path, its
-  residual and the two LayerNorms are left;
-* ``both_off``: both, so a correct block returns LayerNorm(LayerNorm(x)): only the residuals
-  and the normalisation are left.
-
-Which probes agree says which part departs. Nothing here quotes a value: the messages name a
-part of step 8, never a number of the hidden case.
+The catalogue (mutants.py, misconceptions.py) names mistakes it has seen. For the others, the
+engine calls the lesson's ``locate`` on one failing case: the student's function is called
+again on probes built from that case (a part switched off, the mask removed, one head alone),
+each answer is compared with the reference's on the same probe, and the first step of the
+notebook's formula where they part is said. One module per function; none quotes a value of
+the hidden case.
 """
 
-import numpy as np
+from . import locate_attention, locate_block, locate_multihead
 
-from reference import attention as reference
-
-from . import tolerances
-
-PROBES = {
-    "ffn_off": ("W1", "b1", "W2", "b2"),
-    "attention_off": ("W_O",),
-    "both_off": ("W1", "b1", "W2", "b2", "W_O"),
+LOCATORS = {
+    "attention": locate_attention.locate,
+    "multihead": locate_multihead.locate,
+    "transformer_block": locate_block.locate,
 }
-
-# (which probes agree with the reference) -> (finding id, where the block departs)
-LOCATIONS = {
-    (False, True, True): (
-        "transformer_block.located_attention_sublayer",
-        "la primera subcapa: con la FFN anulada (pesos y sesgos a cero) tu bloque no coincide "
-        "con el correcto, y con la atención anulada (W_O = 0) sí. Revisa la llamada a "
-        "`multihead` dentro del bloque (¿le pasas x, heads, W_O y la máscara?), la residual "
-        "x + MultiHead(x) y la primera LayerNorm (paso 8)"),
-    (True, False, True): (
-        "transformer_block.located_ffn_sublayer",
-        "la segunda subcapa: con la atención anulada (W_O = 0) tu bloque no coincide con el "
-        "correcto, y con la FFN anulada sí. Revisa la FFN, ReLU(x·W1 + b1)·W2 + b2, que reciba "
-        "la salida de la primera LayerNorm, su residual y la LayerNorm final (paso 8)"),
-    (False, False, True): (
-        "transformer_block.located_chaining",
-        "cómo se encadenan las dos subcapas: con las dos anuladas tu bloque coincide con el "
-        "correcto, pero no con una sola encendida. Revisa qué recibe cada subcapa y qué suma "
-        "cada residual: la segunda parte de la salida de la primera LayerNorm, no de x "
-        "(paso 8)"),
-}
-NORMALISATION = (
-    "transformer_block.located_residuals_or_norm",
-    "las residuales o la normalización: con las dos subcapas anuladas, un bloque correcto "
-    "devuelve LayerNorm(x), y el tuyo no. Revisa que cada subcapa sume su entrada (x + …) y "
-    "que la LayerNorm vaya después de cada suma, sobre cada token (paso 8)")
-
-
-def _switched_off(inputs, names):
-    probe = dict(inputs)
-    for name in names:
-        probe[name] = np.zeros_like(np.asarray(inputs[name], dtype=np.float64))
-    return probe
-
-
-def _agrees(parts, probe):
-    if parts is None or len(parts) != 1:
-        return None
-    got, expected = np.asarray(parts[0]), reference.transformer_block(**probe)
-    if got.shape != expected.shape or not np.isfinite(got).all():
-        return False
-    return bool(np.allclose(got, expected, atol=tolerances.ATOL, rtol=tolerances.RTOL))
 
 
 def locate(function, inputs, call):
     """``(finding id, Spanish message)`` for where ``function`` departs on ``inputs`` (a
     failing case), or None. ``call(probe_inputs)`` runs the student's function and returns
     its parts, or None when it raised."""
-    if function != "transformer_block":
-        return None
-    agree = []
-    for names in PROBES.values():
-        probe = _switched_off(inputs, names)
-        agrees = _agrees(call(probe), probe)
-        if agrees is None:  # it raised on a probe: nothing to compare
-            return None
-        agree.append(agrees)
-    ffn_off, attention_off, both_off = agree
-    if not both_off:
-        found = NORMALISATION
-    else:
-        found = LOCATIONS.get((ffn_off, attention_off, both_off))
-    if found is None:  # every probe agrees: the departure needs both parts at once
-        return None
-    finding_id, where = found
-    return finding_id, f"el fallo está en {where}"
+    locator = LOCATORS.get(function)
+    return None if locator is None else locator(inputs, call)

@@ -226,7 +226,7 @@ class Grader:
                 again = conversation.call(function, inputs, spec)
                 unstable = again.parts is not None and not _same_parts(outcome.parts, again.parts)
         diagnoses = self._summarize(function, judged)
-        if not unstable and diagnoses and all(d.kind == "hint" for d in diagnoses):
+        if not unstable and all(d.kind == "hint" for d in diagnoses):  # none named
             diagnoses = self._located(conversation, function, spec, judged) or diagnoses
         if unstable:
             diagnoses = [Diagnosis("finding", UNSTABLE.format(function=function),
@@ -236,27 +236,29 @@ class Grader:
 
     def _located(self, conversation, function, spec, judged):
         """Only hints explain the failures: the lesson's ``locate``, if any, calls the
-        function again on the first failing case with parts of it switched off and says where
-        it departs from the reference, as one finding for every failing case."""
+        function again on each failing case with parts of it switched off and says where it
+        departs from the reference, as one finding, when every failing case departs at the
+        same place (a place that explains one case only would be a guess for the others)."""
         locate = getattr(self.lesson, "locate", None)
-        failing = [j for j in judged if j.failures and j.outcome.parts is not None]
-        if locate is None or not failing:
+        failing = [j for j in judged if j.failures]
+        if locate is None or not failing or any(j.outcome.parts is None for j in failing):
             return None
 
         def call(probe_inputs):
             outcome = conversation.call(function, probe_inputs, spec)
             return outcome.parts
 
-        try:
-            found = locate(function, failing[0].inputs, call)
-        except Exception:  # a bug of ours: the hints stay
-            traceback.print_exc()
-            return None
-        if not found:
-            return None
-        finding_id, message = found
-        return [Diagnosis("finding", message, [j.case for j in judged if j.failures],
-                          [finding_id])]
+        places = set()
+        for one in failing:
+            try:
+                places.add(locate(function, one.inputs, call))
+            except Exception:  # a bug of ours: the hints stay
+                traceback.print_exc()
+                return None
+            if None in places or len(places) > 1:
+                return None
+        (finding_id, message), = places
+        return [Diagnosis("finding", message, [j.case for j in failing], [finding_id])]
 
     def _summarize(self, function, judged):
         together = getattr(self.lesson, "summarize", None)

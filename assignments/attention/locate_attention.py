@@ -1,0 +1,159 @@
+"""Where an ``attention`` that no catalogued mistake explains first departs, step by step of
+step 3's formula: the mask, the softmax (its axis and its normalisation), the scale, the
+scores Q·Kᵀ, and the weights times V.
+
+The probes are built from the failing case: K moved by its mean key, which only subtracts one
+number from each row of scores (the softmax does not change), and Q scaled so that no
+score/√d_k exceeds MODERATE_SCORE (every weight then stays well above zero, and the log of a
+row of weights is its scores up to a constant); then the same without the mask. Each step is said only when a probe measures
+it: «la escala» only when the student's weights are exactly the softmax of Q·Kᵀ times some
+other factor, «las puntuaciones» only when they are distributions that no factor explains.
+"""
+
+import numpy as np
+
+from reference import attention as reference
+
+from . import tolerances
+from .probe_compare import agrees
+
+# The largest |score|/√d_k of the probes: e^-16 ≈ 1e-7 is then the smallest ratio of two
+# weights in a row, far above float64 rounding, so logs of the student's weights mean
+# something; and scores of 8 are far from uniform weights, so a wrong factor still shows.
+MODERATE_SCORE = 8.0
+
+MASK = ("attention.located_mask",
+        "la máscara: sin máscara tu atención coincide con la correcta, y con ella no. Pon −∞ "
+        "en las puntuaciones donde la máscara vale False antes de la softmax, para que esas "
+        "claves reciban peso exactamente 0 (paso 3, punto 2)")
+WEIGHTS_TIMES_V = ("attention.located_weights_times_v",
+                   "el último paso: tus pesos coinciden con los correctos, pero tu salida no es "
+                   "pesos·V, la media de los valores ponderada por cada fila de pesos "
+                   "(paso 3, punto 4)")
+LARGE_SCORES = ("attention.located_large_scores",
+                "el tamaño de las puntuaciones: con puntuaciones moderadas tu atención coincide "
+                "con la correcta, y con puntuaciones grandes no. La exponencial de un número "
+                "grande desborda: resta el máximo de cada fila antes de exponenciar, que no "
+                "cambia la softmax (paso 3, punto 3)")
+SOFTMAX_AXIS = ("attention.located_softmax_axis",
+                "el eje de la softmax: en tus pesos suman 1 las columnas, no las filas. Cada "
+                "consulta (fila) reparte su atención entre las claves: la softmax va sobre el "
+                "último eje (paso 3, punto 3)")
+SOFTMAX_NORMALISATION = ("attention.located_softmax_sum",
+                         "la normalización de la softmax: tus pesos son proporcionales a los "
+                         "correctos, pero sus filas no suman 1. Divide cada fila de "
+                         "exponenciales por su propia suma (paso 3, punto 3)")
+SOFTMAX = ("attention.located_softmax",
+           "la softmax: tus pesos no son distribuciones (cada fila, no negativa y con suma 1). "
+           "Exponencia las puntuaciones y divide cada fila por su suma (paso 3, punto 3)")
+SCALE = ("attention.located_scale",
+         "la escala: tus pesos son la softmax de Q·Kᵀ multiplicada por un factor distinto de "
+         "1/√d_k, con d_k el número de columnas de K (paso 4)")
+SCORES_TRANSPOSED = ("attention.located_scores_transposed",
+                     "las puntuaciones: tus pesos son la softmax de K·Qᵀ, una fila por clave; "
+                     "deben ser Q·Kᵀ, una fila por consulta y una columna por clave "
+                     "(paso 3, punto 1)")
+SCORES = ("attention.located_scores",
+          "las puntuaciones: cada fila de tus pesos suma 1, pero no es la softmax de Q·Kᵀ por "
+          "ningún factor. Revisa el producto escalar de cada consulta con cada clave, y que "
+          "lo que restes antes de exponenciar sea un solo número por fila (su máximo) "
+          "(paso 3, punto 1)")
+
+
+def _moderate(inputs):
+    """The case with moderate scores (K moved by its mean key, Q scaled), and whether the
+    case's own scores were larger than that."""
+    Q, K, V = (np.asarray(inputs[name], dtype=np.float64) for name in ("Q", "K", "V"))
+    root = np.sqrt(K.shape[-1])
+    large = np.abs(Q @ K.T).max() / root > MODERATE_SCORE
+    K = K - K.mean(axis=0, keepdims=True)
+    largest = np.abs(Q @ K.T).max() / root
+    if largest > MODERATE_SCORE:
+        Q = Q * (MODERATE_SCORE / largest)
+    return dict(Q=Q, K=K, V=V, mask=inputs.get("mask")), large
+
+
+def _departs(call, probe):
+    """True or False against the reference on ``probe``; None when the student's raised or
+    gave NaN or infinities (the judge's own words on non-finite values speak then)."""
+    parts = call(probe)
+    if parts is None or len(parts) != 2 or not all(np.isfinite(p).all() for p in parts):
+        return None
+    expected = reference.attention(**probe)
+    return not all(agrees(got, want) for got, want in zip(parts, expected))
+
+
+def _fails(call, inputs):
+    """True when the student's answer on the case itself is not the reference's (NaN and
+    infinities included)."""
+    parts = call(inputs)
+    if parts is None or len(parts) != 2:
+        return False
+    return not all(agrees(got, want) for got, want in zip(parts, reference.attention(**inputs)))
+
+
+def _close(got, expected):
+    return bool(np.allclose(got, expected, atol=tolerances.ATOL, rtol=tolerances.RTOL))
+
+
+def _row_softmax_of(weights, scores):
+    """True when ``weights`` is softmax(c·scores) along rows for one factor c (fitted on the
+    row-centred logs, then checked entry by entry)."""
+    if weights.shape != scores.shape or (weights <= 0).any():
+        return False
+    logs = np.log(weights)
+    logs = logs - logs.mean(axis=-1, keepdims=True)
+    centred = scores - scores.mean(axis=-1, keepdims=True)
+    norm = float((centred * centred).sum())
+    if norm == 0.0:
+        return False
+    factor = float((logs * centred).sum()) / norm
+    return _close(weights, reference.softmax(factor * scores, axis=-1))
+
+
+def _weights_step(probe, weights):
+    """Which step before the weights departs, measured on the moderate probe."""
+    Q, K = probe["Q"], probe["K"]
+    expected = reference.attention(**probe)[1]
+    if weights.shape != expected.shape:
+        return None  # shapes are said by the judge itself
+    rows, columns = weights.sum(axis=-1), weights.sum(axis=0)
+    if not _close(rows, np.ones_like(rows)) or (weights < -tolerances.ATOL).any():
+        if _close(columns, np.ones_like(columns)) and (weights >= -tolerances.ATOL).all():
+            return SOFTMAX_AXIS
+        if (rows > 0).all() and _close(weights / rows[:, None], expected):
+            return SOFTMAX_NORMALISATION
+        return SOFTMAX
+    uniform = _close(weights, np.full_like(weights, 1 / weights.shape[-1]))
+    if not uniform and _row_softmax_of(weights, Q @ K.T):  # uniform: factor 0, no scale
+        return SCALE
+    if not uniform and Q.shape[0] == K.shape[0] and _row_softmax_of(weights, K @ Q.T):
+        return SCORES_TRANSPOSED
+    return SCORES
+
+
+def locate(inputs, call):
+    """``(finding id, Spanish message)`` for where ``attention`` departs on ``inputs``, or
+    None when no probe locates it (or the student's function raises on a probe)."""
+    moderate, scaled = _moderate(inputs)
+    probe = dict(moderate, mask=None)
+    parts = call(probe)
+    if parts is None or len(parts) != 2:
+        return None
+    output, weights = (np.asarray(part, dtype=np.float64) for part in parts)
+    if not (np.isfinite(output).all() and np.isfinite(weights).all()):
+        return None
+    expected_output, expected_weights = reference.attention(**probe)
+    if not agrees(weights, expected_weights):
+        found = _weights_step(probe, weights)
+    elif not agrees(output, expected_output):
+        found = WEIGHTS_TIMES_V
+    else:  # right without the mask at moderate scores: the mask, or the scores' size
+        masked = _departs(call, moderate) if moderate["mask"] is not None else False
+        if masked is None:
+            return None
+        found = MASK if masked else (LARGE_SCORES if scaled and _fails(call, inputs) else None)
+    if found is None:
+        return None
+    finding_id, where = found
+    return finding_id, f"el fallo está en {where}"
