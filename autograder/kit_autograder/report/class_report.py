@@ -43,6 +43,7 @@ LIMITS = {"time": "tiempo", "memory": "memoria", "disk": "disco"}
 DIAGNOSES = {
     "named": "Error del catálogo",
     "found": "Otro fallo reconocido en la salida",
+    "located": "Localizado por medición, fuera del catálogo",
     "hint": "Solo una pista genérica",
     "undiagnosed": "Respuesta incorrecta, sin pista",
     "error": "Error al ejecutar o sin implementar",
@@ -50,7 +51,7 @@ DIAGNOSES = {
 }
 
 # The failures where the function answered, rightly typed or not: what a catalog can name.
-WRONG_ANSWERS = ("named", "found", "hint", "undiagnosed")
+WRONG_ANSWERS = ("named", "found", "located", "hint", "undiagnosed")
 
 # Longer lists start folded, so that the page opens on its counts.
 OPEN_LIST_ROWS = 20
@@ -172,6 +173,8 @@ def diagnosis_of(verdict):
         return "named"
     if verdict.unverified:
         return "unanswered"
+    if "located" in verdict.kinds:
+        return "located"
     if "finding" in verdict.kinds:
         return "found"
     if "hint" in verdict.kinds:
@@ -441,8 +444,9 @@ def _blind_spot(counted):
   la función respondió algo equivocado,
   <strong data-stat="hint-only">{totals["hint"]}</strong>
   (<span data-stat="hint-share">{percent(totals["hint"], wrong)}</span>) solo recibieron una
-  pista genérica{neither}: errores que el catálogo no sabe nombrar. Si se repiten, merece la
-  pena añadirlos al catálogo. Los errores al ejecutar sin nombre (casi siempre una función sin
+  pista genérica{neither}, y <strong data-stat="located">{totals["located"]}</strong> solo el
+  lugar donde la función se aparta de la correcta, localizado por medición: errores que el
+  catálogo no sabe nombrar. Si se repiten, merece la pena añadirlos al catálogo. Los errores al ejecutar sin nombre (casi siempre una función sin
   implementar) y los casos sin respuesta quedan fuera de esa cuenta, pero no de la tabla.</p>
   <table class="diagnoses"><thead><tr><th>Función</th>{header}<th>Fallos</th></tr></thead>
   <tbody>{''.join(rows)}</tbody></table>

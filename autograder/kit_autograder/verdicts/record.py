@@ -38,6 +38,7 @@ class Diagnosis:
     message: str  # Spanish, for the student
     cases: list = field(default_factory=list)  # the names of the cases it explains
     ids: list = field(default_factory=list)  # the catalogued mistakes or findings it names
+    located: bool = False  # found by the lesson's locate: a place, not a catalogued mistake
 
 
 @dataclass
