@@ -139,3 +139,33 @@ def test_beyond_the_steps_every_demo_shows_what_its_text_says():
     # the RNN's by about 10¹³.
     assert sizes[0] / sizes[-1] < 1e3 and ns["influence"][0] / ns["influence"][59] > 1e10
     assert ns["influence"][59] < 1e-12 and "10^{-13}" in text
+
+
+def test_question_7s_previous_token_head_attends_to_the_previous_token():
+    """The model answer of q7: W_Q = λR (R turns PE(i) into PE(i − 1)), W_K = λI; every row
+    of PE has norm √(d/2); the first token attends mostly to itself."""
+    n, d, lam = 12, 16, 3.0
+    pe, omega = reference.positional_encoding(n, d)
+    rotation = np.zeros((d, d))
+    for i, w in enumerate(omega):  # (sin ωp, cos ωp) -> (sin ω(p-1), cos ω(p-1)), as rows
+        c, s = np.cos(w), np.sin(w)
+        rotation[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c, s], [-s, c]]
+    assert np.allclose(pe[1:] @ rotation, pe[:-1])
+    assert np.allclose(np.linalg.norm(pe, axis=1), np.sqrt(d / 2))
+    _, weights = reference.attention(pe @ (lam * rotation), pe @ (lam * np.eye(d)), pe)
+    assert (weights[1:].argmax(axis=1) == np.arange(n - 1)).all()
+    assert weights[0].argmax() == 0
+    # The control: W_Q = W_K = I attends to itself, not to the previous token.
+    _, itself = reference.attention(pe * lam, pe * lam, pe)
+    assert (itself.argmax(axis=1) == np.arange(n)).all()
+
+
+def test_question_6c_a_mask_after_the_softmax_loses_mass_but_keeps_the_ratios():
+    rng = np.random.default_rng(0)
+    Q, K, V = rng.normal(size=(5, 4)), rng.normal(size=(5, 4)), rng.normal(size=(5, 3))
+    causal = np.tril(np.ones((5, 5), dtype=bool))
+    _, unmasked = reference.attention(Q, K, V)
+    after = unmasked * causal
+    _, before = reference.attention(Q, K, V, causal)
+    assert (after.sum(axis=1)[:-1] < 1).all() and np.isclose(after[0].sum(), unmasked[0, 0])
+    assert np.allclose(after / after.sum(axis=1, keepdims=True), before)

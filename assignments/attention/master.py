@@ -1263,7 +1263,7 @@ if EJECUTAR_ABLACION:
 # manual: true
 
 # %% [markdown]
-# **Pregunta 6.** Sin ejecutar nada, predice qué les pasa a los pesos de atención si (a) sumas el mismo vector $c$ a todas las claves y (b) multiplicas todas las claves por 10. Justifica cada respuesta con la fórmula de las puntuaciones, y compruébalo después ejecutando `attention`.
+# **Pregunta 6.** Sin ejecutar nada, predice qué les pasa a los pesos de atención si (a) sumas el mismo vector $c$ a todas las claves, (b) multiplicas todas las claves por 10 y (c) aplicas la máscara causal *después* de la softmax, poniendo a 0 los pesos de las claves futuras en lugar de poner $-\infty$ en sus puntuaciones. Justifica cada respuesta con la fórmula, y compruébalo después ejecutando `attention`.
 
 # %% [raw]
 # # BEGIN PROMPT
@@ -1278,7 +1278,7 @@ if EJECUTAR_ABLACION:
 # # BEGIN SOLUTION
 
 # %% [markdown]
-# (a) No cambian. Las puntuaciones de la consulta $q$ pasan de $q \cdot k_j/\sqrt{d_k}$ a $(q \cdot k_j + q \cdot c)/\sqrt{d_k}$: se les suma la misma cantidad, $q \cdot c/\sqrt{d_k}$, a todas las de esa fila, y la softmax no cambia si se suma una constante a toda la fila (se cancela al dividir por la suma). (b) Se concentran: todas las puntuaciones se multiplican por 10, y la softmax amplifica las diferencias, así que el peso de la clave más parecida se acerca a 1 y el resto a 0. Es el mismo efecto que no dividir por $\sqrt{d_k}$ con $d_k$ grande (paso 4).
+# (a) No cambian. Las puntuaciones de la consulta $q$ pasan de $q \cdot k_j/\sqrt{d_k}$ a $(q \cdot k_j + q \cdot c)/\sqrt{d_k}$: se les suma la misma cantidad, $q \cdot c/\sqrt{d_k}$, a todas las de esa fila, y la softmax no cambia si se suma una constante a toda la fila (se cancela al dividir por la suma). (b) Se concentran: todas las puntuaciones se multiplican por 10, y la softmax amplifica las diferencias, así que el peso de la clave más parecida se acerca a 1 y el resto a 0. Es el mismo efecto que no dividir por $\sqrt{d_k}$ con $d_k$ grande (paso 4). (c) Las filas dejan de sumar 1: cada consulta conserva los pesos que la softmax dio a sus claves permitidas, calculados repartiendo 1 también entre las futuras, así que su suma es menor que 1 (en la primera fila, solo el peso de sí misma) y la salida encoge hacia 0, más cuanto antes está el token. Las proporciones entre las claves permitidas sí son las correctas: dividir cada fila por su nueva suma da exactamente los pesos de poner $-\infty$ antes de la softmax.
 
 # %% [raw]
 # # END SOLUTION
@@ -1292,7 +1292,7 @@ if EJECUTAR_ABLACION:
 # manual: true
 
 # %% [markdown]
-# **Pregunta 7.** Construye una cabeza en la que cada token atienda sobre todo a sí mismo: elige $W^Q$ y $W^K$ (puedes tomar $d_k = d_{\text{model}}$) y explica con la fórmula de las puntuaciones por qué funciona y cuándo no. ¿Qué pasa con dos tokens que tienen el mismo vector?
+# **Pregunta 7.** Construye una cabeza que atienda al token *anterior*. Toma como entradas solo las codificaciones posicionales, $x_i = PE(i)$ con $d_{\text{model}}$ par, y elige $W^Q$ y $W^K$ (con $d_k = d_{\text{model}}$) para que la mayor puntuación de la consulta $i$ sea la de la clave $i - 1$. Pista: el laboratorio comprueba que $PE(pos + k)$ es una rotación de $PE(pos)$, la misma en todas las posiciones. Explica con la fórmula de las puntuaciones por qué funciona, compruébalo con tu `attention` y tu `positional_encoding`, y di qué pasa con el primer token y qué cambia si a cada $x_i$ se le suma el *embedding* de su palabra.
 
 # %% [raw]
 # # BEGIN PROMPT
@@ -1307,7 +1307,7 @@ if EJECUTAR_ABLACION:
 # # BEGIN SOLUTION
 
 # %% [markdown]
-# Con $W^Q = W^K = \lambda I$, la puntuación entre los tokens $i$ y $j$ es $\lambda^2\, x_i \cdot x_j/\sqrt{d_k}$. Si todos los vectores tienen la misma norma (por ejemplo, tras una LayerNorm), la desigualdad de Cauchy-Schwarz da $x_i \cdot x_j \le x_i \cdot x_i$, con igualdad solo si $x_j = x_i$: la mayor puntuación de cada fila es la del propio token, y con $\lambda$ grande la softmax pone en ella casi todo el peso. Sin normas iguales no funciona: un token de norma mucho mayor puede ganar a todos (es el contraejemplo «$W_K = W_Q$» del explorador). Dos tokens con el mismo vector tienen puntuaciones iguales, así que cada uno reparte el peso a medias entre los dos: sin codificación posicional, la atención no puede distinguirlos.
+# Cada pareja de columnas de $PE(i)$ es $(\sin \omega p, \cos \omega p)$ con $p = i$; retroceder una posición es girar cada pareja un ángulo $-\omega$, así que existe una matriz ortogonal $R$ (diagonal por bloques de $2 \times 2$, un giro por frecuencia) con $PE(i - 1) = PE(i)\,R$ para todo $i$. Con $W^Q = \lambda R$ y $W^K = \lambda I$, la puntuación es $\lambda^2\, PE(i-1) \cdot PE(j)/\sqrt{d_k}$. Todas las filas de $PE$ tienen la misma norma, $\sqrt{d_{\text{model}}/2}$ (cada pareja aporta $\sin^2 + \cos^2 = 1$), así que por Cauchy-Schwarz la mayor puntuación de la fila $i$ es la de $j = i - 1$, la única posición cuyo vector coincide con $PE(i-1)$; con $\lambda$ grande la softmax pone ahí casi todo el peso. El primer token no tiene anterior: su puntuación mayor es la de la clave más parecida a $PE(-1)$, que es la suya, así que atiende sobre todo a sí mismo. La máscara causal permite $j = i - 1$, así que no estorba. Con *embeddings* sumados aparecen términos cruzados $e_i R \cdot e_j$ que pueden ganar a la posición: funciona si los *embeddings* son pequeños frente a $\lambda$ o viven en otras columnas, que es lo que un modelo entrenado aprende a hacer.
 
 # %% [raw]
 # # END SOLUTION
