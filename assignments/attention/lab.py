@@ -6,15 +6,8 @@ This file holds the lesson's experiments only; the course's shared runner (``lab
 finds the student's notebook, gets their four functions as *Restart & Run All* defines them
 (or the kernel's own, inside the notebook), runs these experiments and prints one JSON object:
 ``kind``, ``seed``, ``inputs``, ``result``, ``evidence`` and ``limitations``. The lab holds no
-solution: every number in ``evidence`` comes out of the student's code, but the ablation's.
-Each fact names the functions it needs, so a function that is not done yet costs only the
-facts that use it.
-
-The ablation's three facts (issue 33) need none: they are what ``ablacion.py`` measured on the
-kit's own tiny model, saved in ``ablacion_resultados.json`` beside this file (training them in
-every run of the lab, and of the grader, would cost a minute each), so that a challenge can
-cite how much √d_k, the positions and the residuals matter. ``tests/test_ablation.py`` checks
-that the saved numbers are the ones ``ablacion.py`` measures.
+solution: every number in ``evidence`` comes out of the student's code. Each fact names the
+functions it needs, so a function that is not done yet costs only the facts that use it.
 """
 
 import sys
@@ -30,13 +23,6 @@ except ModuleNotFoundError as exc:  # run by path from another folder: the runne
     import lab_runner
 
 from lab_runner import LabError, call, expect_shape, fact, max_abs, measurement, spanish, sum_abs
-
-try:  # imported as the lesson's module (attention.lab), or run from the student's folder
-    from . import ablacion
-except ImportError:
-    if str(_HERE) not in sys.path:
-        sys.path.insert(0, str(_HERE))
-    import ablacion
 
 np = lab_runner.np
 
@@ -70,9 +56,7 @@ WORKED_V = [[1.0, 2.0], [3.0, 4.0]]
 LIMITATIONS = (
     "No es producción: NumPy en CPU con float64, sin lotes (batch), sin tokenización, sin "
     "entrenamiento, sin KV-cache, sin atención eficiente ni cuantización, y sin las pruebas "
-    "de seguridad, observabilidad y operación que exige un sistema real. Solo los hechos "
-    "«ablacion_…» entrenan algo: un modelo diminuto del propio kit (no tus funciones), y sus "
-    "números son los que guardó ablacion.py con 3 semillas.",
+    "de seguridad, observabilidad y operación que exige un sistema real.",
     "Los pesos W_Q, W_K, W_V, W_O, W1 y W2 son aleatorios y no están entrenados: los patrones "
     "de atención no significan nada lingüístico.",
     "Los tamaños son de juguete (9 tokens, d_model = 8, 2 cabezas): el laboratorio no mide el "
@@ -104,7 +88,6 @@ GLOSSES = {
     "max_abs_variance_error": "mayor distancia entre la varianza de un token y 1",
     "max_abs_change_before_last": "mayor cambio en los tokens anteriores al último",
     "worked_example": "ejemplo trabajado del paso 3 del cuaderno",
-    **ablacion.GLOSSES,
 }
 
 
@@ -298,28 +281,6 @@ class Experiments:
             "output": output.tolist(),
             "causal_output_first_row": causal_output[0].tolist(),
         }
-
-ABLATION_RESULTS = _HERE / "ablacion_resultados.json"
-
-
-def _saved_ablation(ablation_id):
-    """``(holds, values)`` of one ablation as ablacion.py saved them."""
-    import json
-
-    try:
-        saved = json.loads(ABLATION_RESULTS.read_text("utf-8"))
-        (item,) = [e for e in saved["evidence"] if e["id"] == ablation_id]
-    except (OSError, ValueError, KeyError, TypeError):
-        raise LabError(f"falta {ABLATION_RESULTS.name} junto a lab.py, o está dañado: "
-                       "cópialo de la carpeta de la clase") from None
-    return bool(item["holds"]), item["values"]
-
-
-# The ablation's facts come last in the evidence, one per ablation of ablacion.py, in its order.
-for _ablation_id, _text, _, _ in ablacion.ABLATIONS:
-    setattr(Experiments, f"ablation_{_ablation_id}",
-            fact(f"ablacion_{_ablation_id}", _text, needs=[])(
-                lambda self, ablation_id=_ablation_id: _saved_ablation(ablation_id)))
 
 
 LAB = lab_runner.Lab(

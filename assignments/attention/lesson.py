@@ -13,10 +13,8 @@ from .locate import locate
 
 NAME = "attention"
 TITLE = "055 — Atención y arquitectura Transformer"
-# The ablation lab: the student runs it when they choose (python ablacion.py), never the grader;
-# lab.py cites what it measured, saved in ablacion_resultados.json (`python ablacion.py >
-# assignments/attention/ablacion_resultados.json` after changing it; test_ablation checks).
-STUDENT_FILES = ("ablacion.py", "ablacion_resultados.json")
+# The ablation lab: the student runs it when they choose (python ablacion.py), never the grader.
+STUDENT_FILES = ("ablacion.py",)
 REFERENCE = reference
 STAND_INS = stand_ins  # the reference, also for a stack of heads
 LAB = lab
