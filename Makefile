@@ -36,10 +36,15 @@ all: assign
 # Python, outside the zip.
 $(STAMP): requirements.txt Makefile
 	@echo "Setting up $(VENV): a virtual environment with the pinned requirements.txt (first run" \
-		"or after requirements.txt changed; a minute or more, pip's progress below)."
+		"or after requirements.txt changed). uv installs them when it can, pip otherwise."
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --progress-bar off -r requirements.txt
+	@# uv (pinned in requirements.txt) first, with pip; then everything else with uv, which
+	@# prints each step; if uv cannot be had or fails, pip installs all, with its own progress.
+	$(PY) -m pip install --quiet --disable-pip-version-check "$$(grep -m1 '^uv==' requirements.txt)" \
+		&& $(PY) -m uv pip install --python $(PY) -r requirements.txt \
+		|| { echo "uv was not available: installing with pip (a minute or more)."; \
+		     $(PY) -m pip install --quiet --upgrade pip && \
+		     $(PY) -m pip install --progress-bar off -r requirements.txt; }
 	$(PY) -c 'import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()["purelib"], "kit055.pth").write_text("$(CURDIR)\n$(CURDIR)/assignments\n$(CURDIR)/autograder\n")'
 	touch $(STAMP)
 
