@@ -50,7 +50,10 @@ def build_venv(home, requirements, pip):
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(home)], check=True)
     python = str(home / "bin" / "python")
     if importlib.util.find_spec("uv") is not None:
-        command = [sys.executable, "-m", "uv", "pip", "install", "--python", python]
+        # --compile-bytecode: these venvs run with PYTHONDONTWRITEBYTECODE, so without .pyc
+        # files every Otter run would compile its imports again.
+        command = [sys.executable, "-m", "uv", "pip", "install", "--compile-bytecode",
+                   "--python", python]
     else:
         command = pip + ["--python", python, "install"]
     done = subprocess.run(command + ["--quiet", *requirements],
