@@ -92,10 +92,6 @@ def _fails(call, inputs):
     return not all(agrees(got, want) for got, want in zip(parts, reference.attention(**inputs)))
 
 
-def _close(got, expected):
-    return bool(np.allclose(got, expected, atol=tolerances.ATOL, rtol=tolerances.RTOL))
-
-
 def _row_softmax_of(weights, scores):
     """True when ``weights`` is softmax(c·scores) along rows for one factor c (fitted on the
     row-centred logs, then checked entry by entry)."""
@@ -108,23 +104,23 @@ def _row_softmax_of(weights, scores):
     if norm == 0.0:
         return False
     factor = float((logs * centred).sum()) / norm
-    return _close(weights, reference.softmax(factor * scores, axis=-1))
+    return agrees(weights, reference.softmax(factor * scores, axis=-1))
 
 
-def _weights_step(probe, weights):
-    """Which step before the weights departs, measured on the moderate probe."""
+def _weights_step(probe, weights, expected):
+    """Which step before the weights departs, measured on the moderate probe (``expected``:
+    the reference's weights on it)."""
     Q, K = probe["Q"], probe["K"]
-    expected = reference.attention(**probe)[1]
     if weights.shape != expected.shape:
         return None  # shapes are said by the judge itself
     rows, columns = weights.sum(axis=-1), weights.sum(axis=0)
-    if not _close(rows, np.ones_like(rows)) or (weights < -tolerances.ATOL).any():
-        if _close(columns, np.ones_like(columns)) and (weights >= -tolerances.ATOL).all():
+    if not agrees(rows, np.ones_like(rows)) or (weights < -tolerances.ATOL).any():
+        if agrees(columns, np.ones_like(columns)) and (weights >= -tolerances.ATOL).all():
             return SOFTMAX_AXIS
-        if (rows > 0).all() and _close(weights / rows[:, None], expected):
+        if (rows > 0).all() and agrees(weights / rows[:, None], expected):
             return SOFTMAX_NORMALISATION
         return SOFTMAX
-    uniform = _close(weights, np.full_like(weights, 1 / weights.shape[-1]))
+    uniform = agrees(weights, np.full_like(weights, 1 / weights.shape[-1]))
     if not uniform and _row_softmax_of(weights, Q @ K.T):  # uniform: factor 0, no scale
         return SCALE
     if not uniform and Q.shape[0] == K.shape[0] and _row_softmax_of(weights, K @ Q.T):
@@ -145,7 +141,7 @@ def locate(inputs, call):
         return None
     expected_output, expected_weights = reference.attention(**probe)
     if not agrees(weights, expected_weights):
-        found = _weights_step(probe, weights)
+        found = _weights_step(probe, weights, expected_weights)
     elif not agrees(output, expected_output):
         found = WEIGHTS_TIMES_V
     else:  # right without the mask at moderate scores: the mask, or the scores' size
