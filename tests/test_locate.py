@@ -268,3 +268,67 @@ def test_a_scale_is_said_only_when_it_is_measured():
     assert found[0] == "attention.located_scores"
     assert locate.locate("attention", inputs, lambda probe: _parts(
         "attention", scale_by_dv(**probe)))[0] == "attention.located_scale"
+
+
+# --- positional_encoding: ω, then sines, cosines and rows -----------------------------------
+
+
+def _encoding(omega, angle_of=lambda pos, w: pos * w, sine=np.sin, cosine=np.cos):
+    def positional_encoding(n_positions, d_model):
+        w = omega(d_model)
+        angles = angle_of(np.arange(n_positions)[:, None].astype(float), w)
+        pe = np.zeros((n_positions, d_model))
+        pe[:, 0::2], pe[:, 1::2] = sine(angles), cosine(angles[:, : d_model // 2])
+        return pe, w
+    return positional_encoding
+
+
+def _omega(d_model):
+    return 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)
+
+
+def _row_zero_swapped(n_positions, d_model):
+    pe, omega = reference.positional_encoding(n_positions, d_model)
+    pe[0] = 1 - pe[0]  # (1, 0, 1, 0, …): both kinds of column depart, on that row only
+    return pe, omega
+
+
+@pytest.mark.parametrize("student, where", [
+    (_encoding(lambda d: np.maximum(_omega(d), 0.05)), "located_omega"),
+    (_encoding(lambda d: np.append(_omega(d)[:-1], _omega(d)[-2])), "located_omega"),
+    (_encoding(_omega, cosine=lambda a: np.cos(a + 0.5)), "located_cosines"),
+    (_encoding(_omega, sine=lambda a: 0.5 * np.sin(a)), "located_sines"),
+    (_encoding(_omega, angle_of=lambda pos, w: pos ** 1.5 * w), "located_angles"),
+    (_row_zero_swapped, "located_row_zero"),
+])
+def test_each_positional_encoding_bug_departs_at_one_place_on_every_failing_case(student,
+                                                                                 where):
+    for case in cases.cases_for("positional_encoding"):
+        inputs = case.inputs()
+        outcome = Outcome(parts=_parts("positional_encoding", student(**inputs)))
+        failures = judge("positional_encoding", inputs, outcome)
+        assert failures, case.name
+        # The control: without locating, the catalogue names nothing, only hints.
+        said = diagnose.diagnose("positional_encoding", inputs, outcome, failures,
+                                 reference_parts("positional_encoding", inputs))
+        assert all(f.details.get("kind") == "hint" for f in said), said
+        found = locate.locate("positional_encoding", inputs,
+                              lambda probe: _parts("positional_encoding", student(**probe)))
+        assert found[0] == f"positional_encoding.{where}", (case.name, found)
+        assert found[1].startswith("el fallo está en ") and found[1].endswith("(paso 7)")
+
+
+def test_a_correct_positional_encoding_is_located_nowhere_and_a_catalogued_one_is_named():
+    for case in cases.cases_for("positional_encoding"):
+        inputs = case.inputs()
+        assert locate.locate("positional_encoding", inputs, lambda probe: _parts(
+            "positional_encoding", reference.positional_encoding(**probe))) is None
+    # Multiplying by 10000^(2i/d) instead of dividing is catalogued: the findings name it,
+    # so the engine never asks where it departs.
+    inputs = cases.cases_for("positional_encoding")[0].inputs()
+    student = _encoding(lambda d: 1 / _omega(d))
+    outcome = Outcome(parts=_parts("positional_encoding", student(**inputs)))
+    said = diagnose.diagnose("positional_encoding", inputs, outcome,
+                             judge("positional_encoding", inputs, outcome),
+                             reference_parts("positional_encoding", inputs))
+    assert any(f.details.get("kind") != "hint" for f in said), said

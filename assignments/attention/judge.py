@@ -54,7 +54,8 @@ def allowances(function, inputs, expected):
             low, high = (run_in_process(Mutant.of(function, eps=eps), inputs, 1).parts[0]
                          for eps in tolerances.LAYER_NORM_EPS)
             centre, band = (low + high) / 2, np.abs(high - low) / 2
-        shares.append((centre, tolerances.ATOL + tolerances.RTOL * np.abs(part), band))
+        shares.append((centre, tolerances.atol(function, index) + tolerances.RTOL * np.abs(part),
+                       band))
     return shares
 
 

@@ -5,9 +5,10 @@ import numpy as np
 from . import tolerances
 
 
-def agrees(got, expected):
-    """True when ``got`` has ``expected``'s shape, is finite and is close to it everywhere."""
+def agrees(got, expected, atol=tolerances.ATOL):
+    """True when ``got`` has ``expected``'s shape, is finite and is close to it everywhere
+    (``atol``: ``tolerances.atol`` for a part compared relatively)."""
     got, expected = np.asarray(got, dtype=np.float64), np.asarray(expected, dtype=np.float64)
     if got.shape != expected.shape or not np.isfinite(got).all():
         return False
-    return bool(np.allclose(got, expected, atol=tolerances.ATOL, rtol=tolerances.RTOL))
+    return bool(np.allclose(got, expected, atol=atol, rtol=tolerances.RTOL))

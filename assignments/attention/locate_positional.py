@@ -1,0 +1,75 @@
+"""Where a ``positional_encoding`` that no catalogued mistake explains first departs, in the
+order of step 7's formula: the frequencies ω_i, then the sines of the even columns and the
+cosines of the odd ones, each rebuilt from the student's own ω (right by then), then the angles
+pos·ω_i row by row.
+
+The function has no other input than two sizes, so no probe is needed: its answer on the case
+is split into those parts and each is compared with what the formula gives. The messages name
+a part of the formula, never a value or an index that depends on the case.
+"""
+
+import numpy as np
+
+from reference import attention as reference
+
+from . import tolerances
+from .probe_compare import agrees
+
+OMEGA_ATOL = tolerances.atol("positional_encoding", 1)  # as the judge compares omega
+
+OMEGA = "positional_encoding.located_omega"
+SINES = "positional_encoding.located_sines"
+COSINES = "positional_encoding.located_cosines"
+ROW_ZERO = "positional_encoding.located_row_zero"
+ANGLES = "positional_encoding.located_angles"
+
+
+def _omega(omega, expected, pe_right):
+    # Where they part depends on the case's d_model, and one message is said for every failing
+    # case, so only "the first is already wrong" or "the first is right" is said.
+    where = ("tus frecuencias omega: la primera, ω_0 = 1, está bien, pero no todas las "
+             "siguientes son ω_i = 1/10000^(2i/d_model)")
+    if not agrees(omega[0], expected[0], OMEGA_ATOL):
+        where = ("tus frecuencias omega: ya la primera no es ω_0 = 1, y deberían ser "
+                 "ω_i = 1/10000^(2i/d_model)")
+    if pe_right:
+        where += "; pe, en cambio, está bien, así que devuelves otra omega que la que usas"
+    return OMEGA, f"el fallo está en {where} (paso 7)"
+
+
+def locate(inputs, call):
+    """``(finding id, Spanish message)`` for where ``positional_encoding`` departs on
+    ``inputs``, or None when its shapes are not the notebook's or nothing departs."""
+    parts = call(inputs)
+    if parts is None or len(parts) != 2:
+        return None
+    pe, omega = (np.asarray(part, dtype=np.float64) for part in parts)
+    expected_pe, expected_omega = reference.positional_encoding(**inputs)
+    if pe.shape != expected_pe.shape or omega.shape != expected_omega.shape:
+        return None  # the shape facts say it better
+    if not agrees(omega, expected_omega, OMEGA_ATOL):
+        return _omega(omega, expected_omega, agrees(pe, expected_pe))
+    if agrees(pe, expected_pe):
+        return None
+    angles = np.arange(pe.shape[0])[:, None] * omega
+    sines_right = agrees(pe[:, 0::2], np.sin(angles))
+    cosines_right = agrees(pe[:, 1::2], np.cos(angles[:, : pe.shape[1] // 2]))
+    if sines_right and not cosines_right:
+        return COSINES, (
+            "el fallo está en las columnas impares, los cosenos: tu omega es correcta y las "
+            "columnas pares son sin(pos·ω_i), pero las impares no son cos(pos·ω_i), con la "
+            "misma ω_i que el seno de su izquierda (paso 7)")
+    if cosines_right and not sines_right:
+        return SINES, (
+            "el fallo está en las columnas pares, los senos: tu omega es correcta y las "
+            "columnas impares son cos(pos·ω_i), pero las pares no son sin(pos·ω_i) (paso 7)")
+    if not agrees(pe[0], expected_pe[0]):
+        return ROW_ZERO, (
+            "el fallo está en la fila de la posición 0: tu omega es correcta, pero con pos = 0 "
+            "todos los ángulos valen 0, así que esa fila es (0, 1, 0, 1, …), un seno y un "
+            "coseno de 0 por pareja, y la tuya no lo es (paso 7)")
+    return ANGLES, (
+        "el fallo está en los ángulos pos·ω_i: tu omega es correcta y la fila de la posición 0 "
+        "también, pero alguna fila siguiente no es sin(pos·ω_i), cos(pos·ω_i), … con su "
+        "propia pos. Cada fila usa su posición, 0, 1, 2, …, multiplicada por cada frecuencia "
+        "(paso 7)")
