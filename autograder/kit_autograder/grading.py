@@ -13,6 +13,7 @@ sent something unreadable) fails with a Spanish reason and a flag for a person. 
 job says is trusted as code, as a path or as a score.
 """
 
+import dataclasses
 import inspect
 import json
 import re
@@ -165,6 +166,8 @@ class Grader:
         record.sandbox = {**sandbox.description, "ending": ending.reason,
                           "exit": ending.exit, "peak_mb": ending.peak_mb,
                           "cpu_seconds": ending.cpu_seconds, "seconds": ending.seconds}
+        if ending.reason in WHOLE_JOB_LIMITS:
+            _fail_closed(record, ending.reason)
         record.flags += self._flags(conversation, record, loaded)
         record.scores = self.scores(record)
         failed = record.cell_errors or any(not v.passed for v in record.verdicts)
@@ -421,6 +424,20 @@ class _Conversation:
 
         call.__name__ = name
         return call
+
+
+# Limits of the job's whole process tree. The poll sees them some time after they are crossed,
+# on a loaded machine after more or fewer cases were graded: keeping those cases would make the
+# score depend on the load (6 points on one run, 0 on the next). Every verdict fails closed.
+WHOLE_JOB_LIMITS = ("memory", "disk")
+
+
+def _fail_closed(record, reason):
+    """Every verdict of ``record`` unverified for ``reason``, and nothing diagnosed."""
+    record.verdicts = [v if v.unverified else dataclasses.replace(
+        v, passed=False, messages=[unverified_message(reason)], kinds=["unverified"],
+        misconceptions=[], findings=[], unverified=reason) for v in record.verdicts]
+    record.diagnoses = {}
 
 
 def _unverified(question, case, description, reason):
