@@ -12,6 +12,13 @@ from pathlib import Path
 
 import pytest
 
+ROOT_TESTS = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT_TESTS))
+from otter_paths import BLAS_THREADS  # noqa: E402  (before anything imports numpy)
+
+for _name, _value in BLAS_THREADS.items():
+    os.environ.setdefault(_name, _value)
+
 ROOT = Path(__file__).resolve().parent.parent
 # The kit, its engine, and the lessons' packages.
 for folder in (ROOT, ROOT / "autograder", ROOT / "assignments"):
@@ -24,23 +31,29 @@ TEST_SALT = "dGhlIGtpdCdzIHRlc3Qgc2FsdCwgbm90IGEgc2VjcmV0IQ=="
 
 
 @pytest.fixture(scope="session")
-def built_dist(tmp_path_factory):
-    """A fresh `make assign` output, built once per session with the tests' salt.
+def built_dist():
+    """A fresh `make assign` output, built once per run with the tests' salt, by whichever
+    xdist worker asks first (built_once): the build is the same bytes on every worker
+    (test_assign checks that builds repeat), and each took a quarter of a minute.
 
     Otter's own solution self-check is skipped here because the Otter-path tests grade the
     solution explicitly; the build is otherwise the one `make assign` runs.
     """
     from autograder.assign import build
 
-    previous = os.environ.get("KIT_GRADING_SALT")
-    os.environ["KIT_GRADING_SALT"] = TEST_SALT
-    try:
-        return build("attention", tmp_path_factory.mktemp("dist"), run_tests=False)
-    finally:
-        if previous is None:
-            del os.environ["KIT_GRADING_SALT"]
-        else:
-            os.environ["KIT_GRADING_SALT"] = previous
+    def with_test_salt(target):
+        previous = os.environ.get("KIT_GRADING_SALT")
+        os.environ["KIT_GRADING_SALT"] = TEST_SALT
+        try:
+            built = build("attention", target, run_tests=False)
+        finally:
+            if previous is None:
+                del os.environ["KIT_GRADING_SALT"]
+            else:
+                os.environ["KIT_GRADING_SALT"] = previous
+        assert Path(built) == target, built
+
+    return built_once("dist", with_test_salt, private=True)
 
 
 @pytest.fixture(scope="session")
@@ -79,11 +92,18 @@ def pytest_unconfigure(config):
         shutil.rmtree(os.environ.pop(SHARED), ignore_errors=True)
 
 
-def built_once(name, build):
-    """``SHARED/name``, made by ``build(path)`` by whichever worker asks first."""
+def built_once(name, build, private=False):
+    """``SHARED/name``, made by ``build(path)`` by whichever worker asks first. ``private``
+    puts it in a folder only its owner can enter: the sandbox lets its job users traverse the
+    folders above a venv's interpreter (host.make_traversable), and the shared venvs live in
+    SHARED, so anything secret beside them (a build, with its reference) must be a level down."""
     import fcntl
 
     root = Path(os.environ[SHARED])
+    if private:
+        root = root / "private"
+        root.mkdir(mode=0o700, exist_ok=True)
+        root.chmod(0o700)
     target, done = root / name, root / f"{name}.done"
     with open(root / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

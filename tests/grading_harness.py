@@ -22,12 +22,14 @@ from pathlib import Path
 
 import nbformat
 
+from otter_paths import BLAS_THREADS
+
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 UNPRIVILEGED_UID = 1000
 DOCKER_LIKE = ROOT / "tests" / "docker_like.py"
 ENVIRONMENT = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp",
-               "PYTHONDONTWRITEBYTECODE": "1"}
+               "PYTHONDONTWRITEBYTECODE": "1", **BLAS_THREADS}
 
 
 # --- submissions ----------------------------------------------------------------------------

@@ -26,6 +26,13 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+# One BLAS thread in every process the tests start, as the sandbox's jobs have
+# (sandbox/client.py). The lesson's matrices are tiny: a second OpenBLAS thread only spins, and
+# on 2 cores shared by 2 xdist workers it took CPU from the other (ablacion.py: 8.7 s of CPU for
+# 4.3 s with one thread, the same wall time and the same bytes). conftest.py sets it for the
+# workers themselves.
+BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
 MOUNT_POINT = Path("/autograder")
 BASE_PATH = "/usr/bin:/bin"
 # What a Gradescope submission's metadata looks like (abridged): JSON, unlike otter grade's.
@@ -86,7 +93,8 @@ def readme_install_line(readme):
 def clean_environment(home, bin_dirs=()):
     """A process environment with no trace of the repo or of the test session."""
     environment = {"PATH": os.pathsep.join([*map(str, bin_dirs), BASE_PATH]),
-                   "LANG": "C.UTF-8", "HOME": str(home), "PYTHONDONTWRITEBYTECODE": "1"}
+                   "LANG": "C.UTF-8", "HOME": str(home), "PYTHONDONTWRITEBYTECODE": "1",
+                   **BLAS_THREADS}
     if "KIT_SANDBOX_LABEL" in os.environ:
         environment["KIT_SANDBOX_LABEL"] = os.environ["KIT_SANDBOX_LABEL"]
     return environment

@@ -57,6 +57,12 @@ class CellRunner:
         self._stack.enter_context(np.printoptions())  # a cell's set_printoptions stays inside
         self._stack.enter_context(matplotlib.rc_context())
         self._stack.enter_context(contextlib.chdir(self.folder))
+        # Garbage of earlier work (a kernel client's sockets) warns now, not in a cell; then
+        # what is left is frozen, so that the collection before each cell scans only what the
+        # cells made (a full one over the build's, or a test session's, heap took 0.09 s a cell).
+        gc.collect()
+        gc.freeze()
+        self._stack.callback(gc.unfreeze)
         shown = plt.show
         plt.show = self._show
         self._stack.callback(setattr, plt, "show", shown)
@@ -74,7 +80,7 @@ class CellRunner:
         tree = ast.parse(source)
         last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
         errors = io.StringIO()
-        gc.collect()  # garbage of earlier work (a kernel client's sockets) warns now, not in the cell
+        gc.collect()  # garbage of the earlier cells warns now, not in this one
         try:
             with contextlib.redirect_stdout(self._printed), contextlib.redirect_stderr(errors), \
                     warnings.catch_warnings(record=True) as caught:
