@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "examples" / "attention"
 
-# Eight written answers, Markdown as students write it, one with HTML that must stay text.
+# Nine written answers, Markdown as students write it, one with HTML that must stay text.
 ANSWERS = {
     "buena": [
         "La **atención** es una media ponderada de los valores; los pesos salen de la softmax "
@@ -29,6 +29,7 @@ ANSWERS = {
         "(a) No cambian: a cada fila se le suma q·c/√d_k. (b) Se concentran en la clave mayor.",
         "Con $W^Q = W^K = \\lambda I$ y normas iguales, la propia puntuación es la mayor.",
         "Q, K y V se permutan con X, las puntuaciones pasan a $PSP^\\top$ y $P^\\top P = I$.",
+        "Sin √d_k el orden de las puntuaciones no cambia; la ablación mide la pérdida, mayor sin ella.",
     ],
     "floja": [
         "Es lo que usa GPT.",
@@ -40,6 +41,7 @@ ANSWERS = {
         "Cambian.",
         "No sé.",
         "Es obvio.",
+        "Porque la escala no sirve.",
     ],
 }
 

@@ -34,9 +34,9 @@ pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
 # Words of each answer that survive its rendering (the page shows Markdown as HTML).
 GOOD = ["media ponderada", "misma secuencia", "mismas entradas", "peso futuro es 0",
         "ninguna clave permitida", "No cambian: a cada fila", "normas iguales",
-        "se permutan con X"]
+        "se permutan con X", "el orden de las puntuaciones no cambia"]
 WEAK = ["usa GPT", "cosas del Transformer", "Los resultados", "No sé", "Probar con", "Cambian.",
-        "Es obvio"]
+        "Es obvio", "la escala no sirve"]
 
 
 def grade(download: Path, out: Path, autograder_zip):
@@ -117,15 +117,15 @@ def test_moodle_download_to_worksheet_and_feedback_zip(tmp_path, autograder_zip)
 
     grade_every_answer_on_the_page(out, ARTIFACTS / "review" / "review_moodle.png")
     rows = rebuild(out, autograder_zip)
-    # Out of 41: 20 automatic, 16 for the questions, 5 for the challenge's texts. A stub or a
+    # Out of 43: 20 automatic, 18 for the questions, 5 for the challenge's texts. A stub or a
     # partial notebook has the template's texts (None): the person gives them 0.
-    # A weak answer gets 1 of 2: Ana Martín (3000001) is 8 automatic + 8 of 16 written.
-    expected_final = {"1234567": 41, "2000001": 41, "3000001": 16, "3000002": 41, "5000001": 8,
-                      "6000001": 0, "8000001": 41}
+    # A weak answer gets 1 of 2: Ana Martín (3000001) is 8 automatic + 9 of 18 written.
+    expected_final = {"1234567": 43, "2000001": 43, "3000001": 17, "3000002": 43, "5000001": 9,
+                      "6000001": 0, "8000001": 43}
     assert {row["student_id"]: float(row["final_points"]) for row in rows.values()
             if row["student_id"]} == expected_final
     feedback = (out / "feedback" / f"{rows_stem(out, garcia)}.md").read_text("utf-8")
-    assert "**Respuestas escritas: 21 / 21**" in feedback and "**Nota total: 41 / 41**" in feedback
+    assert "**Respuestas escritas: 23 / 23**" in feedback and "**Nota total: 43 / 43**" in feedback
     assert "cita la fórmula de la softmax." in feedback
     report = (out / "report.html").read_text("utf-8")
     assert 'id="escritas"' in report and 'id="escrita-q5"' in report
@@ -141,13 +141,13 @@ def test_moodle_download_to_worksheet_and_feedback_zip(tmp_path, autograder_zip)
     keep("moodle_worksheet_after.csv", after)
     sheet = list(csv.reader(io.StringIO(after.decode("utf-8"), newline=""), delimiter=";"))
     grades = {row[0]: row[4] for row in sheet[1:]}
-    # Rescaled to the worksheet's maximum, 10: 16 / 41 -> 3,90; 8 / 41 -> 1,95.
+    # Rescaled to the worksheet's maximum, 10: 17 / 43 -> 3,95; 9 / 43 -> 2,09.
     assert grades == {"Participante1234567": "10,00", "Participante2000001": "10,00",
-                      "Participante3000001": "3,90", "Participante3000002": "10,00",
-                      "Participante4000001": "", "Participante5000001": "1,95",
+                      "Participante3000001": "3,95", "Participante3000002": "10,00",
+                      "Participante4000001": "", "Participante5000001": "2,09",
                       "Participante6000001": "0,00", "Participante7000001": ""}
     comments = {row[0]: row[9] for row in sheet[1:]}
-    assert comments["Participante3000001"].startswith("Nota: 16 / 41 (parte automática: 8;")
+    assert comments["Participante3000001"].startswith("Nota: 17 / 43 (parte automática: 8;")
     with zipfile.ZipFile(out / "export" / export_module.MOODLE_ZIP) as zf:
         folders = sorted(name.split("/")[0] for name in zf.namelist())
         page = zf.read(f"Ana Martín_3000001_assignsubmission_file/"
@@ -156,7 +156,7 @@ def test_moodle_download_to_worksheet_and_feedback_zip(tmp_path, autograder_zip)
     assert folders == sorted(f"{who.replace(chr(39), '')}_{number}_assignsubmission_file"
                              for number, who, _ in fx.MOODLE_STUDENTS
                              if number not in ("4000001", "7000001"))
-    assert "Respuestas escritas: 8 / 21" in page
+    assert "Respuestas escritas: 9 / 23" in page
     report = (out / "export" / export_module.REPORT).read_text("utf-8")
     keep("moodle_export_report.txt", report.encode("utf-8"))
     assert "Participante 7000001 Pedro Sin Entrega" in report
@@ -187,9 +187,9 @@ def test_canvas_download_to_gradebook(tmp_path, autograder_zip):
         csv.writer(f, delimiter=";").writerows(table)
     rows = rebuild(out, autograder_zip)
     finals = {row["student_id"]: row["final_points"] for row in rows.values() if row["student_id"]}
-    # Out of 41 (20 + 16 + 5); 101's q1 regraded to 1,5.
-    assert finals == {"101": "40.5", "102": "24.0", "103": "41.0", "104": "16.0",
-                      "106": "33.0", "999": "41.0"}
+    # Out of 43 (20 + 18 + 5); 101's q1 regraded to 1,5.
+    assert finals == {"101": "42.5", "102": "26.0", "103": "43.0", "104": "17.0",
+                      "106": "34.0", "999": "43.0"}
 
     gradebook = tmp_path / "2026-11-30T1200_Notas-IA.csv"
     before = fx.canvas_gradebook()
@@ -203,10 +203,10 @@ def test_canvas_download_to_gradebook(tmp_path, autograder_zip):
     keep("canvas_gradebook_after.csv", after)
     sheet = list(csv.reader(io.StringIO(after.decode("utf-8"), newline="")))
     column = sheet[0].index(fx.CANVAS_COLUMN)
-    # Rescaled to the column's «Points Possible», 30: 40,5 / 41 -> 29,63; 24 -> 17,56; ...
+    # Rescaled to the column's «Points Possible», 30: 42,5 / 43 -> 29,65; 26 -> 18,14; ...
     assert {row[1]: row[column] for row in sheet[2:]} == {
-        "101": "29.63", "102": "17.56", "103": "30.00", "104": "11.71", "105": "",
-        "106": "24.15", "107": "", "999999": ""}
+        "101": "29.65", "102": "18.14", "103": "30.00", "104": "11.86", "105": "",
+        "106": "23.72", "107": "", "999999": ""}
     report = (out / "export" / export_module.REPORT).read_text("utf-8")
     keep("canvas_export_report.txt", report.encode("utf-8"))
     assert "ID 105 Fernández, Lucía: solo entregó texto en línea" in report

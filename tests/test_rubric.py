@@ -15,7 +15,7 @@ from kit_autograder.build.rubric import load_rubric, question_points
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSESSMENT = (ROOT / "assessment.md").read_text(encoding="utf-8")
-WRITTEN = ("q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8")
+WRITTEN = ("q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8", "q9")
 
 
 def section(title: str) -> str:

@@ -26,7 +26,7 @@ def raw(data: bytes):
 
 
 def test_the_rubric_gives_eight_written_questions_and_five_challenge_texts_with_their_levels():
-    assert NOTEBOOK_NAMES == ["q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8"]
+    assert NOTEBOOK_NAMES == ["q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8", "q9"]
     assert {q.name: q.text_field for q in ALL_QUESTIONS if q.text_field} == {
         "reto_supuesto": "assumption", "reto_medicion": "measurement",
         "reto_conclusion": "conclusion", "reto_limitacion": "limitation", "reto_riesgo": "risk"}
@@ -73,7 +73,7 @@ def test_a_notebook_with_other_markers_gives_no_answer_and_says_why():
     notebook["cells"] = [c for c in notebook["cells"]
                          if "BEGIN QUESTION" not in "".join(c["source"])][:10]
     found, problem = answers.extract(notebook, NAMES)
-    assert "8 preguntas escritas" in problem
+    assert "9 preguntas escritas" in problem
     assert {a["state"] for a in found.values()} == {answers.MISSING}
 
 
@@ -112,7 +112,7 @@ def test_scores_from_a_spanish_spreadsheet_semicolons_and_decimal_commas(tmp_pat
                       + "b.ipynb;Bea;2;;;;;;;;;;\r\n").encode("utf-8"))
     sheet = scores.ScoreSheet.read(path, QUESTIONS)
     marks = sheet.marks_for("a.ipynb")
-    assert [m.points for m in marks.marks] == [1.5, 2.0, None, None, 0.0, None, None, None]
+    assert [m.points for m in marks.marks] == [1.5, 2.0, None, None, 0.0, None, None, None, None]
     assert marks.marks[0].comment == "bien" and not marks.complete and marks.graded == 3
     assert sheet.marks_for("b.ipynb").graded == 0
     # The page writes it back in the spreadsheet's own dialect.
@@ -236,15 +236,15 @@ def test_final_grades_keep_otters_columns_and_add_identity_written_and_final_poi
          "percent_correct": 0.0, "grading_status": "Completed", "flags": ""}])
     otter = list(frame.columns)
     path = tmp_path / scores.SCORES
-    # a: the eight questions (9 of 16) and the challenge's five texts (4,5 of 5); b: one answer.
+    # a: the nine questions (11 of 18) and the challenge's five texts (4,5 of 5); b: one answer.
     challenge = ",1,,1,,0.5,,1,,1,"
     path.write_text(",".join(scores.header(ALL_QUESTIONS)) + "\n"
-                    "a.ipynb,,,2,,1,,2,,1,,0,,2,,1,,0," + challenge + "\nb.ipynb,,,1,,,,,,,,,\n", "utf-8")
+                    "a.ipynb,,,2,,1,,2,,1,,0,,2,,1,,0,,2," + challenge + "\nb.ipynb,,,1,,,,,,,,,\n", "utf-8")
     written = merge.Written(tmp_path, "attention")
     out = merge.extend_final_grades(frame, {"a.ipynb": ("Ana", "1"), "b.ipynb": ("Bea", "2")},
                                     written)
     assert list(out.columns) == otter + ["student_name", "student_id"] + ALL_NAMES + ["final_points"]
-    assert list(out["final_points"]) == [41.0, 30.5, ""]
+    assert list(out["final_points"]) == [43.0, 32.5, ""]
     assert list(out["q1"]) == [2.0, 2.0, 1.0] and list(out["q2"]) == [2.0, 1.0, ""]
     assert list(out["student_name"]) == ["", "Ana", "Bea"]
 
@@ -284,7 +284,7 @@ def test_the_feedback_says_which_written_answers_were_left_empty():
     two_empty = [answered[0], "", answered[2], "   ", *answered[4:]]
     assert answers.empty_numbers(fx.with_answers(fx.demo("correcta.ipynb"), answered)) == []
     assert answers.empty_numbers(fx.with_answers(fx.demo("correcta.ipynb"), two_empty)) == [2, 4]
-    assert answers.empty_numbers(fx.demo("sin_hacer.ipynb")) == [1, 2, 3, 4, 5, 6, 7, 8]  # placeholders
+    assert answers.empty_numbers(fx.demo("sin_hacer.ipynb")) == [1, 2, 3, 4, 5, 6, 7, 8, 9]  # placeholders
     assert answers.empty_numbers(b"not json") == []
     record = Record(file="a.ipynb", stem="a", scores={"attention": [4.0, 5.0]},
                     empty_answers=[2, 4])

@@ -68,7 +68,7 @@
 # ```
 
 # %% [markdown] tags=["graded-only"]
-# **Qué tienes que hacer.** Implementa cuatro funciones: `attention` (paso 3), `multihead` (paso 6), `positional_encoding` (paso 7) y `transformer_block` (paso 8). Cada una vive sola en su celda y empieza lanzando `NotImplementedError`: sustituye esa línea por tu código, **sin cambiar el nombre, los parámetros ni lo que devuelve**. `softmax`, `layer_norm` e `init_multihead` ya vienen hechas. El paso 9 ejecuta tus funciones con los pesos de un Transformer ya entrenado. Después vienen el laboratorio, ocho preguntas, el reto verificable y la entrega.
+# **Qué tienes que hacer.** Implementa cuatro funciones: `attention` (paso 3), `multihead` (paso 6), `positional_encoding` (paso 7) y `transformer_block` (paso 8). Cada una vive sola en su celda y empieza lanzando `NotImplementedError`: sustituye esa línea por tu código, **sin cambiar el nombre, los parámetros ni lo que devuelve**. `softmax`, `layer_norm` e `init_multihead` ya vienen hechas. El paso 9 ejecuta tus funciones con los pesos de un Transformer ya entrenado. Después vienen el laboratorio, nueve preguntas, el reto verificable y la entrega.
 #
 # **Cómo se evalúa.** Después de cada función hay una celda `grader.check(...)` con pruebas públicas: comprueban propiedades (formas, filas que suman 1, la máscara causal, el ejemplo trabajado del paso 3, la base 10000 de la codificación posicional, el modelo entrenado del paso 9), no la respuesta. Al entregar, unas pruebas ocultas comparan cada función con una solución de referencia sobre entradas que no ves, y cada función se evalúa por separado: un error en `attention` no te quita puntos en `multihead`. Que pasen las pruebas públicas **no** garantiza que pasen las ocultas.
 #
@@ -1337,6 +1337,35 @@ if EJECUTAR_ABLACION:
 
 # %% [markdown]
 # Con $X' = PX$: $Q' = PQ$, $K' = PK$ y $V' = PV$. Las puntuaciones son $Q'K'^\top/\sqrt{d_k} = P\,(QK^\top/\sqrt{d_k})\,P^\top$: las mismas, con filas y columnas permutadas igual. La softmax por filas conmuta con eso: permutar las filas solo las reordena, y permutar las columnas de una fila solo reordena sus términos, que suman lo mismo; así que los pesos son $A' = P A P^\top$. La salida es $A'V' = P A P^\top P V = P\,(A V)$, porque $P^\top P = I$. Con la máscara causal, las puntuaciones son $P S P^\top + M$ y no $P\,(S + M)\,P^\top$: la máscara $M$ no se permuta con los tokens (sigue siendo triangular), y ese paso falla.
+
+# %% [raw]
+# # END SOLUTION
+
+# %% [raw]
+# # END QUESTION
+
+# %% [raw]
+# # BEGIN QUESTION
+# name: q9
+# manual: true
+
+# %% [markdown]
+# **Pregunta 9.** El modelo entrenado del paso 9 acierta casi siempre aunque quites la escala $1/\sqrt{d_k}$ de tu `attention`. ¿Por qué eso no demuestra que la escala sobre? Ejecuta el laboratorio de ablación (`python ablacion.py`) y explica qué mide en cambio la ablación `sin_escala_raiz_dk`, citando sus números.
+
+# %% [raw]
+# # BEGIN PROMPT
+
+# %% [markdown]
+# _Escribe aquí tu respuesta._
+
+# %% [raw]
+# # END PROMPT
+
+# %% [raw]
+# # BEGIN SOLUTION
+
+# %% [markdown]
+# Quitar la escala multiplica todas las puntuaciones de una fila por el mismo número positivo, $\sqrt{d_k}$: su orden no cambia, así que la clave con más peso sigue siendo la misma y la softmax solo se afila. Las cabezas del modelo entrenado ya son casi duras (casi todo el peso de cada consulta va a una clave), así que afilarlas más no cambia qué clave eligen ni la predicción. Acertar con pesos ya entrenados es, por eso, una condición necesaria, no suficiente: no dice nada de lo que la escala hace **al entrenar**. Eso es lo que mide la ablación: entrena el mismo modelo con $d_k = 64$ desde los mismos pesos iniciales, con y sin la escala, con tres semillas. Sin ella, el mayor peso medio antes de entrenar (`initial_max_weight_without`) es mayor que con ella en las tres semillas, porque la softmax empieza saturada; y tras los mismos pasos la pérdida en secuencias nuevas (`held_out_loss_without`) es mayor en las tres. La respuesta cita los valores que imprime su propia ejecución, semilla a semilla, y dice que la diferencia supera la variación entre semillas; su límite es el del laboratorio: un modelo diminuto, entrenado con SGD y pocos pasos.
 
 # %% [raw]
 # # END SOLUTION
