@@ -863,6 +863,17 @@ def run_cli(argv, in_process=False) -> CliRun:
     return CliRun(code, out.getvalue(), err.getvalue())
 
 
+def save_and_validate(result, path="resultado.json") -> int:
+    """The notebook's «Guarda y valida» cell: ``result`` written to ``path``, then
+    ``run_in_notebook(path)``. Under lab.py, which runs the notebook from a terminal, nothing is
+    written: running the lab leaves the student's folder as it was."""
+    if running_a_notebook():
+        return 0
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(result, f, ensure_ascii=False, indent=2, sort_keys=True)
+    return run_in_notebook(path, sys._getframe(1).f_globals)
+
+
 def run_in_notebook(path="resultado.json", namespace=None) -> int:
     """For the notebook: ``python extension.py PATH``, printed alike, with the lab run on the
     kernel's own functions (the caller's globals) instead of the saved file."""

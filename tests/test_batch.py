@@ -128,8 +128,8 @@ def test_the_demo_gets_the_scores_the_readme_promises(zoo):
     assert 0 < partial["multihead"] < 3 and 0 < partial["positional_encoding"] < 3
     assert sum(scores(rows["sin_hacer.ipynb"]).values()) == 0
     # The untouched notebook's written answers are still the placeholder: it says so.
-    assert records["sin_hacer.ipynb"].empty_answers == [1, 2, 3, 4, 5, 6, 7, 8]
-    assert "Tus respuestas escritas 1, 2, 3, 4, 5, 6, 7 y 8 están vacías" in feedback(out, "sin_hacer.ipynb")
+    assert records["sin_hacer.ipynb"].empty_answers == [1, 2, 3, 4, 5, 6, 7, 8, 9]
+    assert "Tus respuestas escritas 1, 2, 3, 4, 5, 6, 7, 8 y 9 están vacías" in feedback(out, "sin_hacer.ipynb")
 
 
 def test_what_the_notebook_printed_names_the_file_the_student_uploaded(zoo):

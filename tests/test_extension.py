@@ -464,6 +464,19 @@ def test_missing_jsonschema_is_named_in_spanish_without_a_traceback(tmp_path):
 # -- inside the notebook: the kernel's own functions, not the saved file (issue 20) ---------
 
 
+def test_the_save_and_validate_cell_writes_the_result_then_validates_it(good, folder, capsys,
+                                                                       monkeypatch):
+    import extension
+    from reference import attention as reference
+
+    kernel = {name: getattr(reference, name) for name in GRADED}
+    monkeypatch.chdir(folder)
+    assert eval("extension.save_and_validate(good, 'resultado.json')",
+                {**kernel, "extension": extension, "good": good}) == 0
+    assert json.loads((folder / "resultado.json").read_text("utf-8")) == good
+    assert "5 de 5 criterios se cumplen." in capsys.readouterr().out
+
+
 def test_in_the_notebook_the_validator_reruns_the_lab_on_the_kernels_functions(good, folder, capsys):
     import extension
     from reference import attention as reference

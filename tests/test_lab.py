@@ -364,12 +364,14 @@ def test_built_student_notebook_is_reported_as_stubs_and_solution_runs(built_dis
     student = run_lab("--notebook", built_dist / "student" / NOTEBOOK_NAME)
     assert student.returncode == 1
     assert "todavía no está implementada" in student.stderr.decode()
-    # A copy: running the notebook runs its «Guarda y valida» cell, which writes resultado.json
-    # beside it, and the build is shared by every worker of the run.
     folder = shutil.copytree(built_dist / "solution", tmp_path / "solution")
+    before = sorted(p.name for p in folder.iterdir())
     solution = run_lab("--notebook", folder / SOLUTION_NAME)
     assert solution.returncode == 0, solution.stderr.decode()
     assert json.loads(solution.stdout)["result"]["failed_checks"] == []
+    # Its «Guarda y valida» cell ran too, and wrote nothing: the lab leaves the folder as it was
+    # (it used to write resultado.json beside the notebook).
+    assert sorted(p.name for p in folder.iterdir()) == before
 
 
 # -- the saturation facts say no more than they check (issue 13) ---------------------------
