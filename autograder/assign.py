@@ -115,6 +115,19 @@ def lay_out_student_files(sources: LessonSources, lesson, rubric, folder: Path):
         lesson.write_student_files(folder)
 
 
+def check_copied_files(sources: LessonSources, lesson):
+    """The files the student folder copies as they are (``student_files``), checked for the
+    reference before anything is built: a lesson that ships its reference is refused in a
+    second rather than after Otter's whole build. The built folder is checked again at the
+    end, with what the build wrote into it."""
+    with tempfile.TemporaryDirectory(prefix="kit-copied-") as work:
+        folder = Path(work) / "student"
+        folder.mkdir()
+        for source, name in student_files(sources, lesson):
+            shutil.copy(source, folder / name)
+        check_student_folder(folder, lesson, salt="")
+
+
 def guide_text(sources: LessonSources, lesson, rubric) -> str:
     """assessment.md as students get it: the lesson's guide and the points table of its rubric."""
     guide = sources.guide(lesson)
@@ -269,6 +282,7 @@ def build(lesson: str = DEFAULT_LESSON, dist=None, run_tests: bool = True, root:
     rubric = load_rubric(sources.rubric)
     check_matches(rubric, lesson_module.questions(module), manual_questions(sources.master),
                   sources.name)
+    check_copied_files(sources, module)
     master_nb = stage_build(sources, module, rubric, dist / "otter")
     otter_out = dist / "build"
     run_otter_assign(master_nb, otter_out, run_tests)
