@@ -22,6 +22,10 @@ from .probe_compare import agrees
 # something; and scores of 8 are far from uniform weights, so a wrong factor still shows.
 MODERATE_SCORE = 8.0
 
+# The mask is probed where every score is this small: −10 in place of −∞ then leaves a
+# forbidden key a weight of about e^-11 of the row, far above the masked-weight tolerance.
+SMALL_SCORE = 1.0
+
 MASK = ("attention.located_mask",
         "la máscara: sin máscara tu atención coincide con la correcta, y con ella no. Pon −∞ "
         "en las puntuaciones donde la máscara vale False antes de la softmax, para que esas "
@@ -53,6 +57,18 @@ SCORES_TRANSPOSED = ("attention.located_scores_transposed",
                      "las puntuaciones: tus pesos son la softmax de K·Qᵀ, una fila por clave; "
                      "deben ser Q·Kᵀ, una fila por consulta y una columna por clave "
                      "(paso 3, punto 1)")
+NO_EXPONENTIAL = ("attention.located_no_exponential",
+                  "la exponencial de la softmax: tus pesos son las puntuaciones divididas por la "
+                  "suma de su fila, sin exponenciar. La softmax de una fila es e^(s_j) / Σ_k "
+                  "e^(s_k): exponencia las puntuaciones antes de dividir (paso 3, punto 3)")
+SCORES_AS_WEIGHTS = ("attention.located_scores_as_weights",
+                     "lo que devuelves como pesos: tu salida es la correcta, pero los pesos que "
+                     "devuelves son las puntuaciones Q·Kᵀ/√d_k, de antes de la softmax. Devuelve "
+                     "la matriz de la softmax, la misma que multiplicas por V (paso 3)")
+DROPOUT = ("attention.located_dropout",
+           "lo que haces con los pesos después de la softmax: cada uno de tus pesos es 0 o el "
+           "correcto multiplicado por un mismo número, {factor}, que es lo que hace el dropout. "
+           "Al evaluar no hay dropout (solo se usa al entrenar): quítalo (paso 3, punto 3)")
 SCORES = ("attention.located_scores",
           "las puntuaciones: cada fila de tus pesos suma 1, pero no es la softmax de Q·Kᵀ por "
           "ningún factor. Revisa el producto escalar de cada consulta con cada clave, y que "
@@ -73,12 +89,27 @@ def _moderate(inputs):
     return dict(Q=Q, K=K, V=V, mask=inputs.get("mask")), large
 
 
-def _departs(call, probe):
+def _small(probe):
+    """``probe`` with scores of at most SMALL_SCORE: a mask that puts a finite number, not −∞,
+    on forbidden keys then leaves them a weight far above the tolerance."""
+    Q, K = probe["Q"], probe["K"]
+    largest = np.abs(Q @ K.T).max() / np.sqrt(K.shape[-1])
+    return dict(probe, Q=Q * (SMALL_SCORE / largest)) if largest > SMALL_SCORE else probe
+
+
+def _departs(call, probe, leaks_count=False):
     """True or False against the reference on ``probe``; None when the student's raised or
-    gave NaN or infinities (the judge's own words on non-finite values speak then)."""
+    gave NaN or infinities (the judge's own words on non-finite values speak then). With
+    ``leaks_count``, any weight on a key the mask forbids departs, however small, as the
+    judge counts it."""
     parts = call(probe)
     if parts is None or len(parts) != 2 or not all(np.isfinite(p).all() for p in parts):
         return None
+    weights, mask = np.asarray(parts[1]), probe.get("mask")
+    if (leaks_count and mask is not None and weights.shape == np.shape(mask)
+            and (np.abs(weights[~np.asarray(mask, dtype=bool)])
+                 > tolerances.MASKED_WEIGHT_ATOL).any()):
+        return True
     expected = reference.attention(**probe)
     return not all(agrees(got, want) for got, want in zip(parts, expected))
 
@@ -105,6 +136,56 @@ def _row_softmax_of(weights, scores):
         return False
     factor = float((logs * centred).sum()) / norm
     return agrees(weights, reference.softmax(factor * scores, axis=-1))
+
+
+def _dropout_factor(weights, expected):
+    """The one factor c > 1 with every weight 0 or c times the right one, some of each (the
+    inverted dropout of training code), else None."""
+    dropped = np.abs(weights) <= tolerances.ATOL * 1e-3
+    kept = ~dropped & (expected > tolerances.ATOL)
+    if not dropped.any() or kept.sum() < 2 or (dropped & (expected <= tolerances.ATOL)).all():
+        return None
+    factor = float(np.median(weights[kept] / expected[kept]))
+    if factor <= 1 + tolerances.RTOL or not agrees(weights, np.where(dropped, 0.0,
+                                                                      factor * expected)):
+        return None
+    return factor
+
+
+def _positive(probe):
+    """``probe`` with every score positive (Q and K taken entry by entry in absolute value):
+    the row sums of the scores are then far from 0, so a softmax without its exponential
+    gives finite weights that can be recognised."""
+    return dict(probe, Q=np.abs(probe["Q"]), K=np.abs(probe["K"]))
+
+
+def _without_exponential(call, probe):
+    """True when, on a probe with positive scores, the student's weights are the scores
+    divided by their row sums: a softmax without its exponential."""
+    positive = _positive(probe)
+    parts = call(positive)
+    if parts is None or len(parts) != 2:
+        return False
+    scores = positive["Q"] @ positive["K"].T / np.sqrt(positive["K"].shape[-1])
+    sums = scores.sum(axis=-1, keepdims=True)
+    return bool((sums > tolerances.ATOL).all() and agrees(parts[1], scores / sums))
+
+
+def _measured_form(call, probe, output, weights, expected_output, expected_weights):
+    """A whole wrong form of the softmax that a probe measures exactly, or None."""
+    Q, K = probe["Q"], probe["K"]
+    scores = Q @ K.T / np.sqrt(K.shape[-1])
+    if weights.shape != scores.shape:
+        return None
+    if agrees(output, expected_output) and agrees(weights, scores):
+        return SCORES_AS_WEIGHTS
+    if _without_exponential(call, probe):
+        return NO_EXPONENTIAL
+    factor = _dropout_factor(weights, expected_weights)
+    if factor is not None:
+        finding_id, where = DROPOUT
+        return finding_id, where.format(factor=f"{factor:.2f}".replace(".", ","))
+    return None
 
 
 def _weights_step(probe, weights, expected):
@@ -138,14 +219,19 @@ def locate(inputs, call):
         return None
     output, weights = (np.asarray(part, dtype=np.float64) for part in parts)
     if not (np.isfinite(output).all() and np.isfinite(weights).all()):
-        return None
+        # Dividing by row sums that the mean-centred keys bring to 0 gives infinities.
+        found = NO_EXPONENTIAL if _without_exponential(call, probe) else None
+        return None if found is None else (found[0], f"el fallo está en {found[1]}")
     expected_output, expected_weights = reference.attention(**probe)
     if not agrees(weights, expected_weights):
-        found = _weights_step(probe, weights, expected_weights)
+        found = (_measured_form(call, probe, output, weights, expected_output,
+                                expected_weights)
+                 or _weights_step(probe, weights, expected_weights))
     elif not agrees(output, expected_output):
         found = WEIGHTS_TIMES_V
     else:  # right without the mask at moderate scores: the mask, or the scores' size
-        masked = _departs(call, moderate) if moderate["mask"] is not None else False
+        masked = (_departs(call, _small(moderate), leaks_count=True)
+                  if moderate["mask"] is not None else False)
         if masked is None:
             return None
         found = MASK if masked else (LARGE_SCORES if scaled and _fails(call, inputs) else None)
