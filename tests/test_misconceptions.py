@@ -50,7 +50,7 @@ def _form(form_id):
 # multiplying by W_O, multiplies d_v columns by the h·d_v rows of W_O, which raises the same
 # error on every case.
 INDISTINGUISHABLE = {
-    ("multihead.w_o_per_head", 2): {"multihead.sums_heads"},
+    ("multihead.w_o_per_head", 1): {"multihead.sums_heads"},
     ("multihead.sums_heads", 0): {"multihead.w_o_per_head"},
     ("multihead.sums_heads", 1): {"multihead.w_o_per_head"},
 }

@@ -23,9 +23,28 @@ EACH_HEAD = ("multihead.located_each_head",
              "attention(X·W_Q, X·W_K, X·W_V) con las matrices de esa cabeza. Revisa las tres "
              "proyecciones y la llamada a attention (paso 6)")
 CONCATENATION = ("multihead.located_concatenation",
-                 "la concatenación de cabezas: cada cabeza sola es correcta, pero con todas y "
-                 "W_O igual a la identidad tu salida no es [cabeza_1 | … | cabeza_h], las "
-                 "salidas una al lado de la otra, en el orden de la lista (paso 6)")
+                 "la concatenación de cabezas: cada cabeza sola es correcta, y con todas y W_O "
+                 "igual a la identidad tu salida tiene las columnas de [cabeza_1 | … | "
+                 "cabeza_h], pero en otro orden. Pon las salidas una al lado de la otra, cada "
+                 "una en su bloque de d_v columnas, en el orden de la lista (paso 6)")
+SPLITTING = ("multihead.located_splitting",
+             "cómo separas las cabezas: cada cabeza sola es correcta, pero con varias tu salida "
+             "ni siquiera tiene las columnas de [cabeza_1 | … | cabeza_h] en otro orden, así que "
+             "alguna cabeza no calcula su atención con sus propias columnas de W_Q, W_K y W_V. "
+             "Si apilas las matrices de todas las cabezas, separa después con reshape a "
+             "(n, h, d_k) y luego transpose, no con un reshape directo (paso 6)")
+OTHER_HEADS = ("multihead.located_other_heads",
+               "las matrices de cada cabeza: con todas las cabezas iguales tu multihead coincide "
+               "con la correcta, y con cabezas distintas no, así que alguna cabeza usa matrices "
+               "de otra. La cabeza i usa las tres de heads[i], W_i^Q, W_i^K y W_i^V (paso 6)")
+RESIDUAL_INSIDE = ("multihead.located_residual_inside",
+                   "lo que devuelves: tu salida es la correcta más X, la entrada. La conexión "
+                   "residual, x + MultiHead(x), es del bloque Transformer (paso 8): multihead "
+                   "devuelve solo Concat(head_1, …, head_h)·W_O (paso 6)")
+ALWAYS_CAUSAL = ("multihead.located_always_causal",
+                 "la máscara: tu multihead aplica la máscara causal aunque no se la pidan. Sin "
+                 "máscara (mask=None) cada token atiende a todos; la máscara que llega es la "
+                 "única que se aplica, tal cual, a cada cabeza (paso 6)")
 SCALED = ("multihead.located_scaled",
           "un factor de más: con W_O igual a la identidad tu salida es la concatenación "
           "correcta multiplicada por un número. La salida es concatenación·W_O, sin dividir "
@@ -68,10 +87,58 @@ def _scaled(got, expected):
     return not agrees(factor, 1.0) and agrees(got, factor * expected)
 
 
+def _causal(n, mask=None):
+    causal = np.tril(np.ones((n, n), dtype=bool))
+    return causal if mask is None else causal & np.asarray(mask, dtype=bool)
+
+
+def _column_permutation(got, expected):
+    """True when the columns of ``got`` are those of ``expected`` in another order."""
+    if got.shape != expected.shape:
+        return False
+    unused = list(range(expected.shape[1]))
+    for column in got.T:
+        match = next((j for j in unused if agrees(column, expected[:, j])), None)
+        if match is None:
+            return False
+        unused.remove(match)
+    return True
+
+
+def _whole_forms(inputs, call):
+    """A whole wrong form that the unmasked case measures exactly, or None: the input added
+    to the output (a residual), or a causal mask nobody asked for."""
+    X = np.asarray(inputs["X"], dtype=np.float64)
+    answer = _answer(call, inputs)
+    if answer is None or agrees(*answer):
+        return None
+    got, expected = answer
+    if got.shape == X.shape and agrees(got, expected + X):
+        return RESIDUAL_INSIDE
+    n = X.shape[0]
+    if n > 1 and agrees(got, reference.multihead(**dict(inputs, mask=_causal(n,
+                                                                               inputs["mask"])))):
+        return ALWAYS_CAUSAL
+    return None
+
+
+def _heads_step(inputs, call, padded_all):
+    """Why every head right alone is wrong together: the concatenation's order (the right
+    columns, reordered), another head's matrices (identical heads agree) or the splitting."""
+    if _column_permutation(*padded_all):
+        return CONCATENATION
+    heads = list(inputs["heads"])
+    same = _answer(call, _padded(inputs, [heads[0]] * len(heads)))
+    return OTHER_HEADS if same is not None and agrees(*same) else SPLITTING
+
+
 def locate(inputs, call):
     """``(finding id, Spanish message)`` for where ``multihead`` departs on ``inputs``, or
     None when no probe locates it (or the student's function raises on a probe)."""
     unmasked = dict(inputs, mask=None)
+    whole = _whole_forms(unmasked, call)
+    if whole is not None:
+        return whole[0], f"el fallo está en {whole[1]}"
     probes = []
     if inputs.get("mask") is not None:
         probes.append((unmasked, MASK))  # agrees without the mask: the mask is the step
@@ -93,6 +160,8 @@ def locate(inputs, call):
                 return MASK[0], f"el fallo está en {MASK[1]}"
             continue
         if departs:
+            if step is CONCATENATION:
+                step = _heads_step(unmasked, call, answer)
             finding_id, where = step
             return finding_id, f"el fallo está en {where}"
     return None

@@ -234,7 +234,7 @@ CATALOG = (
         "Multiplicas cada cabeza por W_O por separado",
         "W_O se aplica una sola vez, a la concatenación de todas las cabezas: cada bloque de filas "
         "de W_O corresponde a una cabeza y la suma de esos productos es exactamente "
-        "Concat(head_1, …, head_h)·W_O, ni su media ni un producto por cabeza con W_O entera.",
+        "Concat(head_1, …, head_h)·W_O, no un producto por cabeza con W_O entera.",
         "Repasa el paso 6: MultiHead(X) = Concat(head_1, …, head_h)·W_O, con la concatenación "
         "de forma (n, h·d_v)."),
     Misconception("multihead.heads_not_split",
@@ -455,6 +455,15 @@ CATALOG += (
         "Las columnas pares llevan el seno y las impares el coseno de la misma frecuencia: es esa "
         "pareja la que hace de avanzar k posiciones una rotación.",
         "Repasa el paso 7: PE(pos, 2i) = sin(pos · ω_i) y PE(pos, 2i + 1) = cos(pos · ω_i)."),
+    # Named by what it does to the output: dividing Concat·W_O by h and averaging the heads'
+    # products with their blocks of W_O are one number, whichever way the code wrote it.
+    Misconception("multihead.divided_by_h",
+        "Divides la salida por el número de cabezas (o promedias las cabezas en lugar de sumarlas)",
+        "Tu salida es la correcta dividida por h: Concat(head_1, …, head_h)·W_O es la suma de "
+        "cada cabeza por su bloque de filas de W_O, y esa suma no se divide por el número de "
+        "cabezas.",
+        "Repasa el paso 6: MultiHead(X) = Concat(head_1, …, head_h)·W_O, sin dividir por h ni "
+        "hacer la media de las cabezas."),
     Misconception("transformer_block.layer_norm_on_ffn_only",
         "Normalizas solo la salida de la FFN, no la suma con la residual",
         "La segunda subcapa normaliza la suma x + FFN(x); normalizando solo FFN(x) y sumando "
