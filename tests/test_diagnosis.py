@@ -152,8 +152,10 @@ def _pe_with(omega_of):
                                                            "de 2i/d_model y la base es 1000"),
     (lambda d: 1 / 10 ** (np.arange(0, d, 2) / d), "la base es 10 en lugar de 10000"),
     (lambda d: 1 / 10000 ** (np.arange(2, d + 2, 2) / d), "la primera no vale ω_0 = 1"),
-    (lambda d: np.exp(-np.log10(10000) * np.arange(0, d, 2) / d), "decrecen a otro ritmo"),
-], ids=["base_1000", "base_1000_exponent_i", "base_10", "starts_at_2", "log10"])
+    (lambda d: np.exp(-np.log10(10000) * np.arange(0, d, 2) / d),
+     "con np.log10 en lugar de np.log"),
+    (lambda d: np.exp(-7.0 * np.arange(0, d, 2) / d), "decrecen a otro ritmo"),
+], ids=["base_1000", "base_1000_exponent_i", "base_10", "starts_at_2", "log10", "no_law"])
 def test_wrong_frequencies_are_named_with_base_and_exponent_apart(omega_of, said):
     failing = assert_named("positional_encoding", _pe_with(omega_of),
                            "positional_encoding.frequencies")

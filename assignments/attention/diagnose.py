@@ -39,7 +39,7 @@ from kit_autograder.verdicts.record import Diagnosis
 from kit_autograder.verdicts.summary import Judged, grouped, symptoms
 
 from . import misconceptions, mutants, tolerances
-from .findings import FINDINGS, precision_findings
+from .findings import FINDINGS, READINGS_JOIN, precision_findings
 from .functions import FUNCTIONS
 from .judge import Standard, reference_parts
 from .shapes import explain_error
@@ -278,6 +278,9 @@ def summarize(function, judged) -> list:
             first, second = next(iter(pairs))
             return [Diagnosis("misconception", _pair_for_all(first, second, scope), cases,
                               [first.id, second.id])]
+    shared = _shared_reading(function, failing, trials)
+    if shared is not None:
+        return [shared]
     # A mistake that fails a case the student passes is not theirs: no case names it.
     allowed = [entry for entry in entries
                if any(not any(trials[item.case].fails(form) for item in passing)
@@ -285,6 +288,32 @@ def summarize(function, judged) -> list:
     return [_partly(diagnosis) if diagnosis.kind == "misconception" else diagnosis
             for diagnosis in grouped([_named_only(item, allowed, function, trials)
                                       for item in failing])]
+
+
+def _shared_reading(function, failing, trials):
+    """One finding for every failing case when each case found the same kind of thing with
+    some readings (ways of writing the formula that give exactly its output) and some of them
+    are every case's: only those are said. A reading that one case cannot tell from another
+    is then named only if the other cases rule the rest out."""
+    common, frame, finding_id = None, None, None
+    for item in failing:
+        # Asked again of every case: a case whose own diagnosis named a catalogued mistake
+        # (one of the readings, on this case) still has its readings.
+        found = None if item.outcome.parts is None else next(
+            (f for f in FINDINGS[function](item.inputs, item.outcome.parts,
+                                           trials[item.case].expected)
+             if f.details.get("readings")), None)
+        if found is None or (finding_id is not None
+                             and (found.details["id"], found.details["frame"])
+                             != (finding_id, frame)):
+            return None
+        finding_id, frame = found.details["id"], found.details["frame"]
+        readings = found.details["readings"]
+        common = readings if common is None else [r for r in common if r in readings]
+    if not common:
+        return None
+    return Diagnosis("finding", frame.format(readings=READINGS_JOIN.join(common)),
+                     [item.case for item in failing], [finding_id])
 
 
 def _named_only(item, allowed, function, trials):

@@ -35,8 +35,18 @@ def _same(a, b):
                        atol=tolerances.ATOL, rtol=tolerances.RTOL)
 
 
-def _finding(finding_id, message):
-    return Failure(message, None, {"kind": "finding", "id": finding_id})
+def _finding(finding_id, message, readings=()):
+    """A finding; with ``readings``, ``message`` has a ``{readings}`` slot for the ways of
+    writing the formula that give exactly this output, and ``diagnose.summarize`` keeps only
+    those every failing case shares."""
+    details = {"kind": "finding", "id": finding_id}
+    if readings:
+        details.update(frame=message, readings=list(readings))
+        message = message.format(readings=READINGS_JOIN.join(readings))
+    return Failure(message, None, details)
+
+
+READINGS_JOIN = "; o bien, porque da las mismas frecuencias, "
 
 
 # --- every function: the precision of float16 --------------------------------------------------
@@ -186,7 +196,26 @@ def _reading(step, base):
     return f"el exponente es {exponent} en lugar de 2i/d_model y la base es {base} en lugar de 10000"
 
 
-def describe_frequencies(omega, d_model):
+def _other_laws(decay, d_model, n_positions):
+    """Other ways of writing the formula whose frequencies (with ω_0 = 1) decay exactly as
+    these do, each said; several when this case cannot tell them apart."""
+    ln, said = math.log(10000), []
+    if _close(decay, 4 * ln):
+        said.append("el exponente es 4i/d_model en lugar de 2i/d_model: si tu i ya es el índice "
+                    "de la columna par (0, 2, 4, …), no lo multipliques otra vez por 2; la base "
+                    "10000 está bien")
+    if n_positions and _close(decay * n_positions / d_model, 2 * ln):
+        said.append("el exponente se divide por n_positions en lugar de por d_model: "
+                    "2i/n_positions en lugar de 2i/d_model; la base 10000 está bien")
+    for name, logarithm in (("np.log10", math.log10), ("np.log2", math.log2)):
+        if _close(decay, 2 * logarithm(10000)):
+            said.append("decrecen como si la base fuera otra: es lo que da escribir "
+                        "10000^(−2i/d_model) como exp(−2i·log(10000)/d_model) con "
+                        f"{name} en lugar de np.log, el logaritmo natural")
+    return said
+
+
+def describe_frequencies(omega, d_model, n_positions=None):
     """What is wrong with these frequencies, in Spanish, with their start, base and exponent
     judged separately; None when they are right or follow no law this can name.
 
@@ -195,14 +224,14 @@ def describe_frequencies(omega, d_model):
     """
     law = frequency_law(omega, d_model)
     if law is None:
-        return None
+        return None, []
     start, decay = law
     if abs(decay) < 1e-6:  # ω_i = ω_0 for every pair: the exponent never grows
         if _close(start, 1.0):
             return ("todas valen 1, porque el exponente 2i/d_model vale 0 en todas las parejas: "
                     "es lo que da la división entera (2i // d_model, que es 0 mientras 2i < "
-                    "d_model) en lugar de la división real")
-        return "todas valen lo mismo, cuando deberían decrecer desde 1 hacia 1/10000"
+                    "d_model) en lugar de la división real"), []
+        return "todas valen lo mismo, cuando deberían decrecer desde 1 hacia 1/10000", []
     problems = []
     if not _close(start, 1.0):
         problems.append("la primera no vale ω_0 = 1 (el exponente de la primera pareja es 0)")
@@ -213,14 +242,17 @@ def describe_frequencies(omega, d_model):
                         "ω_i = 1/10000^(2i/d_model)")
     elif (2, 10000) in readings:
         pass
-    elif readings:
-        problems.append("; o bien, porque da las mismas frecuencias, ".join(
-            _reading(step, base) for step, base in readings))
+    elif readings or (_close(start, 1.0) and _other_laws(decay, d_model, n_positions)):
+        # Every reading that gives exactly these frequencies: one that this case cannot tell
+        # from another is not said alone.
+        laws = _other_laws(decay, d_model, n_positions) if _close(start, 1.0) else []
+        problems.append("{readings}")
+        return "; ".join(problems), [_reading(step, base) for step, base in readings] + laws
     else:
         problems.append("decrecen a otro ritmo: de una pareja a la siguiente deberían "
                         "dividirse por 10000^(2/d_model), con la base 10000 y el exponente "
                         "2i/d_model")
-    return "; ".join(problems) if problems else None
+    return "; ".join(problems) if problems else None, []
 
 
 def frequencies_in_pe(pe, d_model):
@@ -236,6 +268,26 @@ def frequencies_in_pe(pe, d_model):
     angles = np.arange(pe.shape[0])[:, None] * omega
     rebuilt[:, 0::2], rebuilt[:, 1::2] = np.sin(angles), np.cos(angles[:, : cosines.size])
     return omega if _same(pe, rebuilt) else None
+
+
+def _angle_factor(in_pe, omega, n_positions):
+    """When pe's frequencies are the right ones times one number c, what c says: the angles
+    turned from degrees to radians, or the positions divided by their number; else None."""
+    factor = float(in_pe[0] / omega[0])
+    if not _same(in_pe, factor * omega) or _close(factor, 1.0):
+        return None
+    # The factor is named by what it is where that is case-independent, so that every failing
+    # case says the same sentence; a number only when nothing names it.
+    said = "cada ángulo pos·ω_i de pe está multiplicado por un mismo número"
+    if _close(factor, math.pi / 180):
+        return (f"{said}, π/180: conviertes los ángulos de grados a radianes (np.radians o "
+                "np.deg2rad), pero pos·ω_i ya está en radianes: no conviertas nada")
+    for count, written in ((n_positions - 1, "n_positions − 1"), (n_positions, "n_positions")):
+        if count > 0 and _close(factor, 1 / count):
+            return (f"{said}, 1/({written}): divides cada posición por {written}, y las "
+                    "posiciones son 0, 1, 2, …, n_positions − 1, sin normalizarlas entre 0 y 1")
+    number = f"{factor:.4g}".replace(".", ",")
+    return f"{said}, {number}; el ángulo es pos·ω_i, sin ningún factor más"
 
 
 def positional_encoding_findings(inputs, parts, expected):
@@ -258,21 +310,23 @@ def positional_encoding_findings(inputs, parts, expected):
     omega_right = omega.shape == expected_omega.shape and _same(omega, expected_omega)
     in_pe = frequencies_in_pe(pe, d_model) if pe.shape == expected_pe.shape else None
     if not omega_right and omega.shape == expected_omega.shape:
-        wrong = describe_frequencies(omega, d_model)
+        wrong, readings = describe_frequencies(omega, d_model, n_positions)
         if wrong:
             same_in_pe = in_pe is not None and _same(in_pe, omega)
             findings.append(_finding(
                 "positional_encoding.frequencies",
                 f"las frecuencias de tu omega no son las del cuaderno: {wrong}"
                 + ("; pe está bien construida a partir de ellas" if same_in_pe else "")
-                + " (paso 7)"))
+                + " (paso 7)", readings))
     elif omega_right and in_pe is not None and not _same(in_pe, expected_omega):
-        wrong = describe_frequencies(in_pe, d_model)
+        scaled = _angle_factor(in_pe, expected_omega, n_positions)
+        wrong, readings = (scaled, []) if scaled else describe_frequencies(in_pe, d_model,
+                                                                             n_positions)
         if wrong:
             findings.append(_finding(
                 "positional_encoding.frequencies",
                 f"omega es correcta, pero no las frecuencias con las que construyes pe: {wrong} "
-                "(paso 7)"))
+                "(paso 7)", readings))
     return findings
 
 

@@ -37,6 +37,61 @@ def _omega(omega, expected, pe_right):
     return OMEGA, f"el fallo está en {where} (paso 7)"
 
 
+INTEGERS = "positional_encoding.located_integers"
+ZERO_COLUMNS = "positional_encoding.located_zero_columns"
+OMEGA_PER_COLUMN = "positional_encoding.located_omega_per_column"
+POS_AND_I_SWAPPED = "positional_encoding.located_pos_and_i_swapped"
+
+
+def _trailing_zero_columns(pe):
+    """How many columns at the right of ``pe`` are 0 at every position."""
+    zero = np.all(np.abs(pe) <= tolerances.ATOL, axis=0)
+    return int(np.argmin(zero[::-1])) if not zero.all() else pe.shape[1]
+
+
+def _swapped(n_positions, d_model):
+    """pe with pos and i swapped in the angle: sin(i / 10000^(2·pos/d_model)) and its cosine."""
+    rows, pairs = np.arange(n_positions)[:, None], np.arange((d_model + 1) // 2)[None, :]
+    angles = pairs / 10000 ** (2 * rows / d_model)
+    pe = np.zeros((n_positions, d_model))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles[:, : d_model // 2])
+    return pe
+
+
+def _whole_forms(pe, omega, expected_pe, expected_omega, inputs):
+    """A whole wrong form that the answer shows at once, or None: every value an integer,
+    the last columns never filled, one ω per column, pos and i swapped in the angle."""
+    d_model = inputs["d_model"]
+    if pe.shape == expected_pe.shape and pe.size and not agrees(pe, expected_pe):
+        if np.array_equal(pe, np.round(pe)):
+            return INTEGERS, (
+                "el fallo está en el tipo de tu pe: todos sus valores son números enteros, "
+                "porque cada seno y coseno se trunca al guardarlo en un array de enteros. Crea "
+                "pe con np.zeros((n_positions, d_model)), que es de números reales (float), no "
+                "con dtype=int ni a partir de un array de enteros (paso 7)")
+        zeros = _trailing_zero_columns(pe)
+        kept = pe.shape[1] - zeros
+        if 0 < zeros < pe.shape[1] and agrees(pe[:, :kept], expected_pe[:, :kept]):
+            return ZERO_COLUMNS, (
+                "el fallo está en las columnas que rellenas: las primeras están bien, pero las "
+                "últimas valen 0 en todas las posiciones, así que tu bucle se para antes de "
+                "llegar a la última pareja de columnas. Hay una frecuencia por pareja, "
+                "⌈d_model/2⌉ en total, y cada pareja ocupa dos columnas (paso 7)")
+        if agrees(pe, _swapped(inputs["n_positions"], d_model)):
+            return POS_AND_I_SWAPPED, (
+                "el fallo está en el ángulo: intercambias pos e i, y calculas "
+                "sin(i / 10000^(2·pos/d_model)). El ángulo de la posición pos en la pareja i "
+                "es pos·ω_i = pos / 10000^(2i/d_model): la posición multiplica, y el índice "
+                "de la pareja va en el exponente (paso 7)")
+    if (omega.shape == (d_model,) and omega.shape != expected_omega.shape
+            and agrees(omega[0::2], expected_omega, OMEGA_ATOL)):
+        return OMEGA_PER_COLUMN, (
+            "el fallo está en la omega que devuelves: tiene una frecuencia por columna, "
+            "d_model valores, cada ω_i repetida en sus dos columnas. Devuelve una por pareja, "
+            "⌈d_model/2⌉ valores, ω_0, ω_1, … (paso 7)")
+    return None
+
+
 def locate(inputs, call):
     """``(finding id, Spanish message)`` for where ``positional_encoding`` departs on
     ``inputs``, or None when its shapes are not the notebook's or nothing departs."""
@@ -45,6 +100,9 @@ def locate(inputs, call):
         return None
     pe, omega = (np.asarray(part, dtype=np.float64) for part in parts)
     expected_pe, expected_omega = reference.positional_encoding(**inputs)
+    whole = _whole_forms(pe, omega, expected_pe, expected_omega, inputs)
+    if whole is not None:
+        return whole
     if pe.shape != expected_pe.shape or omega.shape != expected_omega.shape:
         return None  # the shape facts say it better
     if not agrees(omega, expected_omega, OMEGA_ATOL):
