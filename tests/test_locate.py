@@ -52,9 +52,9 @@ def located(block, case="causal"):
 
 
 @pytest.mark.parametrize("block, where", [
-    (tanh_ffn, "transformer_block.located_ffn_sublayer"),
+    (tanh_ffn, "transformer_block.located_ffn_inside"),
     (doubled_attention, "transformer_block.located_attention_sublayer"),
-    (no_norm_at_all, "transformer_block.located_residuals_or_norm"),
+    (no_norm_at_all, "transformer_block.located_last_norm_mean"),
     (second_residual_from_input, "transformer_block.located_chaining"),
 ])
 def test_each_block_bug_is_located_where_it_departs(block, where):
@@ -120,7 +120,7 @@ def test_make_grade_says_the_located_place_instead_of_the_generic_hint(built_dis
     grade_here(write_folder(tmp_path / "in", files), out, autograder_zip)
     records = read_records(out)
     for name, function, where in (
-            ("tanh.ipynb", "transformer_block", "located_ffn_sublayer"),
+            ("tanh.ipynb", "transformer_block", "located_ffn_inside"),
             ("doble.ipynb", "transformer_block", "located_attention_sublayer"),
             ("suma_global.ipynb", "attention", "located_softmax_sum"),
             ("intercaladas.ipynb", "multihead", "located_concatenation")):

@@ -4,54 +4,117 @@ The catalogue names mistakes it has seen; a block bug it has not seen used to ge
 las residuales, la FFN y la máscara». Here the block is called again on one failing case with
 parts of it switched off, and each answer is compared with the reference's on the same input:
 
-* ``ffn_off``: W1, b1, W2, b2 = 0, so the FFN adds nothing: only the attention sub-layer, its
-  residual and the two LayerNorms are left;
-* ``attention_off``: W_O = 0, so multi-head attention adds nothing: only the FFN path, its
-  residual and the two LayerNorms are left;
-* ``both_off``: both, so a correct block returns LayerNorm(LayerNorm(x)): only the residuals
-  and the normalisation are left.
+* ``both_off``: W_O = 0 and the FFN's weights and biases = 0, so a correct block returns
+  LayerNorm(LayerNorm(x)) = LayerNorm(x): only the residuals and the two LayerNorms are left.
+  When it departs, the rows of the answer say where: not normalised, the last LayerNorm; all
+  zeros, x never added; normalised but another vector, what reaches the last LayerNorm.
+* ``ffn_off`` (the FFN's weights and biases = 0) leaves the attention sub-layer, and
+  ``attention_off`` (W_O = 0) the FFN sub-layer; which of the two agrees says which departs.
+  Inside the FFN sub-layer, W1 = 0 makes the FFN a constant that ignores its input, and
+  W1 = W2 = 0 leaves only b2: agreeing there but not before says the FFN's input, then the
+  FFN's own inside; departing even with b2 alone leaves the second residual and b2.
 
-Which probes agree says which part departs. Nothing here quotes a value: the messages name a
-part of step 8, never a number of the hidden case.
+The probes use x drawn afresh with the case's width (a fixed generator, not the case's values):
+the case's x may be nearly constant rows, on which LayerNorm's epsilon, not the student's
+code, decides whether two blocks agree. Nothing here quotes a value: the messages name a part
+of step 8, never a number of the hidden case.
 """
 
 import numpy as np
 
 from reference import attention as reference
 
+from . import tolerances
 from .probe_compare import agrees
 
+FFN = ("W1", "b1", "W2", "b2")
 PROBES = {
-    "ffn_off": ("W1", "b1", "W2", "b2"),
+    "ffn_off": FFN,
     "attention_off": ("W_O",),
-    "both_off": ("W1", "b1", "W2", "b2", "W_O"),
+    "both_off": FFN + ("W_O",),
 }
 
-# (which probes agree with the reference) -> (finding id, where the block departs)
-LOCATIONS = {
-    (False, True, True): (
-        "transformer_block.located_attention_sublayer",
-        "la primera subcapa: con la FFN anulada (pesos y sesgos a cero) tu bloque no coincide "
-        "con el correcto, y con la atención anulada (W_O = 0) sí. Revisa la llamada a "
-        "`multihead` dentro del bloque (¿le pasas x, heads, W_O y la máscara?), la residual "
-        "x + MultiHead(x) y la primera LayerNorm (paso 8)"),
-    (True, False, True): (
-        "transformer_block.located_ffn_sublayer",
-        "la segunda subcapa: con la atención anulada (W_O = 0) tu bloque no coincide con el "
-        "correcto, y con la FFN anulada sí. Revisa la FFN, ReLU(x·W1 + b1)·W2 + b2, que reciba "
-        "la salida de la primera LayerNorm, su residual y la LayerNorm final (paso 8)"),
-    (False, False, True): (
-        "transformer_block.located_chaining",
-        "cómo se encadenan las dos subcapas: con las dos anuladas tu bloque coincide con el "
-        "correcto, pero no con una sola encendida. Revisa qué recibe cada subcapa y qué suma "
-        "cada residual: la segunda parte de la salida de la primera LayerNorm, no de x "
-        "(paso 8)"),
-}
-NORMALISATION = (
-    "transformer_block.located_residuals_or_norm",
-    "las residuales o la normalización: con las dos subcapas anuladas, un bloque correcto "
-    "devuelve LayerNorm(x), y el tuyo no. Revisa que cada subcapa sume su entrada (x + …) y "
-    "que la LayerNorm vaya después de cada suma, sobre cada token (paso 8)")
+ATTENTION_SUBLAYER = (
+    "transformer_block.located_attention_sublayer",
+    "la primera subcapa: con la FFN anulada (pesos y sesgos a cero) tu bloque no coincide "
+    "con el correcto, y con la atención anulada (W_O = 0) sí. Revisa la llamada a "
+    "`multihead` dentro del bloque (¿le pasas x, heads, W_O y la máscara?), la residual "
+    "x + MultiHead(x) y la primera LayerNorm (paso 8)")
+ATTENTION_MASK = (
+    "transformer_block.located_attention_mask",
+    "la máscara de la primera subcapa: sin máscara tu bloque coincide con el correcto, y con "
+    "ella no. Pasa la máscara que recibe el bloque, tal cual, a `multihead` (paso 8)")
+FFN_INPUT = (
+    "transformer_block.located_ffn_input",
+    "lo que entra en la FFN: con la atención anulada y W1 = 0, la FFN da lo mismo sea cual sea "
+    "su entrada, y tu bloque coincide con el correcto; con W1 no. La FFN se aplica una sola "
+    "vez, a la salida de la primera LayerNorm, multiplicada por W1 (paso 8)")
+FFN_INSIDE = (
+    "transformer_block.located_ffn_inside",
+    "el interior de la FFN: con la atención anulada y W1 = W2 = 0 (la FFN solo suma b2) tu "
+    "bloque coincide con el correcto, pero con W2 no. Revisa ReLU(x·W1 + b1)·W2: la ReLU, "
+    "np.maximum(0, ·) elemento a elemento, entre las dos capas, y b1 antes de la ReLU (paso 8)")
+SECOND_RESIDUAL = (
+    "transformer_block.located_second_residual",
+    "la segunda residual: con la atención anulada y la FFN reducida a su sesgo b2, tu bloque no "
+    "coincide con el correcto. La segunda subcapa es LayerNorm(y + FFN(y)), con y la salida "
+    "de la primera LayerNorm sumada tal cual, sin escalar, y b2 sumado después de ·W2 "
+    "(paso 8)")
+CHAINING = (
+    "transformer_block.located_chaining",
+    "cómo se encadenan las dos subcapas: con las dos anuladas tu bloque coincide con el "
+    "correcto, pero no con una sola encendida. Revisa qué recibe cada subcapa y qué suma "
+    "cada residual: la segunda parte de la salida de la primera LayerNorm, no de x "
+    "(paso 8)")
+LAST_NORM_MEAN = (
+    "transformer_block.located_last_norm_mean",
+    "la última LayerNorm: con las dos subcapas anuladas, las filas de tu salida no tienen "
+    "media 0. LayerNorm resta a cada token (fila) su propia media, sobre el último eje "
+    "(paso 8)")
+LAST_NORM_COLUMNS = (
+    "transformer_block.located_last_norm_columns",
+    "la última LayerNorm: con las dos subcapas anuladas, tu salida tiene media 0 por columnas, "
+    "no por filas, así que normalizas sobre los tokens (axis=0). LayerNorm normaliza cada "
+    "token por separado, sobre el último eje (paso 8)")
+LAST_NORM_SCALE = (
+    "transformer_block.located_last_norm_scale",
+    "la última LayerNorm: con las dos subcapas anuladas, las filas de tu salida tienen media 0 "
+    "pero no varianza 1, así que divides por otra cosa que la desviación típica de cada "
+    "token, √(varianza + ε) (paso 8)")
+NOTHING_ADDED = (
+    "transformer_block.located_residual_missing",
+    "las residuales: con las dos subcapas anuladas tu bloque devuelve 0, así que no sumas la "
+    "entrada: cada subcapa es LayerNorm(x + Subcapa(x)), con la suma x + …, no un producto "
+    "ni la subcapa sola (paso 8)")
+BETWEEN_NORMS = (
+    "transformer_block.located_between_norms",
+    "lo que llega a la última LayerNorm: con las dos subcapas anuladas, un bloque correcto "
+    "normaliza x dos veces, que es normalizarla una vez, y el tuyo normaliza otra cosa. "
+    "Revisa la primera LayerNorm y que la segunda residual sume su salida tal cual, sin "
+    "activaciones ni factores (paso 8)")
+
+RETURNS_FIRST_SUBLAYER = (
+    "transformer_block.located_returns_first_sublayer",
+    "lo que devuelves: tu bloque devuelve la salida de la primera subcapa, "
+    "LayerNorm(x + MultiHead(x)), y la segunda, LayerNorm(y + FFN(y)), no llega a la salida. "
+    "Devuelve el resultado de la segunda subcapa (paso 8)")
+RETURNS_BEFORE_LAST_NORM = (
+    "transformer_block.located_returns_before_last_norm",
+    "lo que devuelves: tu bloque devuelve y + FFN(y) sin la última LayerNorm. La segunda "
+    "subcapa es LayerNorm(y + FFN(y)): normaliza la suma antes de devolverla (paso 8)")
+
+# Fresh rows for the probes: any fixed draw with rows far from constant does. Without a mask
+# the probe has at least MIN_PROBE_TOKENS tokens: on one token, normalising over the tokens
+# and adding nothing both give zeros, and attention mixes nothing.
+PROBE_SEED = 8055
+MIN_PROBE_TOKENS = 4
+
+
+def _probe_x(inputs):
+    n, d_model = np.shape(inputs["x"])
+    if inputs.get("mask") is None:
+        n = max(n, MIN_PROBE_TOKENS)
+    return np.random.default_rng(PROBE_SEED).normal(size=(n, d_model))
 
 
 def _switched_off(inputs, names):
@@ -61,23 +124,89 @@ def _switched_off(inputs, names):
     return probe
 
 
+def _answer(call, probe):
+    parts = call(probe)
+    return None if parts is None or len(parts) != 1 else np.asarray(parts[0], dtype=np.float64)
+
+
+def _normalisation(output, expected):
+    """Which part of the residuals and normalisation departs, from the rows of the answer on
+    ``both_off`` (``expected``: LayerNorm(x))."""
+    if output.shape != expected.shape or not np.isfinite(output).all():
+        return None
+    if np.abs(output).max() <= tolerances.ATOL:
+        return NOTHING_ADDED
+    if np.abs(output.mean(axis=-1)).max() > tolerances.ATOL:
+        columns = output.shape[0] > 1 and np.abs(output.mean(axis=0)).max() <= tolerances.ATOL
+        return LAST_NORM_COLUMNS if columns else LAST_NORM_MEAN
+    if np.abs(output.var(axis=-1) - expected.var(axis=-1)).max() > 10 * tolerances.ATOL:
+        return LAST_NORM_SCALE
+    return BETWEEN_NORMS
+
+
+def _second_sublayer(call, inputs):
+    attention_off = _switched_off(inputs, ("W_O",))
+    for names, found in ((("W1",), FFN_INPUT), (("W1", "W2"), FFN_INSIDE)):
+        probe = _switched_off(attention_off, names)
+        answer = _answer(call, probe)
+        if answer is None:
+            return None
+        if agrees(answer, reference.transformer_block(**probe)):
+            return found
+    return SECOND_RESIDUAL
+
+
+def _first_sublayer(call, inputs):
+    if inputs.get("mask") is None:
+        return ATTENTION_SUBLAYER
+    probe = _switched_off(dict(inputs, mask=None), FFN)
+    answer = _answer(call, probe)
+    if answer is not None and agrees(answer, reference.transformer_block(**probe)):
+        return ATTENTION_MASK
+    return ATTENTION_SUBLAYER
+
+
+def _intermediate(call, inputs):
+    """A value of the correct block short of its output that the student's returns, or None."""
+    answer = _answer(call, inputs)
+    if answer is None:
+        return None
+    first = reference.transformer_block(**_switched_off(inputs, FFN))  # LN(x + MH(x))
+    ffn = np.maximum(0, first @ inputs["W1"] + inputs["b1"]) @ inputs["W2"] + inputs["b2"]
+    for value, found in ((first, RETURNS_FIRST_SUBLAYER),
+                         (first + ffn, RETURNS_BEFORE_LAST_NORM)):
+        if agrees(answer, value):
+            return found
+    return None
+
+
 def locate(inputs, call):
     """``(finding id, Spanish message)`` for where the block departs on ``inputs`` (a failing
     case), or None. ``call(probe_inputs)`` runs the student's block and returns its parts, or
     None when it raised."""
-    agree = []
-    for names in PROBES.values():
+    inputs = dict(inputs, x=_probe_x(inputs))
+    found = _intermediate(call, inputs)
+    if found is not None:
+        return found[0], f"el fallo está en {found[1]}"
+    agree, answers = [], {}
+    for name, names in PROBES.items():
         probe = _switched_off(inputs, names)
-        parts = call(probe)
-        if parts is None or len(parts) != 1:  # it raised on a probe: nothing to compare
+        answers[name] = _answer(call, probe)
+        if answers[name] is None:  # it raised on a probe: nothing to compare
             return None
-        agree.append(agrees(parts[0], reference.transformer_block(**probe)))
+        agree.append(agrees(answers[name], reference.transformer_block(**probe)))
     ffn_off, attention_off, both_off = agree
     if not both_off:
-        found = NORMALISATION
-    else:
-        found = LOCATIONS.get((ffn_off, attention_off, both_off))
-    if found is None:  # every probe agrees: the departure needs both parts at once
+        found = _normalisation(answers["both_off"], reference.layer_norm(inputs["x"]))
+    elif not ffn_off and attention_off:
+        found = _first_sublayer(call, inputs)
+    elif ffn_off and not attention_off:
+        found = _second_sublayer(call, inputs)
+    elif not ffn_off and not attention_off:
+        found = CHAINING
+    else:  # every probe agrees: the departure needs both parts at once
+        found = None
+    if found is None:
         return None
     finding_id, where = found
     return finding_id, f"el fallo está en {where}"
