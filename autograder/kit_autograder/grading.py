@@ -229,8 +229,12 @@ class Grader:
                 again = conversation.call(function, inputs, spec)
                 unstable = again.parts is not None and not _same_parts(outcome.parts, again.parts)
         diagnoses = self._summarize(function, judged)
-        if not unstable and all(d.kind == "hint" for d in diagnoses):  # none named
-            diagnoses = self._located(conversation, function, spec, judged) or diagnoses
+        failing = [j for j in judged if j.failures]
+        if not unstable and not summary.explained_everywhere(diagnoses, [j.case for j in failing]):
+            # Partly named cases, a guess per case or nothing at all: where the function
+            # departs, measured on every failing case, says more, and is said instead.
+            found = self._located(conversation, function, spec, failing)
+            diagnoses = [found] if found else diagnoses
         if unstable:
             diagnoses = [Diagnosis("finding", UNSTABLE.format(function=function),
                                    [j.case for j in judged if j.failures], ["nondeterministic"])]
@@ -242,32 +246,19 @@ class Grader:
                         verdict.kinds.append("located")
         return verdicts, diagnoses
 
-    def _located(self, conversation, function, spec, judged):
-        """Only hints explain the failures: the lesson's ``locate``, if any, calls the
-        function again on each failing case with parts of it switched off and says where it
-        departs from the reference, as one finding, when every failing case departs at the
-        same place (a place that explains one case only would be a guess for the others)."""
-        locate = getattr(self.lesson, "locate", None)
-        failing = [j for j in judged if j.failures]
-        if locate is None or not failing or any(j.outcome.parts is None for j in failing):
+    def _located(self, conversation, function, spec, failing):
+        """The lesson's ``locate``, if any, on every failing case (``summary.located``): it
+        calls the student's function again on probes it builds and says where it departs."""
+
+        def call(name, probe_inputs):
+            return conversation.call(name, probe_inputs, spec).parts
+
+        try:
+            return summary.located(getattr(self.lesson, "locate", None), function, failing,
+                                   call)
+        except Exception:  # a bug of ours: what the summary said stays
+            traceback.print_exc()
             return None
-
-        def call(probe_inputs):
-            outcome = conversation.call(function, probe_inputs, spec)
-            return outcome.parts
-
-        places = set()
-        for one in failing:
-            try:
-                places.add(locate(function, one.inputs, call))
-            except Exception:  # a bug of ours: the hints stay
-                traceback.print_exc()
-                return None
-            if None in places or len(places) > 1:
-                return None
-        (finding_id, message), = places
-        return [Diagnosis("finding", message, [j.case for j in failing], [finding_id],
-                          located=True)]
 
     def _summarize(self, function, judged):
         together = getattr(self.lesson, "summarize", None)
@@ -304,7 +295,9 @@ class Grader:
         """The zip's public tests, run here with the student's functions answered by the job:
         what the student saw in ``grader.check``, worth no points. Each test function is
         called directly, so what reaches the student is the test's own Spanish message (or
-        the grader's), never Otter's English report."""
+        the grader's), never Otter's English report. A failing test that uses several graded
+        functions is run again with the reference in place of each in turn, to say which
+        one it fails for (``Verdict.blamed``)."""
         verdicts = []
         environment = {**values, **proxies}
         for question, test_file in self.tests.items():
@@ -312,22 +305,59 @@ class Grader:
                 if case.hidden or conversation.failed:
                     continue
                 try:
-                    case.body.call_func(environment)
-                    message = None
+                    message = _public_message(case, environment)
                 except JobFailed as failed:
                     conversation.failed = failed.reason
                     continue
-                except (AssertionError, StudentFunctionFailed, NotImplementedError) as exc:
-                    message = str(exc) or case.failure_message or "la prueba no se cumple"
-                except Exception as exc:  # the test's own code met something unexpected
-                    message = (f"la prueba lanzó {type(exc).__name__} al usar tu función: "
-                               "revisa qué devuelve")
-                if message and case.failure_message and case.failure_message not in message:
-                    message = f"{message}\n{case.failure_message}"
+                blamed = [] if message is None else self._blamed_safely(case, environment,
+                                                                        conversation)
                 verdicts.append(Verdict(question, case.body.test_func.__name__, case.name,
                                         message is None, [message] if message else [],
-                                        ["public"] if message else [], public=True))
+                                        ["public"] if message else [], public=True,
+                                        blamed=blamed))
         return verdicts
+
+    def _blamed_safely(self, case, environment, conversation):
+        """``_blamed``, where a bug of ours only leaves the blame unmeasured."""
+        try:
+            return self._blamed(case, environment, conversation)
+        except JobFailed:
+            raise
+        except Exception:
+            traceback.print_exc()
+            return []
+
+    def _blamed(self, case, environment, conversation):
+        """The graded functions this failing public test depends on that, replaced alone by
+        the reference, make it pass; [] when it depends on one only, or none does. A function
+        the test calls directly is replaced in the test; one the student's functions call
+        inside the job (``attention`` inside ``multihead``) is stood in for there."""
+        functions = self.lesson.FUNCTIONS
+        used = [name for name in inspect.signature(case.body.test_func).parameters
+                if name in functions]
+        depends = [name for name in functions
+                   if name in used or any(name in functions[u].stand_ins for u in used)]
+        if len(depends) < 2:
+            return []
+        blamed = []
+        for name in depends:
+            swapped = dict(environment)
+            if name in used:
+                swapped[name] = lesson_module.stand_in(self.lesson, name)
+            for caller in used:
+                if caller != name and name in functions[caller].stand_ins:
+                    swapped[caller] = conversation.proxy(caller, len(functions[caller].parts),
+                                                         stand_ins=(name,))
+            try:
+                if _public_message(case, swapped) is None:
+                    blamed.append(name)
+            except JobFailed as failed:
+                conversation.failed = failed.reason
+                return []
+        # The reference's multihead calls the reference's attention: a caller that fixes the
+        # test only through a blamed function it calls is not to blame itself.
+        return [name for name in blamed
+                if not set(functions[name].stand_ins) & set(blamed)]
 
     # --- scores and flags -------------------------------------------------------------------
 
@@ -395,10 +425,11 @@ class _Conversation:
             return Outcome(error=reply["error"])
         return Outcome(parts=reply["parts"])
 
-    def proxy(self, name, parts, when_missing=None):
+    def proxy(self, name, parts, when_missing=None, stand_ins=()):
         """The student's ``name`` as a plain callable for trusted code (the lab, the public
         tests): it runs in the job and returns arrays, or raises with a Spanish message
-        (``when_missing``: what to say if the function does not exist)."""
+        (``when_missing``: what to say if the function does not exist). ``stand_ins``: graded
+        functions the reference answers for while it runs."""
         conversation = self
 
         def call(*args, **kwargs):
@@ -406,7 +437,9 @@ class _Conversation:
                 raise JobFailed(conversation.failed)
             try:
                 reply = conversation.job.call(name, args, kwargs, parts=parts,
-                                              names=conversation.parameters[name][:len(args)])
+                                              names=conversation.parameters[name][:len(args)],
+                                              stand_ins=stand_ins,
+                                              callback=conversation.stand_in)
             except JobFailed as failed:
                 conversation.failed = failed.reason
                 raise
@@ -440,6 +473,25 @@ def _fail_closed(record, reason):
     record.diagnoses = {}
 
 
+def _public_message(case, environment):
+    """None when the public test ``case`` passes with ``environment``, else the Spanish
+    message the student reads (JobFailed goes up: the job is gone)."""
+    try:
+        with np.errstate(all="ignore"):
+            case.body.call_func(environment)
+        return None
+    except JobFailed:
+        raise
+    except (AssertionError, StudentFunctionFailed, NotImplementedError) as exc:
+        message = str(exc) or case.failure_message or "la prueba no se cumple"
+    except Exception as exc:  # the test's own code met something unexpected
+        message = (f"la prueba lanzó {type(exc).__name__} al usar tu función: "
+                   "revisa qué devuelve")
+    if case.failure_message and case.failure_message not in message:
+        message = f"{message}\n{case.failure_message}"
+    return message
+
+
 def _unverified(question, case, description, reason):
     """A case or criterion that failed closed: no answer to judge, or no judge that could."""
     return Verdict(question, case, description, False, [unverified_message(reason)],
@@ -447,7 +499,8 @@ def _unverified(question, case, description, reason):
 
 
 # A public test's message may end with its author's guess at the cause, «…: ¿usas la base
-# 10000?». Once the diagnosis names a cause, that guess would point elsewhere: it is cut.
+# 10000?». Once the diagnosis names a cause, or the test is measured to fail for another
+# function (Verdict.blamed), that guess would point elsewhere: it is cut.
 GUESS = re.compile(r"^(?P<fact>.*\S)\s*:\s*¿[^¿]*\?\s*$", re.DOTALL)
 NAMING = ("misconception", "ambiguous", "finding")
 
@@ -456,7 +509,8 @@ def _without_guesses(public_verdicts, diagnoses):
     named = {question for question, found in diagnoses.items()
              if any(d.kind in NAMING for d in found)}
     for verdict in public_verdicts:
-        if verdict.question not in named:
+        elsewhere = verdict.blamed and verdict.question not in verdict.blamed
+        if verdict.question not in named and not elsewhere:
             continue
         kept = []
         for message in verdict.messages:

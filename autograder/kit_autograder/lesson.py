@@ -101,8 +101,10 @@ class NamedMistake:
 
 
 def stand_in(lesson, name):
-    """The function that answers, in place of the student's ``name``, inside another one."""
-    return getattr(getattr(lesson, "STAND_INS", lesson.REFERENCE), name)
+    """The function that answers, in place of the student's ``name``, inside another one: the
+    lesson's ``STAND_INS`` version if it has one, else the reference."""
+    return getattr(getattr(lesson, "STAND_INS", None), name, None) or getattr(lesson.REFERENCE,
+                                                                            name)
 
 
 def questions(lesson):

@@ -212,7 +212,10 @@ def _question_body(verdicts, calls, failing, diagnoses=()):
                      else f"- {len(descriptions)} casos con el mismo fallo ({cases}):")
         lines += [_item("- ", message, "  ") for message in messages]
     lines += _diagnoses(diagnoses, hidden)
-    blamed = [d for d in calls if d in failing]
+    # Blame by measurement where the grader measured it (Verdict.blamed), else the functions
+    # the tests call that fail their own cases.
+    measured = list(dict.fromkeys(name for v in public if not v.passed for name in v.blamed))
+    blamed = measured or [d for d in calls if d in failing]
     # Public tests that fail for the same reason too (a stub fails them all alike), and a
     # hint two tests share (their failure message) is said once.
     by_message, said = {}, set()
@@ -231,7 +234,18 @@ def _question_body(verdicts, calls, failing, diagnoses=()):
                 lines.append(_item("", "\n".join(new), "  "))
         if not any(fresh):
             lines[-1] += " el mismo fallo de arriba."
-    if by_message and blamed:
+    own = {v.question for v in verdicts}
+    if by_message and measured:
+        one = sum(map(len, by_message.values())) == 1
+        names = " y ".join(", ".join(map(markup.code, measured)).rsplit(", ", 1))
+        single = len(measured) == 1
+        elsewhere = (f", no aquí (mira {'su sección' if single else 'sus secciones'})"
+                     if not set(measured) <= own else "")
+        lines.append(f"  Con la versión correcta de {names} en lugar de "
+                     f"{'la tuya' if single else 'las tuyas'}, "
+                     f"{'esta prueba se cumple' if one else 'estas pruebas se cumplen'}: el fallo "
+                     f"está en {'tu' if single else 'tus'} {names}{elsewhere}.")
+    elif by_message and blamed and not measured:
         one = sum(map(len, by_message.values())) == 1
         # «tu propia `attention`, que también falla» / «tus propias `attention` y `multihead`…»
         names = " y ".join(", ".join(map(markup.code, blamed)).rsplit(", ", 1))

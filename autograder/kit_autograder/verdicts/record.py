@@ -28,6 +28,9 @@ class Verdict:
     unverified: Optional[str] = None  # why no answer came: time, memory, died...
     public: bool = False  # a public (0-point) test rather than a hidden case
     findings: list = field(default_factory=list)
+    # A failing public test: the graded functions that, each replaced alone by the reference,
+    # make it pass (blame by measurement); empty when none does or it was not measured.
+    blamed: list = field(default_factory=list)
 
 
 @dataclass

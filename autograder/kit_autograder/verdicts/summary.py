@@ -63,3 +63,30 @@ def annotate(verdicts, diagnoses):
                 verdict.kinds.append(kind)
             ids = verdict.misconceptions if kind == "misconception" else verdict.findings
             ids += [i for i in diagnosis.ids if i not in ids]
+
+
+# Diagnoses that say what the mistake is for the cases they cover; a located departure is said
+# instead of anything else only when none of them covers every failing case.
+EXPLAINING = ("misconception", "ambiguous", "finding")
+
+
+def explained_everywhere(diagnoses, failing_cases):
+    """True when one naming diagnosis (a catalogued mistake, its candidates, a finding)
+    covers every failing case: nothing is left for a located departure to add."""
+    return any(d.kind in EXPLAINING and set(failing_cases) <= set(d.cases) for d in diagnoses)
+
+
+def located(locate, function, failing, call):
+    """The lesson's ``locate`` on every failing case (``Judged``), as one finding when every
+    case departs at the same place, else None: a place that explains one case only would be
+    a guess for the others. ``call(function, probe_inputs)`` runs the student's function and
+    returns its parts, or None when it raised."""
+    if locate is None or not failing or any(j.outcome.parts is None for j in failing):
+        return None
+    places = set()
+    for one in failing:
+        places.add(locate(function, one.inputs, lambda probe: call(function, probe)))
+        if None in places or len(places) > 1:
+            return None
+    (finding_id, message), = places
+    return Diagnosis("finding", message, [j.case for j in failing], [finding_id], located=True)
