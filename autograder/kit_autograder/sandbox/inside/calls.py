@@ -65,7 +65,7 @@ def call(sock, namespace, message):
     stand_ins = list(message.get("stand_ins", []))
     saved = {n: namespace[n] for n in stand_ins if n in namespace}
     for stand_in in stand_ins:
-        namespace[stand_in] = StandIn(stand_in, sock)
+        namespace[stand_in] = StandIn(stand_in, sock, saved.get(stand_in))
 
     def alarm(signum, frame):
         raise CallTimeout()
@@ -189,11 +189,18 @@ def split_parts(result, parts):
 
 
 class StandIn:
-    """Stands for a graded function while another one is graded: the grader answers."""
+    """Stands for a graded function while another one is graded: the grader answers.
 
-    def __init__(self, name, sock):
+    The answer comes as a plain tuple of arrays. A student whose own function returns a
+    named tuple (``attention(...).output``) reads it by name in the functions that call it,
+    so the first call also asks the student's own function (``own``) what kind of tuple it
+    returns, and the reference's parts are handed back in that kind: a correct function must
+    not fail for the type of what it was given."""
+
+    def __init__(self, name, sock, own=None):
         self.__name__ = self.name = name
         self._sock = sock
+        self._own, self._kind = own, None
 
     def __call__(self, *args, **kwargs):
         try:
@@ -203,11 +210,33 @@ class StandIn:
         except _Unreadable:
             raise TypeError(f"la versión de referencia de `{self.name}` recibió un argumento "
                             "que no es un array de números") from None
+        if self._own is not None:
+            self._kind, self._own = _tuple_kind(self._own, args, kwargs), None
         wire.send(self._sock, header)
         reply = wire.receive(self._sock, CHILD_READS)
         if "error" in reply:
             raise StandInRefused(str(reply["error"]))
-        return reply["result"]
+        result = reply["result"]
+        if self._kind is not None and isinstance(result, (tuple, list)):
+            try:
+                return self._kind(result)
+            except Exception:  # not a kind that takes its parts this way: the plain tuple
+                return result
+        return result
+
+
+def _tuple_kind(own, args, kwargs):
+    """How to rebuild the kind of tuple ``own`` returns (a named tuple, say) from a list of
+    parts, or None for a plain tuple, anything else, or a function that raises."""
+    try:
+        with np.errstate(all="ignore"):
+            theirs = own(*args, **kwargs)
+    except Exception:
+        return None
+    kind = type(theirs)
+    if not isinstance(theirs, tuple) or kind is tuple:
+        return None
+    return kind._make if hasattr(kind, "_make") else kind
 
 
 class _Unreadable(Exception):
