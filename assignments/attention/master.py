@@ -497,7 +497,7 @@ def test_multihead_con_mascara_causal_ignora_los_tokens_futuros(multihead):
 # %%
 heads, W_O = init_multihead(d_model=8, n_heads=2, rng=rng)
 mh = multihead(X, heads, W_O, mask=causal)
-n_params = sum(w.size for h in heads for w in h) + W_O.size
+n_params = sum([w.size for h in heads for w in h]) + W_O.size
 print(f"2 cabezas de dimensión {heads[0][0].shape[1]}; forma de la salida {mh.shape}; parámetros {n_params}")
 
 # %% [markdown]
@@ -809,7 +809,7 @@ except FileNotFoundError:
                             "donde está ese archivo, sin separarlos.") from None
 heads_entrenadas = list(zip(modelo["W_Q"], modelo["W_K"], modelo["W_V"]))
 longitud, (n_digitos, d_modelo) = int(modelo["longitud"]), modelo["embeddings"].shape
-n_pesos = sum(modelo[nombre].size for nombre in modelo if nombre != "longitud")
+n_pesos = sum([modelo[nombre].size for nombre in modelo if nombre != "longitud"])
 print(f"Secuencias de {longitud} dígitos, del 0 al {n_digitos - 1}; d_model = {d_modelo}; "
       f"{len(heads_entrenadas)} cabezas de dimensión {heads_entrenadas[0][0].shape[1]}; "
       f"d_ff = {modelo['W1'].shape[1]}; {n_pesos} parámetros en total")

@@ -168,6 +168,25 @@ def case_note(function, inputs):
     return None
 
 
+KEEPDIMS = ("shapes.reduction_without_keepdims",
+            "operas una matriz con un vector de un valor por fila: es lo que da sumar (o sacar "
+            "el máximo de) cada fila sin keepdims=True, porque NumPy alinea ese vector con el "
+            "último eje, el de las columnas, y no con las filas. Escribe "
+            "x.sum(axis=-1, keepdims=True), o añade el eje que falta con [:, None]")
+
+
+def _reduced_without_keepdims(error):
+    """True for a broadcast of a matrix (a, b) with a vector (a,), a ≠ b: one value per row,
+    aligned by NumPy with the columns."""
+    shapes = [tuple(shape) for shape in error.get("shapes", [])]
+    if error.get("kind") != "broadcast" or len(shapes) != 2:
+        return False
+    matrix = next((shape for shape in shapes if len(shape) == 2), None)
+    vector = next((shape for shape in shapes if len(shape) == 1), None)
+    return (matrix is not None and vector is not None and vector[0] == matrix[0]
+            and matrix[0] != matrix[1])
+
+
 def explain_error(function, inputs, error):
     """[(id or None, sentence)] explaining a shape error: the case's sizes (and what makes
     them unusual), then what the notebook asked for, which is the same on every case and so
@@ -179,6 +198,8 @@ def explain_error(function, inputs, error):
         return []
     note = case_note(function, inputs)
     sentences = [s for s in (said, note and note[1]) if s]
+    # Said apart from the case's sizes, so that every case that raised it says it once.
+    cause = [KEEPDIMS] if _reduced_without_keepdims(error) else []
     if not sentences:
-        return [(None, ASKED[function])] if shape_error else []
-    return [(note and note[0], "; ".join(sentences)), (None, ASKED[function])]
+        return cause + [(None, ASKED[function])] if shape_error else []
+    return [(note and note[0], "; ".join(sentences))] + cause + [(None, ASKED[function])]

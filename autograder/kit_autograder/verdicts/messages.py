@@ -244,6 +244,28 @@ _NUMPY = [  # (exception, pattern, Spanish with \1 for the groups)
     ("ValueError", r"setting an array element with a sequence.*",
      "intentas meter una secuencia en un solo elemento de un array: las filas que juntas "
      "tienen que tener todas la misma longitud"),
+    ("ValueError", r"could not broadcast input array from shape (\(.*?\)) into shape "
+                   r"(\(.*?\)).*",
+     r"guardas un array de forma \1 en un hueco de forma \2, que no encajan: el trozo del "
+     "array donde escribes tiene que tener la forma de lo que guardas"),
+    ("ValueError", r"The truth value of an array with more than one element is ambiguous.*",
+     "usas un array de varios elementos como condición (en un if, and, or o not): di si "
+     "quieres que se cumpla en todos, .all(), o en alguno, .any()"),
+    ("IndexError", r"too many indices for array: array is (\d+)-dimensional, but (\d+) "
+                   r"were indexed",
+     r"usas \2 índices en un array de \1 dimensiones"),
+    ("ValueError", r"zero-size array to reduction operation (\w+) which has no identity",
+     r"calculas \1 de un array vacío, que no tiene resultado: revisa por qué está vacío"),
+    ("TypeError", r"only integer scalar arrays can be converted to a scalar index",
+     "usas como índice o como tamaño un array o un número con decimales: tiene que ser un "
+     "entero"),
+    ("TypeError", r"'(float|numpy\.float64)' object cannot be interpreted as an integer",
+     "un número con decimales no sirve donde va un entero (un tamaño, un rango, un índice): "
+     "conviértelo con int(...) o usa la división entera //"),
+    ("TypeError", r"Calling np\.sum\(generator\) is deprecated.*",
+     "np.sum no acepta un generador: es lo que pasa al escribir sum(...) sobre un generador "
+     "después de `from numpy import *`, que cambia la sum de Python por la de NumPy; "
+     "escribe la lista entre corchetes, o usa import numpy as np"),
 ]
 
 
@@ -269,4 +291,17 @@ def cell_error_text(exception, message):
     glossed = _numpy_gloss(exception, message)
     if glossed:
         return glossed
+    if _english(message):  # a library's message nobody glossed: framed in Spanish, kept whole
+        return f"{exception} (mensaje original de Python o de NumPy, en inglés): {message}"
     return f"{exception}: {message}" if message else exception
+
+
+_ENGLISH_WORDS = {"the", "is", "of", "to", "must", "cannot", "with", "not", "be", "array", "have", "and", "but", "same",
+                  "object", "has", "an", "for", "was", "are", "expected", "got", "invalid"}
+
+
+def _english(message):
+    """True for a message that reads as a library's English sentence (a student's own raise
+    is Spanish, or too short to tell)."""
+    words = re.findall(r"[a-z]+", message.lower())
+    return message.isascii() and len([w for w in words if w in _ENGLISH_WORDS]) >= 2
