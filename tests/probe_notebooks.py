@@ -654,7 +654,7 @@ def multihead(X, heads, W_O, mask=None):
         cabeza = attention(X @ W_Q, X @ W_K, X @ W_V, mask)[0]
         proyectadas.append(cabeza @ W_O[i * d_v:(i + 1) * d_v])
     return np.mean(proyectadas, axis=0)
-''',), ("por separado",), ("multihead.w_o_per_head",)),
+''',), ("dividida por h",), ("multihead.divided_by_h",)),
     "mh_wo_whole_each": Bug("multihead", ('''\
 def multihead(X, heads, W_O, mask=None):
     total = 0
@@ -1254,6 +1254,170 @@ print(attention(X_toy, X_toy)[1])  # prueba rápida (le falta V)
 ''',)),
 })
 SPECIAL = {"all_in_first_cell", "raw_list_sources", "two_bugs", "stub_attention"}
+
+
+# Mistakes no catalogue entry reproduces (issue 31, the second held-out probe): each must be
+# named by a measured form or located where it first departs, never given a guess.
+_HEAD_MH = "def multihead(X, heads, W_O, mask=None):\n"
+_HEAD_PE = "def positional_encoding(n_positions, d_model):\n"
+_HEAD_BLK = "def transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None):\n"
+_PE_RIGHT = """\
+    omega = 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)
+    angles = np.arange(n_positions)[:, None] * omega
+"""
+BUGS.update({
+    "att_no_exponential": Bug("attention", _att('''\
+    scores = Q @ K.T / np.sqrt(K.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, 0.0)
+    weights = scores / scores.sum(axis=-1, keepdims=True)  # que cada fila sume 1
+    return weights @ V, weights
+'''), ("sin exponenciar",), ("attention.located_no_exponential",)),
+    "att_scores_returned": Bug("attention", _att('''\
+    scores = Q @ K.T / np.sqrt(K.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    return softmax(scores) @ V, scores
+'''), ("de antes de la softmax",), ("attention.located_scores_as_weights",)),
+    "att_seeded_dropout": Bug("attention", _att('''\
+    scores = Q @ K.T / np.sqrt(K.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = softmax(scores)
+    keep = np.random.default_rng(0).random(weights.shape) >= 0.1  # dropout, p = 0,1
+    weights = weights * keep / 0.9
+    return weights @ V, weights
+'''), ("dropout",), ("attention.located_dropout",)),
+    "att_finite_mask": Bug("attention", _att('''\
+    scores = Q @ K.T / np.sqrt(K.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -10.0)
+    weights = softmax(scores)
+    return weights @ V, weights
+'''), ("la máscara",), ("attention.located_mask",)),
+    "mh_other_heads_kv": Bug("multihead", (_HEAD_MH + '''\
+    _, W_K0, W_V0 = heads[0]
+    outs = [attention(X @ W_Q, X @ W_K0, X @ W_V0, mask)[0] for W_Q, _, _ in heads]
+    return np.concatenate(outs, axis=1) @ W_O
+''',), ("usa matrices de otra",), ("multihead.located_other_heads",)),
+    "mh_split_stride": Bug("multihead", (_HEAD_MH + '''\
+    h, n = len(heads), X.shape[0]
+    Qs, Ks, Vs = (X @ np.hstack([head[i] for head in heads]) for i in range(3))
+    split = lambda M: M.reshape(n, M.shape[1] // h, h).transpose(2, 0, 1)
+    outs = [attention(q, k, v, mask)[0] for q, k, v in zip(split(Qs), split(Ks), split(Vs))]
+    return np.concatenate(outs, axis=1) @ W_O
+''',), ("cómo separas las cabezas",), ("multihead.located_splitting",)),
+    "mh_residual_inside": Bug("multihead", (_HEAD_MH + '''\
+    outs = [attention(X @ q, X @ k, X @ v, mask)[0] for q, k, v in heads]
+    return X + np.concatenate(outs, axis=1) @ W_O  # con su residual
+''',), ("más X",), ("multihead.located_residual_inside",)),
+    "mh_always_causal": Bug("multihead", (_HEAD_MH + '''\
+    n = X.shape[0]
+    causal = np.tril(np.ones((n, n), dtype=bool))
+    mask = causal if mask is None else mask & causal
+    outs = [attention(X @ q, X @ k, X @ v, mask)[0] for q, k, v in heads]
+    return np.concatenate(outs, axis=1) @ W_O
+''',), ("aunque no se la pidan",), ("multihead.located_always_causal",)),
+    "pe_int_buffer": Bug("positional_encoding", (_HEAD_PE + _PE_RIGHT + '''\
+    pe = np.zeros((n_positions, d_model), dtype=int)
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return pe, omega
+''',), ("números enteros",), ("positional_encoding.located_integers",)),
+    "pe_omega_per_column": Bug("positional_encoding", (_HEAD_PE + _PE_RIGHT + '''\
+    pe = np.zeros((n_positions, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return pe, np.repeat(omega, 2)[:d_model]
+''',), ("una frecuencia por columna",), ("positional_encoding.located_omega_per_column",)),
+    "pe_pos_i_swapped": Bug("positional_encoding", (_HEAD_PE + '''\
+    omega = 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)
+    pos = np.arange(n_positions)[:, None]
+    i = np.arange((d_model + 1) // 2)[None, :]
+    angles = i / 10000 ** (2 * pos / d_model)
+    pe = np.zeros((n_positions, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return pe, omega
+''',), ("intercambias pos e i",), ("positional_encoding.located_pos_and_i_swapped",)),
+    "pe_degrees": Bug("positional_encoding", (_HEAD_PE + _PE_RIGHT + '''\
+    angles = np.radians(angles)
+    pe = np.zeros((n_positions, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return pe, omega
+''',), ("π/180",), ("positional_encoding.frequencies",)),
+    "pe_exponent_4i": Bug("positional_encoding", (_HEAD_PE + '''\
+    i = np.arange(0, d_model, 2)  # el índice de la columna par
+    omega = 1 / 10000 ** (2 * i / d_model)
+    angles = np.arange(n_positions)[:, None] * omega
+    pe = np.zeros((n_positions, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return pe, omega
+''',), ("4i/d_model",), ("positional_encoding.frequencies",)),
+    "blk_returns_first_sublayer": Bug("transformer_block", (_HEAD_BLK + '''\
+    h = layer_norm(x + multihead(x, heads, W_O, mask))
+    out = layer_norm(h + np.maximum(0, h @ W1 + b1) @ W2 + b2)
+    return h
+''',), ("la salida de la primera subcapa",),
+        ("transformer_block.located_returns_first_sublayer",)),
+    "blk_second_norm_columns": Bug("transformer_block", (_HEAD_BLK + '''\
+    h = layer_norm(x + multihead(x, heads, W_O, mask))
+    y = h + np.maximum(0, h @ W1 + b1) @ W2 + b2
+    return (y - y.mean(axis=0)) / np.sqrt(y.var(axis=0) + 1e-5)
+''',), ("normalizas sobre los tokens",), ("transformer_block.located_last_norm_columns",)),
+    "blk_residual_multiplied": Bug("transformer_block", (_HEAD_BLK + '''\
+    h = layer_norm(x * multihead(x, heads, W_O, mask))
+    return layer_norm(h + np.maximum(0, h @ W1 + b1) @ W2 + b2)
+''',), ("no sumas la entrada",), ("transformer_block.located_residual_missing",)),
+    "blk_ffn_on_sum": Bug("transformer_block", (_HEAD_BLK + '''\
+    s = x + multihead(x, heads, W_O, mask)
+    h = layer_norm(s)
+    return layer_norm(h + np.maximum(0, s @ W1 + b1) @ W2 + b2)
+''',), ("lo que entra en la FFN",), ("transformer_block.located_ffn_input",)),
+    "blk_half_ffn": Bug("transformer_block", (_HEAD_BLK + '''\
+    h = layer_norm(x + multihead(x, heads, W_O, mask))
+    return layer_norm(h + 0.5 * (np.maximum(0, h @ W1 + b1) @ W2 + b2))
+''',), ("la segunda residual",), ("transformer_block.located_second_residual",)),
+    "blk_max_for_maximum": Bug("transformer_block", (_HEAD_BLK + '''\
+    h = layer_norm(x + multihead(x, heads, W_O, mask))
+    return layer_norm(h + np.max(h @ W1 + b1, 0) @ W2 + b2)
+''',), ("el interior de la FFN",), ("transformer_block.located_ffn_inside",)),
+})
+STYLES.update({
+    "att_named_tuple": ("attention", ('''\
+from typing import NamedTuple
+
+
+class Atencion(NamedTuple):
+    output: np.ndarray
+    weights: np.ndarray
+
+
+def attention(Q, K, V, mask=None):
+    scores = Q @ K.T / np.sqrt(K.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = softmax(scores)
+    return Atencion(weights @ V, weights)
+''',)),
+    "mh_named_fields": ("multihead", (_HEAD_MH + '''\
+    outs = [attention(X @ q, X @ k, X @ v, mask).output for q, k, v in heads]
+    return np.concatenate(outs, axis=1) @ W_O
+''',)),
+})
+PROBES += [
+    _buggy("att_no_exponential"), _buggy("att_scores_returned"), _buggy("att_seeded_dropout"),
+    _buggy("att_finite_mask"), _buggy("mh_other_heads_kv"), _buggy("mh_split_stride"),
+    _buggy("mh_residual_inside"), _buggy("mh_always_causal"), _buggy("pe_int_buffer"),
+    _buggy("pe_omega_per_column"), _buggy("pe_pos_i_swapped"), _buggy("pe_degrees"),
+    _buggy("pe_exponent_4i"), _buggy("blk_returns_first_sublayer"),
+    _buggy("blk_second_norm_columns"), _buggy("blk_residual_multiplied"),
+    _buggy("blk_ffn_on_sum"), _buggy("blk_half_ffn"), _buggy("blk_max_for_maximum"),
+    # A named tuple read by name in multihead: the reference's attention must answer in it.
+    _correct("ok_named_tuple", styles=("att_named_tuple", "mh_named_fields")),
+]
 
 
 # --- building ------------------------------------------------------------------------------------
