@@ -471,11 +471,36 @@ def lab_output_unchanged(ctx: _Context) -> str:
     listed = ", ".join(f"«{path or 'raíz'}»" for path in changed[:3])
     more = f" y {len(changed) - 3} más" if len(changed) > 3 else ""
     return (
-        f"Lo que imprimió lab.py ha cambiado en {listed}{more}. Si no la editaste, alguna de tus "
-        "funciones da un resultado distinto en cada ejecución (¿dropout o números al azar?). "
+        f"Lo que imprimió lab.py ha cambiado en {listed}{more}. Si no la editaste, "
+        f"{_changing_functions(fresh, changed)} da un resultado distinto en cada ejecución "
+        "(¿dropout o números al azar?). "
         f"No edites su salida: vuelve a generarla con «{ctx.run.command}» y añade solo "
         "student_extension."
     )
+
+
+_EVIDENCE_INDEX = re.compile(r"^evidence\[(\d+)\]")
+
+
+def _changing_functions(fresh, changed) -> str:
+    """Who changes between runs: the functions every changed fact of the lab uses, by name,
+    or «alguna de tus funciones» when the changes are not all in facts that say so."""
+    evidence = fresh.get("evidence") if isinstance(fresh.get("evidence"), list) else []
+    used = []
+    for path in changed:
+        match = _EVIDENCE_INDEX.match(path or "")
+        item = evidence[int(match[1])] if match and int(match[1]) < len(evidence) else None
+        functions = item.get("functions") if isinstance(item, dict) else None
+        if not functions:
+            return "alguna de tus funciones"
+        used.append({f for f in functions if isinstance(f, str)})
+    common = sorted(set.intersection(*used)) if used else []
+    if not common:
+        return "alguna de tus funciones"
+    if len(common) == 1:
+        return f"tu `{common[0]}`, que usan los hechos que han cambiado,"
+    names = ", ".join(f"`{f}`" for f in common[:-1]) + f" o `{common[-1]}`"
+    return f"alguna de las funciones que usan los hechos que han cambiado, {names},"
 
 
 RESULT_SUMMARY = ("checks_total", "checks_measured", "checks_passed", "failed_checks",

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from autograder.assign import NOTEBOOK_NAME, SOLUTION_NAME
+import extension
 from extension import CRITERION_IDS, UnusableInput, check_criterion, validate
 from notebook_code import restart_and_run_all
 from test_lab import GRADED, LAB, LAB_RUNNER, NOTEBOOK_CODE, reference_notebook, stub
@@ -596,3 +597,18 @@ def _numbers_in(values):
         for item in (value if isinstance(value, list) else [value]):
             if isinstance(item, float):
                 yield item
+
+
+def test_a_result_that_changes_between_runs_names_the_functions_its_facts_use():
+    """Criterion 3 says who changes from run to run (issue 31: a block with unseeded dropout
+    was «alguna de tus funciones»): the functions every changed fact uses; the control, a
+    change outside the facts, still names nobody."""
+    fresh = {"evidence": [{"id": "a", "functions": ["attention"], "values": {"x": 1}},
+                          {"id": "b", "functions": ["attention", "transformer_block"],
+                           "values": {"y": 2}},
+                          {"id": "c", "functions": ["transformer_block"], "values": {"z": 3}}]}
+    said = extension._changing_functions(fresh, ["evidence[1].values.y", "evidence[2].values.z"])
+    assert said.startswith("tu `transformer_block`")
+    both = extension._changing_functions(fresh, ["evidence[1].values.y"])
+    assert "`attention` o `transformer_block`" in both
+    assert extension._changing_functions(fresh, ["seed"]) == "alguna de tus funciones"
