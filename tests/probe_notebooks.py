@@ -1385,6 +1385,90 @@ BUGS.update({
     return layer_norm(h + np.max(h @ W1 + b1, 0) @ W2 + b2)
 ''',), ("el interior de la FFN",), ("transformer_block.located_ffn_inside",)),
 })
+BUGS.update({
+    "att_return_in_loop": Bug("attention", _att('''\
+    out, weights = np.zeros((len(Q), V.shape[1])), np.zeros((len(Q), len(K)))
+    for i in range(len(Q)):
+        s = K @ Q[i] / np.sqrt(K.shape[-1])
+        if mask is not None:
+            s = np.where(mask[i], s, -np.inf)
+        weights[i] = softmax(s)
+        out[i] = weights[i] @ V
+        return out, weights
+'''), ("¿Un return dentro del bucle",), ("attention.located_rows_missing",)),
+    "att_softmax_twice": Bug("attention", _att('''\
+    scores = Q @ K.T / np.sqrt(K.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = softmax(softmax(scores))  # por si acaso
+    return weights @ V, weights
+'''), ("la aplicas dos veces",), ("attention.located_softmax_twice",)),
+    "att_rounded": Bug("attention", _att('''\
+    scores = Q @ K.T / np.sqrt(K.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = np.round(softmax(scores), 2)
+    return weights @ V, weights
+'''), ("redondeados a 2 decimales",), ("attention.located_rounded",)),
+    "att_clipped": Bug("attention", _att('''\
+    scores = Q @ K.T / np.sqrt(K.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = np.clip(softmax(scores), 0.05, 0.95)
+    weights = weights / weights.sum(axis=-1, keepdims=True)
+    return weights @ V, weights
+'''), ("entre las puntuaciones y los pesos",),
+        ("attention.located_between_scores_and_weights", "attention.located_scores")),
+    "mh_tanh_concat": Bug("multihead", (_HEAD_MH + '''\
+    outs = [attention(X @ q, X @ k, X @ v, mask)[0] for q, k, v in heads]
+    return np.tanh(np.concatenate(outs, axis=1)) @ W_O
+''',), ("valor a valor",), ("multihead.located_after_heads",)),
+    "mh_last_block_of_w_o": Bug("multihead", (_HEAD_MH + '''\
+    d_v = heads[0][2].shape[1]
+    bloque = W_O[-d_v:]
+    return sum(attention(X @ q, X @ k, X @ v, mask)[0] @ bloque for q, k, v in heads)
+''',), ("cómo combinas las cabezas",), ("multihead.located_combining",)),
+    "mh_weights_concatenated": Bug("multihead", (_HEAD_MH + '''\
+    outs = [attention(X @ q, X @ k, X @ v, mask)[1] for q, k, v in heads]
+    return np.concatenate(outs, axis=1) @ W_O
+''',), ("son los pesos de las cabezas",),
+        ("multihead.weights_concatenated",)),
+    "pe_rows_reversed": Bug("positional_encoding", (_HEAD_PE + '''\
+    omega = 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)
+    angles = np.arange(n_positions - 1, -1, -1)[:, None] * omega
+    pe = np.zeros((n_positions, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return pe, omega
+''',), ("cuentas las posiciones desde el final",),
+        ("positional_encoding.located_rows_reversed",)),
+    "pe_omega_reversed": Bug("positional_encoding", (_HEAD_PE + _PE_RIGHT + '''\
+    pe = np.zeros((n_positions, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return pe, omega[::-1]
+''',), ("al revés",), ("positional_encoding.omega_reversed",)),
+    "pe_precedence": Bug("positional_encoding", (_HEAD_PE + '''\
+    omega = 10000.0 ** -np.arange(0, d_model, 2) / d_model
+    angles = np.arange(n_positions)[:, None] * omega
+    pe = np.zeros((n_positions, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return pe, omega
+''',), ("sin paréntesis",), ("positional_encoding.frequencies",)),
+    "blk_outer_residual": Bug("transformer_block", (_HEAD_BLK + '''\
+    h = layer_norm(x + multihead(x, heads, W_O, mask))
+    return x + layer_norm(h + np.maximum(0, h @ W1 + b1) @ W2 + b2)
+''',), ("la correcta más x",), ("transformer_block.located_input_added_after",)),
+    "blk_norm_then_add": Bug("transformer_block", (_HEAD_BLK + '''\
+    h = x + layer_norm(multihead(x, heads, W_O, mask))
+    return h + layer_norm(np.maximum(0, h @ W1 + b1) @ W2 + b2)
+''',), ("devuelve x tal cual",), ("transformer_block.located_norm_not_after_sums",)),
+})
+PROBES += [_buggy(name) for name in (
+    "att_return_in_loop", "att_softmax_twice", "att_rounded", "att_clipped", "mh_tanh_concat",
+    "mh_last_block_of_w_o", "mh_weights_concatenated", "pe_rows_reversed", "pe_omega_reversed",
+    "pe_precedence", "blk_outer_residual", "blk_norm_then_add")]
 STYLES.update({
     "att_named_tuple": ("attention", ('''\
 from typing import NamedTuple

@@ -285,7 +285,9 @@ def summarize(function, judged) -> list:
     allowed = [entry for entry in entries
                if any(not any(trials[item.case].fails(form) for item in passing)
                       for form in entry.forms)]
-    return [_partly(diagnosis) if diagnosis.kind == "misconception" else diagnosis
+    raised = {item.case for item in failing if item.outcome.parts is None}
+    return [_partly(diagnosis, set(diagnosis.cases) <= raised)
+            if diagnosis.kind == "misconception" else diagnosis
             for diagnosis in grouped([_named_only(item, allowed, function, trials)
                                       for item in failing])]
 
@@ -365,9 +367,16 @@ def _candidates(entries, scope):
             f"estos casos no distinguen: {names}.\nPistas: {hints}")
 
 
-def _partly(diagnosis):
-    """A catalogued mistake one case's diagnosis named, said for the cases it explains only."""
+def _partly(diagnosis, by_error=False):
+    """A catalogued mistake one case's diagnosis named, said for the cases it explains only.
+    ``by_error``: those cases raised, and an error is matched by its report alone (the same
+    matrix product that does not fit), which other mistakes raise too: only a possibility."""
     entry = misconceptions.get(diagnosis.ids[0])
+    if by_error:
+        return Diagnosis("hint",
+                         f"tu función lanza el mismo error que un error típico, «{entry.name}», "
+                         "pero otros fallos lanzan ese mismo error: comprueba si es el tuyo. "
+                         f"Pista: {entry.hint}", diagnosis.cases, [])
     return Diagnosis("misconception",
                      f"tu salida coincide con la de un error típico: {entry.name}. "
                      f"{entry.explanation}\nPista: {entry.hint}\nEn los otros casos que "

@@ -207,6 +207,10 @@ def _other_laws(decay, d_model, n_positions):
     if n_positions and _close(decay * n_positions / d_model, 2 * ln):
         said.append("el exponente se divide por n_positions en lugar de por d_model: "
                     "2i/n_positions en lugar de 2i/d_model; la base 10000 está bien")
+    if _close(decay, 2 * ln * math.log(2)):
+        said.append("decrecen como si la base fuera otra: es lo que da escribir "
+                    "10000^(−2i/d_model) como exp(−2i·log(10000)/d_model) con np.exp2, que "
+                    "eleva 2 y no e, en lugar de np.exp")
     for name, logarithm in (("np.log10", math.log10), ("np.log2", math.log2)):
         if _close(decay, 2 * logarithm(10000)):
             said.append("decrecen como si la base fuera otra: es lo que da escribir "
@@ -226,6 +230,10 @@ def describe_frequencies(omega, d_model, n_positions=None):
     if law is None:
         return None, []
     start, decay = law
+    if _close(start, 1 / d_model) and _close(decay, 2 * math.log(10000) * d_model):
+        return ("son 10000^(−2i)/d_model: sin paréntesis, la potencia se calcula antes que "
+                "la división; el exponente entero va entre paréntesis, "
+                "10000 ** (−2i / d_model)"), []
     if abs(decay) < 1e-6:  # ω_i = ω_0 for every pair: the exponent never grows
         if _close(start, 1.0):
             return ("todas valen 1, porque el exponente 2i/d_model vale 0 en todas las parejas: "
@@ -308,6 +316,13 @@ def positional_encoding_findings(inputs, parts, expected):
             f"falta {(d_model + 1) // 2}, una por pareja, contando la última columna, un seno "
             "sin coseno (paso 7)"))
     omega_right = omega.shape == expected_omega.shape and _same(omega, expected_omega)
+    if (not omega_right and omega.shape == expected_omega.shape and omega.size > 1
+            and _same(omega, expected_omega[::-1])):
+        findings.append(_finding(
+            "positional_encoding.omega_reversed",
+            "tu omega tiene las frecuencias correctas, pero al revés: de la más lenta a la más "
+            "rápida. ω_0 = 1 es la de la primera pareja de columnas, y decrecen con i (paso 7)"))
+        return findings
     in_pe = frequencies_in_pe(pe, d_model) if pe.shape == expected_pe.shape else None
     if not omega_right and omega.shape == expected_omega.shape:
         wrong, readings = describe_frequencies(omega, d_model, n_positions)

@@ -69,6 +69,29 @@ DROPOUT = ("attention.located_dropout",
            "lo que haces con los pesos después de la softmax: cada uno de tus pesos es 0 o el "
            "correcto multiplicado por un mismo número, {factor}, que es lo que hace el dropout. "
            "Al evaluar no hay dropout (solo se usa al entrenar): quítalo (paso 3, punto 3)")
+ROWS_MISSING = ("attention.located_rows_missing",
+                "las filas que calculas: las primeras filas de tus pesos y de tu salida son "
+                "correctas, y las demás valen 0. ¿Un return dentro del bucle sobre las "
+                "consultas? Cada una de las n consultas tiene su fila (paso 3)")
+SOFTMAX_TWICE = ("attention.located_softmax_twice",
+                 "la softmax: tus pesos son la softmax de los pesos correctos, así que la "
+                 "aplicas dos veces. Una sola softmax por fila convierte las puntuaciones en "
+                 "pesos (paso 3, punto 3)")
+ROUNDED = ("attention.located_rounded",
+           "lo que haces con los pesos después de la softmax: tus pesos son los correctos "
+           "redondeados a {digits} decimales. No redondees: el redondeo cambia la salida y "
+           "deja filas que no suman 1 (paso 3)")
+QUERIES_AS_KEYS = ("attention.located_queries_as_keys",
+                   "las puntuaciones: tus pesos son la softmax de Q·Qᵀ, las consultas contra "
+                   "sí mismas; las claves no intervienen. Las puntuaciones son Q·Kᵀ/√d_k "
+                   "(paso 3, punto 1)")
+SCORES_TRANSFORMED = ("attention.located_between_scores_and_weights",
+                      "lo que hay entre las puntuaciones y los pesos: en cada fila, tus pesos "
+                      "ordenan las claves igual que las puntuaciones correctas, pero no son su "
+                      "softmax con ningún factor. Algo más que la máscara y una softmax por "
+                      "fila cambia las puntuaciones o los pesos (una segunda función, un "
+                      "recorte, una ReLU…): entre Q·Kᵀ/√d_k y pesos·V solo van la máscara y la "
+                      "softmax (paso 3)")
 SCORES = ("attention.located_scores",
           "las puntuaciones: cada fila de tus pesos suma 1, pero no es la softmax de Q·Kᵀ por "
           "ningún factor. Revisa el producto escalar de cada consulta con cada clave, y que "
@@ -171,14 +194,52 @@ def _without_exponential(call, probe):
     return bool((sums > tolerances.ATOL).all() and agrees(parts[1], scores / sums))
 
 
+def _rows_missing(output, weights, expected_output, expected_weights):
+    """True when the first rows are right and every row after them is 0."""
+    zero = np.all(np.abs(weights) <= tolerances.ATOL, axis=-1) & np.all(
+        np.abs(output) <= tolerances.ATOL, axis=-1)
+    first = int(np.argmax(zero)) if zero.any() else len(zero)
+    return (0 < first < len(zero) and zero[first:].all()
+            and agrees(weights[:first], expected_weights[:first])
+            and agrees(output[:first], expected_output[:first]))
+
+
+def _rounded_digits(weights, expected):
+    """The number of decimals the right weights were rounded to, if they were."""
+    for digits in range(1, 5):
+        if np.array_equal(weights, np.round(expected, digits)) or agrees(
+                weights, np.round(expected, digits), atol=0.5 * 10.0 ** -(digits + 2)):
+            if not agrees(weights, expected):
+                return digits
+    return None
+
+
+def _same_order(weights, scores):
+    """True when, in every row, the weights rank the keys as the scores do (ties allowed)."""
+    for w, s in zip(weights, scores):
+        differences = np.subtract.outer(w, w) * np.subtract.outer(s, s)
+        if (differences < -tolerances.ATOL ** 2).any():
+            return False
+    return True
+
+
 def _measured_form(call, probe, output, weights, expected_output, expected_weights):
     """A whole wrong form of the softmax that a probe measures exactly, or None."""
     Q, K = probe["Q"], probe["K"]
     scores = Q @ K.T / np.sqrt(K.shape[-1])
-    if weights.shape != scores.shape:
+    if weights.shape != scores.shape or output.shape != expected_output.shape:
         return None
     if agrees(output, expected_output) and agrees(weights, scores):
         return SCORES_AS_WEIGHTS
+    if _rows_missing(output, weights, expected_output, expected_weights):
+        return ROWS_MISSING
+    if agrees(weights, reference.softmax(expected_weights, axis=-1)):
+        return SOFTMAX_TWICE
+    digits = _rounded_digits(weights, expected_weights)
+    if digits is not None:
+        return ROUNDED[0], ROUNDED[1].format(digits=digits)
+    if Q.shape == K.shape and agrees(weights, reference.softmax(Q @ Q.T / np.sqrt(K.shape[-1]))):
+        return QUERIES_AS_KEYS
     if _without_exponential(call, probe):
         return NO_EXPONENTIAL
     factor = _dropout_factor(weights, expected_weights)
@@ -206,6 +267,8 @@ def _weights_step(probe, weights, expected):
         return SCALE
     if not uniform and Q.shape[0] == K.shape[0] and _row_softmax_of(weights, K @ Q.T):
         return SCORES_TRANSPOSED
+    if not uniform and _same_order(weights, Q @ K.T):
+        return [SCORES_TRANSFORMED, SCORES]  # a case with few keys may keep the order by chance
     return SCORES
 
 
@@ -237,5 +300,7 @@ def locate(inputs, call):
         found = MASK if masked else (LARGE_SCORES if scaled and _fails(call, inputs) else None)
     if found is None:
         return None
+    if isinstance(found, list):  # from the most precise place to the most general
+        return [(finding_id, f"el fallo está en {where}") for finding_id, where in found]
     finding_id, where = found
     return finding_id, f"el fallo está en {where}"

@@ -98,6 +98,16 @@ RETURNS_FIRST_SUBLAYER = (
     "lo que devuelves: tu bloque devuelve la salida de la primera subcapa, "
     "LayerNorm(x + MultiHead(x)), y la segunda, LayerNorm(y + FFN(y)), no llega a la salida. "
     "Devuelve el resultado de la segunda subcapa (paso 8)")
+INPUT_ADDED_AFTER = (
+    "transformer_block.located_input_added_after",
+    "lo que devuelves: tu salida es la correcta más x, la entrada del bloque. Cada residual "
+    "suma antes de su LayerNorm, LayerNorm(x + Subcapa(x)); después de la última no se suma "
+    "nada (paso 8)")
+NORM_INSIDE = (
+    "transformer_block.located_norm_not_after_sums",
+    "la LayerNorm: con las dos subcapas anuladas tu bloque devuelve x tal cual, sin "
+    "normalizar, así que falta la LayerNorm después de cada suma, o está dentro de la "
+    "subcapa o antes de ella. Cada subcapa es LayerNorm(x + Subcapa(x)) (paso 8)")
 RETURNS_BEFORE_LAST_NORM = (
     "transformer_block.located_returns_before_last_norm",
     "lo que devuelves: tu bloque devuelve y + FFN(y) sin la última LayerNorm. La segunda "
@@ -129,11 +139,13 @@ def _answer(call, probe):
     return None if parts is None or len(parts) != 1 else np.asarray(parts[0], dtype=np.float64)
 
 
-def _normalisation(output, expected):
+def _normalisation(output, expected, x):
     """Which part of the residuals and normalisation departs, from the rows of the answer on
     ``both_off`` (``expected``: LayerNorm(x))."""
     if output.shape != expected.shape or not np.isfinite(output).all():
         return None
+    if agrees(output, x):
+        return NORM_INSIDE
     if np.abs(output).max() <= tolerances.ATOL:
         return NOTHING_ADDED
     if np.abs(output.mean(axis=-1)).max() > tolerances.ATOL:
@@ -173,8 +185,10 @@ def _intermediate(call, inputs):
         return None
     first = reference.transformer_block(**_switched_off(inputs, FFN))  # LN(x + MH(x))
     ffn = np.maximum(0, first @ inputs["W1"] + inputs["b1"]) @ inputs["W2"] + inputs["b2"]
+    correct = reference.transformer_block(**inputs)
     for value, found in ((first, RETURNS_FIRST_SUBLAYER),
-                         (first + ffn, RETURNS_BEFORE_LAST_NORM)):
+                         (first + ffn, RETURNS_BEFORE_LAST_NORM),
+                         (correct + inputs["x"], INPUT_ADDED_AFTER)):
         if agrees(answer, value):
             return found
     return None
@@ -197,7 +211,8 @@ def locate(inputs, call):
         agree.append(agrees(answers[name], reference.transformer_block(**probe)))
     ffn_off, attention_off, both_off = agree
     if not both_off:
-        found = _normalisation(answers["both_off"], reference.layer_norm(inputs["x"]))
+        found = _normalisation(answers["both_off"], reference.layer_norm(inputs["x"]),
+                               inputs["x"])
     elif not ffn_off and attention_off:
         found = _first_sublayer(call, inputs)
     elif ffn_off and not attention_off:

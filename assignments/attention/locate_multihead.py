@@ -13,6 +13,7 @@ import numpy as np
 
 from reference import attention as reference
 
+from . import tolerances
 from .probe_compare import agrees
 
 MASK = ("multihead.located_mask",
@@ -33,6 +34,16 @@ SPLITTING = ("multihead.located_splitting",
              "alguna cabeza no calcula su atención con sus propias columnas de W_Q, W_K y W_V. "
              "Si apilas las matrices de todas las cabezas, separa después con reshape a "
              "(n, h, d_k) y luego transpose, no con un reshape directo (paso 6)")
+AFTER_HEADS = ("multihead.located_after_heads",
+               "lo que haces con las cabezas antes de W_O: con una sola cabeza y W_O igual a la "
+               "identidad, tu salida es una función de la salida correcta, valor a valor (una "
+               "tanh, una ReLU, un redondeo…). La concatenación de las cabezas va tal cual al "
+               "producto por W_O (paso 6)")
+COMBINING = ("multihead.located_combining",
+             "cómo combinas las cabezas: cada cabeza, con las demás anuladas (W_V = 0), da sus "
+             "valores correctos, pero en otras columnas que las suyas. La salida es "
+             "Concat(head_1, …, head_h)·W_O: las cabezas una al lado de la otra, en el orden de "
+             "la lista, y W_O entera, una sola vez, sobre la concatenación (paso 6)")
 OTHER_HEADS = ("multihead.located_other_heads",
                "las matrices de cada cabeza: con todas las cabezas iguales tu multihead coincide "
                "con la correcta, y con cabezas distintas no, así que alguna cabeza usa matrices "
@@ -122,12 +133,35 @@ def _whole_forms(inputs, call):
     return None
 
 
+# At least this many distinct values before a value-by-value function is said to be seen.
+MIN_VALUES = 6
+
+
+def _value_by_value(got, expected):
+    """True when ``got`` is one monotone function of ``expected``, entry by entry."""
+    if got.shape != expected.shape or np.unique(np.round(expected, 9)).size < MIN_VALUES:
+        return False
+    order = np.argsort(expected, axis=None)
+    steps = np.diff(got.ravel()[order])
+    return bool((steps >= -tolerances.ATOL).all() or (steps <= tolerances.ATOL).all())
+
+
+def _one_live_head(inputs, heads, live):
+    """The padded probe with every head's W_V but ``live``'s set to zero."""
+    quiet = [(W_Q, W_K, W_V if i == live else np.zeros_like(np.asarray(W_V, dtype=np.float64)))
+             for i, (W_Q, W_K, W_V) in enumerate(heads)]
+    return _padded(inputs, quiet)
+
+
 def _heads_step(inputs, call, padded_all):
     """Why every head right alone is wrong together: the concatenation's order (the right
     columns, reordered), another head's matrices (identical heads agree) or the splitting."""
     if _column_permutation(*padded_all):
         return CONCATENATION
     heads = list(inputs["heads"])
+    alone = [_answer(call, _one_live_head(inputs, heads, i)) for i in range(len(heads))]
+    if all(answer is not None and _column_permutation(*answer) for answer in alone):
+        return COMBINING
     same = _answer(call, _padded(inputs, [heads[0]] * len(heads)))
     return OTHER_HEADS if same is not None and agrees(*same) else SPLITTING
 
@@ -152,6 +186,8 @@ def locate(inputs, call):
         departs = not agrees(*answer)
         if departs and step in (EACH_HEAD, CONCATENATION) and _scaled(*answer):
             step = SCALED
+        elif departs and step is EACH_HEAD and _value_by_value(*answer):
+            step = AFTER_HEADS
         if step is MASK:
             if not departs:  # right without the mask: the mask, if the case itself departs
                 case = _answer(call, inputs)

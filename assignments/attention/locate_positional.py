@@ -41,6 +41,8 @@ INTEGERS = "positional_encoding.located_integers"
 ZERO_COLUMNS = "positional_encoding.located_zero_columns"
 OMEGA_PER_COLUMN = "positional_encoding.located_omega_per_column"
 POS_AND_I_SWAPPED = "positional_encoding.located_pos_and_i_swapped"
+ROWS_REVERSED = "positional_encoding.located_rows_reversed"
+ROWS_NORMALISED = "positional_encoding.located_rows_normalised"
 
 
 def _trailing_zero_columns(pe):
@@ -77,6 +79,17 @@ def _whole_forms(pe, omega, expected_pe, expected_omega, inputs):
                 "últimas valen 0 en todas las posiciones, así que tu bucle se para antes de "
                 "llegar a la última pareja de columnas. Hay una frecuencia por pareja, "
                 "⌈d_model/2⌉ en total, y cada pareja ocupa dos columnas (paso 7)")
+        if pe.shape[0] > 1 and agrees(pe, expected_pe[::-1]):
+            return ROWS_REVERSED, (
+                "el fallo está en el orden de las filas: tu pe es la correcta con las filas al "
+                "revés, así que cuentas las posiciones desde el final. La fila 0 es la posición "
+                "0, (0, 1, 0, 1, …), y la última, la posición n_positions − 1 (paso 7)")
+        norms = np.linalg.norm(expected_pe, axis=1, keepdims=True)
+        if agrees(pe, expected_pe / norms):
+            return ROWS_NORMALISED, (
+                "el fallo está en lo que haces después de los senos y cosenos: cada fila de tu "
+                "pe es la correcta dividida por su norma. No se normaliza: cada pareja ya "
+                "cumple sin² + cos² = 1 (paso 7)")
         if agrees(pe, _swapped(inputs["n_positions"], d_model)):
             return POS_AND_I_SWAPPED, (
                 "el fallo está en el ángulo: intercambias pos e i, y calculas "

@@ -34,6 +34,9 @@ def named_sizes(function, inputs):
             sizes["d_ff"] = np.shape(inputs["W1"])[1]
         sizes["h·d_k"] = sizes["h"] * sizes["d_k"]
         sizes["h·d_v"] = sizes["h"] * sizes["d_v"]
+        if sizes["h"] > 1:  # a head left out of the concatenation
+            sizes["(h − 1)·d_v"] = (sizes["h"] - 1) * sizes["d_v"]
+        sizes["h·n"] = sizes["h"] * n  # the heads' weights concatenated, not their outputs
         if d_model % sizes["h"] == 0:
             sizes["d_model/h"] = d_model // sizes["h"]
         return sizes
@@ -175,16 +178,55 @@ KEEPDIMS = ("shapes.reduction_without_keepdims",
             "x.sum(axis=-1, keepdims=True), o añade el eje que falta con [:, None]")
 
 
+TRANSPOSED = ("shapes.transposed_operand",
+              "operas una matriz con otra de la forma traspuesta, (a, b) con (b, a): una de las "
+              "dos está traspuesta (¿la máscara, o las puntuaciones?); la máscara tiene la forma "
+              "de las puntuaciones, una fila por consulta y una columna por clave")
+
+
+def _transposed_operands(error):
+    """True for a broadcast of a matrix (a, b) with one (b, a), a ≠ b (scalars aside: np.where
+    reports its −∞ too)."""
+    shapes = [tuple(shape) for shape in error.get("shapes", []) if len(shape)]
+    return (error.get("kind") == "broadcast" and len(shapes) == 2
+            and all(len(shape) == 2 for shape in shapes) and shapes[0] == shapes[1][::-1]
+            and shapes[0][0] != shapes[0][1])
+
+
 def _reduced_without_keepdims(error):
     """True for a broadcast of a matrix (a, b) with a vector (a,), a ≠ b: one value per row,
     aligned by NumPy with the columns."""
-    shapes = [tuple(shape) for shape in error.get("shapes", [])]
+    shapes = [tuple(shape) for shape in error.get("shapes", []) if len(shape)]
     if error.get("kind") != "broadcast" or len(shapes) != 2:
         return False
     matrix = next((shape for shape in shapes if len(shape) == 2), None)
     vector = next((shape for shape in shapes if len(shape) == 1), None)
     return (matrix is not None and vector is not None and vector[0] == matrix[0]
             and matrix[0] != matrix[1])
+
+
+MISSING_HEAD = ("multihead.head_left_out",
+                "tu concatenación tiene (h − 1)·d_v columnas, las de todas las cabezas menos "
+                "una: ¿recorres range(len(heads) − 1), o te dejas la última cabeza?")
+WEIGHTS_CONCATENATED = ("multihead.weights_concatenated",
+                        "tu concatenación tiene h·n columnas, n por cabeza: son los pesos de "
+                        "las cabezas, no sus salidas. attention devuelve (salida, pesos): "
+                        "concatena el primero, de forma (n, d_v)")
+
+
+def _multihead_cause(function, inputs, error):
+    """What the left side of a product that does not fit says about the concatenation."""
+    numbers = error.get("numbers", [])
+    if function != "multihead" or error.get("kind") != "matmul" or len(numbers) < 2:
+        return []
+    sizes = named_sizes(function, inputs)
+    columns = numbers[1]
+    # With h = 2, (h − 1)·d_v is d_v, which summing the heads gives too: not said then.
+    if sizes["h"] > 2 and columns == sizes.get("(h − 1)·d_v"):
+        return [MISSING_HEAD]
+    if columns == sizes["h·n"] and columns != sizes["h·d_v"]:
+        return [WEIGHTS_CONCATENATED]
+    return []
 
 
 def explain_error(function, inputs, error):
@@ -199,7 +241,9 @@ def explain_error(function, inputs, error):
     note = case_note(function, inputs)
     sentences = [s for s in (said, note and note[1]) if s]
     # Said apart from the case's sizes, so that every case that raised it says it once.
-    cause = [KEEPDIMS] if _reduced_without_keepdims(error) else []
+    cause = ([KEEPDIMS] if _reduced_without_keepdims(error) else []) + (
+        [TRANSPOSED] if _transposed_operands(error) else []) + _multihead_cause(
+        function, inputs, error)
     if not sentences:
         return cause + [(None, ASKED[function])] if shape_error else []
     return [(note and note[0], "; ".join(sentences))] + cause + [(None, ASKED[function])]

@@ -234,7 +234,7 @@ class Grader:
             # Partly named cases, a guess per case or nothing at all: where the function
             # departs, measured on every failing case, says more, and is said instead.
             found = self._located(conversation, function, spec, failing)
-            diagnoses = [found] if found else diagnoses
+            diagnoses = summary.with_located(diagnoses, found) if found else diagnoses
         if unstable:
             diagnoses = [Diagnosis("finding", UNSTABLE.format(function=function),
                                    [j.case for j in judged if j.failures], ["nondeterministic"])]

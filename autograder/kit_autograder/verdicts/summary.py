@@ -77,16 +77,38 @@ def explained_everywhere(diagnoses, failing_cases):
 
 
 def located(locate, function, failing, call):
-    """The lesson's ``locate`` on every failing case (``Judged``), as one finding when every
-    case departs at the same place, else None: a place that explains one case only would be
-    a guess for the others. ``call(function, probe_inputs)`` runs the student's function and
-    returns its parts, or None when it raised."""
-    if locate is None or not failing or any(j.outcome.parts is None for j in failing):
+    """The lesson's ``locate`` on every failing case that returned an answer (``Judged``), as
+    one finding when every such case departs at the same place, else None: a place that
+    explains one case only would be a guess for the others. Cases that raised are not
+    located: their errors explain them. ``call(function, probe_inputs)`` runs the student's
+    function and returns its parts, or None when it raised.
+
+    ``locate`` returns a place, ``(finding id, Spanish message)``, or a list of places from
+    the most precise to the most general (a small case may show only the general one): the
+    most precise place every case shares is said."""
+    answered = [j for j in failing if j.outcome.parts is not None]
+    if locate is None or not answered:
         return None
-    places = set()
-    for one in failing:
-        places.add(locate(function, one.inputs, lambda probe: call(function, probe)))
-        if None in places or len(places) > 1:
+    shared = None
+    for one in answered:
+        places = _places(locate(function, one.inputs, lambda probe: call(function, probe)))
+        shared = places if shared is None else [p for p in shared if p in places]
+        if not shared:
             return None
-    (finding_id, message), = places
-    return Diagnosis("finding", message, [j.case for j in failing], [finding_id], located=True)
+    finding_id, message = shared[0]
+    return Diagnosis("finding", message, [j.case for j in answered], [finding_id],
+                     located=True)
+
+
+def _places(found):
+    """A lesson's answer as a list of places, most precise first."""
+    if not found:
+        return []
+    return [tuple(found)] if isinstance(found[0], str) else [tuple(place) for place in found]
+
+
+def with_located(diagnoses, found):
+    """``found`` in place of every diagnosis about the cases it covers; what explains only
+    the other cases (those that raised) stays."""
+    covered = set(found.cases)
+    return [found] + [d for d in diagnoses if not set(d.cases) & covered]
