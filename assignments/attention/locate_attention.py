@@ -22,6 +22,10 @@ from .probe_compare import agrees
 # something; and scores of 8 are far from uniform weights, so a wrong factor still shows.
 MODERATE_SCORE = 8.0
 
+# Probes draw their values from this generator, and have at least this many queries.
+PROBE_SEED = 8055
+MIN_QUERIES = 4
+
 # The mask is probed where every score is this small: −10 in place of −∞ then leaves a
 # forbidden key a weight of about e^-11 of the row, far above the masked-weight tolerance.
 SMALL_SCORE = 1.0
@@ -100,16 +104,27 @@ SCORES = ("attention.located_scores",
 
 
 def _moderate(inputs):
-    """The case with moderate scores (K moved by its mean key, Q scaled), and whether the
-    case's own scores were larger than that."""
-    Q, K, V = (np.asarray(inputs[name], dtype=np.float64) for name in ("Q", "K", "V"))
-    root = np.sqrt(K.shape[-1])
-    large = np.abs(Q @ K.T).max() / root > MODERATE_SCORE
+    """A probe shaped like the case, with moderate scores, and whether the case's own scores
+    were larger than that.
+
+    Its values are drawn afresh (a fixed generator, never the case's): where a function
+    departs is a property of its code, and one probe for every case keeps a small or special
+    case (one query, a few keys) from showing another place by chance. Without a mask it has
+    at least MIN_QUERIES queries. K is moved by its mean key, which only subtracts one number
+    per row of scores, and Q scaled so that the largest score/√d_k is MODERATE_SCORE."""
+    (n, d_k), (m, _), (_, d_v) = (np.shape(inputs[name]) for name in ("Q", "K", "V"))
+    root = np.sqrt(d_k)
+    large = np.abs(np.asarray(inputs["Q"]) @ np.asarray(inputs["K"]).T).max() / root \
+        > MODERATE_SCORE
+    mask = inputs.get("mask")
+    rng = np.random.default_rng(PROBE_SEED)
+    Q = rng.normal(size=(n if mask is not None else max(n, MIN_QUERIES), d_k))
+    K, V = rng.normal(size=(m, d_k)), rng.normal(size=(m, d_v))
     K = K - K.mean(axis=0, keepdims=True)
     largest = np.abs(Q @ K.T).max() / root
-    if largest > MODERATE_SCORE:
+    if largest > 0:
         Q = Q * (MODERATE_SCORE / largest)
-    return dict(Q=Q, K=K, V=V, mask=inputs.get("mask")), large
+    return dict(Q=Q, K=K, V=V, mask=mask), large
 
 
 def _small(probe):

@@ -120,11 +120,25 @@ PROBE_SEED = 8055
 MIN_PROBE_TOKENS = 4
 
 
-def _probe_x(inputs):
+def _probe(inputs):
+    """A probe shaped like the case, every value drawn afresh: x, the heads, W_O and the FFN
+    (the case may make a sub-layer nearly vanish, with tiny weights or nearly constant rows,
+    and then a wrong block agrees with the right one there by chance). The case's mask is
+    kept; without one the probe has at least MIN_PROBE_TOKENS tokens."""
+    rng = np.random.default_rng(PROBE_SEED)
     n, d_model = np.shape(inputs["x"])
     if inputs.get("mask") is None:
         n = max(n, MIN_PROBE_TOKENS)
-    return np.random.default_rng(PROBE_SEED).normal(size=(n, d_model))
+
+    def weights(shape):
+        return rng.normal(0, 1 / np.sqrt(shape[0]), size=shape)
+
+    heads = [tuple(weights(np.shape(W)) for W in head) for head in inputs["heads"]]
+    return dict(inputs, x=rng.normal(size=(n, d_model)), heads=heads,
+                W_O=weights(np.shape(inputs["W_O"])), W1=weights(np.shape(inputs["W1"])),
+                b1=rng.normal(0, 0.5, size=np.shape(inputs["b1"])),
+                W2=weights(np.shape(inputs["W2"])),
+                b2=rng.normal(0, 0.5, size=np.shape(inputs["b2"])))
 
 
 def _switched_off(inputs, names):
@@ -198,7 +212,7 @@ def locate(inputs, call):
     """``(finding id, Spanish message)`` for where the block departs on ``inputs`` (a failing
     case), or None. ``call(probe_inputs)`` runs the student's block and returns its parts, or
     None when it raised."""
-    inputs = dict(inputs, x=_probe_x(inputs))
+    inputs = _probe(inputs)
     found = _intermediate(call, inputs)
     if found is not None:
         return found[0], f"el fallo está en {found[1]}"

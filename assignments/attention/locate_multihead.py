@@ -134,7 +134,7 @@ def _whole_forms(inputs, call):
 
 
 # At least this many distinct values before a value-by-value function is said to be seen.
-MIN_VALUES = 6
+MIN_VALUES = 12
 
 
 def _value_by_value(got, expected):
@@ -166,10 +166,24 @@ def _heads_step(inputs, call, padded_all):
     return OTHER_HEADS if same is not None and agrees(*same) else SPLITTING
 
 
+# Probes draw X afresh (a fixed generator, never the case's values) with at least this many
+# tokens: a place is a property of the code, and with few tokens a wrong head can look like a
+# function of the right one by chance.
+PROBE_SEED = 8055
+MIN_TOKENS = 6
+
+
+def _fresh(inputs, seed=PROBE_SEED):
+    """``inputs`` without a mask and with X drawn afresh, of the case's width."""
+    n, d_model = np.shape(inputs["X"])
+    X = np.random.default_rng(seed).normal(size=(max(n, MIN_TOKENS), d_model))
+    return dict(inputs, X=X, mask=None)
+
+
 def locate(inputs, call):
     """``(finding id, Spanish message)`` for where ``multihead`` departs on ``inputs``, or
     None when no probe locates it (or the student's function raises on a probe)."""
-    unmasked = dict(inputs, mask=None)
+    unmasked = _fresh(inputs)
     whole = _whole_forms(unmasked, call)
     if whole is not None:
         return whole[0], f"el fallo está en {whole[1]}"
@@ -187,7 +201,13 @@ def locate(inputs, call):
         if departs and step in (EACH_HEAD, CONCATENATION) and _scaled(*answer):
             step = SCALED
         elif departs and step is EACH_HEAD and _value_by_value(*answer):
-            step = AFTER_HEADS
+            # The same function on a second draw too, or the order was a coincidence.
+            again = _answer(call, _padded(_fresh(inputs, PROBE_SEED + 1),
+                                          list(inputs["heads"])[:1]))
+            if again is not None and _value_by_value(
+                    np.concatenate([answer[0].ravel(), again[0].ravel()]),
+                    np.concatenate([answer[1].ravel(), again[1].ravel()])):
+                step = AFTER_HEADS
         if step is MASK:
             if not departs:  # right without the mask: the mask, if the case itself departs
                 case = _answer(call, inputs)

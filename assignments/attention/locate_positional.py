@@ -24,6 +24,14 @@ ROW_ZERO = "positional_encoding.located_row_zero"
 ANGLES = "positional_encoding.located_angles"
 
 
+def _rounded(omega, expected):
+    """The decimals the right frequencies were rounded to, if they were."""
+    for digits in range(1, 6):
+        if np.array_equal(omega, np.round(expected, digits)):
+            return digits
+    return None
+
+
 def _omega(omega, expected, pe_right):
     # Where they part depends on the case's d_model, and one message is said for every failing
     # case, so only "the first is already wrong" or "the first is right" is said.
@@ -32,9 +40,18 @@ def _omega(omega, expected, pe_right):
     if not agrees(omega[0], expected[0], OMEGA_ATOL):
         where = ("tus frecuencias omega: ya la primera no es ω_0 = 1, y deberían ser "
                  "ω_i = 1/10000^(2i/d_model)")
-    if pe_right:
-        where += "; pe, en cambio, está bien, así que devuelves otra omega que la que usas"
-    return OMEGA, f"el fallo está en {where} (paso 7)"
+    digits = _rounded(omega, expected)
+    if digits is not None:
+        where = (f"tus frecuencias omega: son las correctas redondeadas a {digits} decimales, "
+                 "y las últimas, mucho menores que 1, pierden casi todas sus cifras: no las "
+                 "redondees")
+    found = (OMEGA, f"el fallo está en {where} (paso 7)")
+    if not pe_right:
+        return found
+    # A case whose pe is right anyway (rounding that stays within the tolerance) says more;
+    # the engine says the plain place if another case cannot.
+    where += "; pe, en cambio, está bien, así que devuelves otra omega que la que usas"
+    return [(f"{OMEGA}_returned_only", f"el fallo está en {where} (paso 7)"), found]
 
 
 INTEGERS = "positional_encoding.located_integers"
@@ -73,7 +90,11 @@ def _whole_forms(pe, omega, expected_pe, expected_omega, inputs):
                 "con dtype=int ni a partir de un array de enteros (paso 7)")
         zeros = _trailing_zero_columns(pe)
         kept = pe.shape[1] - zeros
-        if 0 < zeros < pe.shape[1] and agrees(pe[:, :kept], expected_pe[:, :kept]):
+        # Columns left at 0 by a loop that stops early, not by frequencies that are 0.
+        omega_wrong = omega.shape == expected_omega.shape and not agrees(omega, expected_omega,
+                                                                         OMEGA_ATOL)
+        if (0 < zeros < pe.shape[1] and not omega_wrong
+                and agrees(pe[:, :kept], expected_pe[:, :kept])):
             return ZERO_COLUMNS, (
                 "el fallo está en las columnas que rellenas: las primeras están bien, pero las "
                 "últimas valen 0 en todas las posiciones, así que tu bucle se para antes de "
