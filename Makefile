@@ -5,6 +5,9 @@
 # attention). Each lesson builds into dist/<lesson>/ and grades into dist/<lesson>/grades/.
 
 PYTHON ?= python3
+# Every mistake a person can fix ends as one `error:` line; VERBOSE=1 (`make assign VERBOSE=1`)
+# prints the traceback above it, for whoever debugs the kit.
+export VERBOSE
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed

@@ -163,7 +163,7 @@ SLOW_MODULES = {"test_attacks", "test_attacks_gradescope", "test_batch", "test_b
                 "test_misconceptions", "test_diagnosis", "test_real_world_variants",
                 "test_correct_variants", "test_tolerances", "test_lab", "test_extension",
                 "test_probe", "test_positional_calls", "test_shown_numbers", "test_loader_fuzz",
-                "test_notebooks_in_the_wild", "test_build_refusals"}
+                "test_notebooks_in_the_wild"}
 
 
 # The modules that take longest (`--durations`: their door fixtures grade whole batches), run

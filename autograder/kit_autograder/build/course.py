@@ -62,12 +62,19 @@ class LessonSources:
         return [self.root / "assignments", self.root, self.root / "autograder"]
 
     def check(self):
-        """A Spanish-free, instructor-facing error when the lesson's required places are missing."""
-        missing = [str(path) for path in (self.folder, self.master, self.rubric)
-                   if not path.exists()]
+        """An instructor-facing error when the lesson's required places are missing: a
+        ``LESSON=`` the course does not have, or a lesson not yet complete."""
+        required = (self.folder, self.rubric) if not self.folder.is_dir() else (
+            self.master, self.rubric)
+        missing = [path.relative_to(self.root).as_posix() + ("/" if path == self.folder else "")
+                   for path in required if not path.exists()]
         if missing:
-            raise FileNotFoundError(f"lesson {self.name!r}: missing {', '.join(missing)} "
-                                    f"under {self.root} (docs/lesson-authors.md)")
+            lessons = sorted(folder.name for folder in (self.root / "assignments").glob("*/")
+                             if (folder / "master.py").is_file())
+            raise FileNotFoundError(
+                f"{', '.join(missing)}: not found; LESSON= is one of the course's lessons "
+                f"({', '.join(lessons) or 'none yet'}), and each has its master.py and its "
+                "rubric (docs/lesson-authors.md)")
 
 
 def zip_name(lesson: str) -> str:
