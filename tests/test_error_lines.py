@@ -1,13 +1,13 @@
-"""Every mistake a lesson's author can make with `make assign` ends as one `error:` line that
-names the file, says what is wrong and what to do, with no traceback; VERBOSE=1 adds the
-traceback (issue 32). Each case is listed here with the very line it prints, as
-docs/lesson-authors.md lists them.
+"""Every mistake a lesson's author or an instructor can make with `make assign` or `make grade`
+ends as one `error:` line that names the file, says what is wrong and what to do, with no
+traceback; VERBOSE=1 adds the traceback (issue 32). Each case is listed here with the very line
+it prints, as docs/lesson-authors.md and docs/instructors.md list them.
 
 Each `make assign` case starts from the fixture lesson (tests/fixtures/lessons/rnn), one copy
 of it per case, and changes one thing; the positive controls at the end build the unchanged
 fixture, and the fixture with its kit cells untagged, all the way. Every refusal comes before
 Otter's build, so the cases run as one batch of real processes (tests/forked_commands.py): the
-command `make assign` runs, each with its own stderr and exit status.
+commands `make assign` and `make grade` run, each with its own stderr and exit status.
 """
 
 import json
@@ -120,10 +120,58 @@ ASSIGN_CASES = [
      "(rnn), and each has its master.py and its rubric (docs/lesson-authors.md)"),
 ]
 
+# (case, the batch's arguments, the line `make grade` prints), in a folder where submissions/
+# holds one notebook, empty/ nothing, roster.csv is not a roster, wrong.zip is a zip of
+# something else and corrupt.zip half a zip. No sandbox starts: each is refused before.
+GRADE_CASES = [
+    ("submissions_do_not_exist", ["--submissions", "{tmp}/entregas"],
+     "{tmp}/entregas: no such folder or zip; give the folder of notebooks and export zips, or the "
+     "LMS's download"),
+    ("submissions_folder_is_empty", ["--submissions", "{tmp}/empty"],
+     "{tmp}/empty: no .ipynb or .zip file to grade; put the students' notebooks or export zips "
+     "there, or give SUBMISSIONS= the folder that has them"),
+    ("roster_is_not_a_roster", ["--roster", "{tmp}/roster.csv"],
+     "ROSTER={tmp}/roster.csv: roster.csv is neither Moodle's grading worksheet (a column of "
+     "«Participante N»), Canvas's gradebook («Student», «ID») nor a groups CSV (a user-id and a "
+     "group column); its columns are: «nombre», «nota»; give ROSTER= the class list your LMS "
+     "exports (docs/lms.md)"),
+    ("autograder_zip_is_missing", ["--autograder", "{tmp}/dist/rnn-autograder.zip"],
+     "{tmp}/dist/rnn-autograder.zip: no readable autograder zip; build it with `make assign` "
+     "(LESSON= the lesson you grade)"),
+    ("autograder_zip_is_corrupt", ["--autograder", "{tmp}/corrupt.zip"],
+     "{tmp}/corrupt.zip: cannot be opened as a zip (File is not a zip file); give the autograder "
+     "zip that `make assign` builds, or build it again"),
+    ("autograder_zip_is_another_zip", ["--autograder", "{tmp}/wrong.zip"],
+     "{tmp}/wrong.zip: holds no otter_config.json; give the autograder zip that `make assign` "
+     "builds, or build it again"),
+]
+
+
 def assign_job(root, lesson, env=None):
     return {"command": "assign", "root": str(root), "cwd": str(ROOT), "env": env or {},
             "unset": ["VERBOSE", "KIT_TRACEBACK"],
             "argv": ["--lesson", lesson, "--dist", str(root / "dist"), "--no-run-tests"]}
+
+
+def grade_job(tmp, args):
+    defaults = {"--submissions": "{tmp}/submissions", "--autograder": "{tmp}/corrupt.zip",
+                "--out": "{tmp}/out"}
+    given = dict(zip(args[::2], args[1::2]))
+    argv = [part.format(tmp=tmp) for key, value in {**defaults, **given}.items()
+            for part in (key, value)]
+    return {"command": "batch", "cwd": str(ROOT), "argv": argv,
+            "unset": ["VERBOSE", "KIT_TRACEBACK"]}
+
+
+def grading_folder(tmp):
+    (tmp / "submissions").mkdir()
+    shutil.copy(ROOT / "examples" / "attention" / "sin_hacer.ipynb", tmp / "submissions")
+    (tmp / "empty").mkdir()
+    (tmp / "roster.csv").write_text("nombre,nota\nAna,7\n", "utf-8")
+    (tmp / "corrupt.zip").write_bytes(b"PK\x03\x04" + b"\0" * 100)
+    subprocess.run(["zip", "-q", str(tmp / "wrong.zip"), "roster.csv"], cwd=tmp, check=True)
+    (tmp / "out").mkdir()
+    (tmp / "out" / "final_grades.csv").write_text("the last batch's grades\n", "utf-8")
 
 
 def run_jobs(jobs, work):
@@ -144,13 +192,19 @@ def course(base, name, change):
 
 @pytest.fixture(scope="module")
 def refused(tmp_path_factory):
-    """``{case: (result, its course)}`` for every case, run as one batch."""
+    """``{case: (result, course or grading folder)}`` for every case, run as one batch."""
     base = tmp_path_factory.mktemp("cases")
+    grading = base / "grading"
+    grading.mkdir()
+    grading_folder(grading)
     cases, jobs = [], []
     for name, change, lesson, _ in ASSIGN_CASES:
         root = course(base, name, change)
         cases.append((name, root))
         jobs.append(assign_job(root, lesson))
+    for name, args, _ in GRADE_CASES:
+        cases.append((name, grading))
+        jobs.append(grade_job(grading, args))
     # VERBOSE=1 and its older name, on one refusal each: the same line, after the traceback.
     for name in ("VERBOSE", "KIT_TRACEBACK"):
         root = course(base, f"verbose_{name}", ASSIGN_CASES[1][1])
@@ -169,6 +223,17 @@ def test_make_assign_refuses_in_one_line(refused, case, line):
     assert not (root / "dist" / "student").exists(), "nothing is left to ship"
 
 
+@pytest.mark.parametrize("case,line", [(c[0], c[2]) for c in GRADE_CASES],
+                         ids=[c[0] for c in GRADE_CASES])
+def test_make_grade_refuses_in_one_line(refused, case, line):
+    result, folder = refused[case]
+    assert result["status"] == 2, result
+    assert result["stderr"].splitlines() == [f"error: {line.format(tmp=folder)}"], (
+        result["stderr"][-3000:])
+    # A batch that cannot run leaves the last batch's grades as they were.
+    assert (folder / "out" / "final_grades.csv").read_text("utf-8") == "the last batch's grades\n"
+
+
 @pytest.mark.parametrize("name", ["VERBOSE", "KIT_TRACEBACK"])
 def test_verbose_shows_the_traceback_before_the_same_line(refused, name):
     result, _ = refused[name]
@@ -179,9 +244,13 @@ def test_verbose_shows_the_traceback_before_the_same_line(refused, name):
 
 
 def test_the_guides_list_every_line():
-    # The lines a person looks up: the lesson authors' guide lists make assign's, word for word.
+    # The lines a person looks up: the lesson authors' guide lists make assign's, the
+    # instructors' guide make grade's (for a course in curso/), word for word.
     authors = (ROOT / "docs" / "lesson-authors.md").read_text("utf-8")
+    instructors = (ROOT / "docs" / "instructors.md").read_text("utf-8")
     assert [c[0] for c in ASSIGN_CASES if f"error: {c[3]}" not in authors] == []
+    assert [c[0] for c in GRADE_CASES
+            if f"error: {c[2].format(tmp='curso')}" not in instructors] == []
 
 
 # --- the positive controls: without the mistake, the same fixture builds ----------------------

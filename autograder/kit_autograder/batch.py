@@ -38,7 +38,7 @@ import traceback
 from pathlib import Path, PurePath
 
 from . import lms
-from . import csv_cells
+from . import csv_cells, error_lines
 from .bundle import BundleError, OpenedZip
 from .grading import Grader
 from .report import class_report, feedback, otter_results
@@ -176,7 +176,8 @@ def grade_folder(submissions, out, *, autograder_zip, jobs=None, limits=Limits()
         listed = lms.read_roster(roster) if roster else None
         ingested = lms.ingest(submissions, roster=listed, picks=picks)
     except lms.RosterError as exc:
-        raise BatchError(f"ROSTER={roster}: {exc}") from exc
+        raise BatchError(f"ROSTER={roster}: {exc}; give ROSTER= the class list your LMS "
+                         "exports (docs/lms.md)") from exc
     except lms.IngestError as exc:
         raise BatchError(str(exc)) from exc
     with ingested:  # the files extracted from a download zip are removed after grading
@@ -187,19 +188,23 @@ def grade_folder(submissions, out, *, autograder_zip, jobs=None, limits=Limits()
 def _grade(ingested, out, autograder_zip, jobs, limits, log, allow_bwrap, unconfined_ok):
     entries = ingested.entries
     if not entries:
-        raise BatchError(f"no .ipynb or .zip files in {ingested.source}")
+        raise BatchError(f"{ingested.source}: no .ipynb or .zip file to grade; put the "
+                         "students' notebooks or export zips there, or give SUBMISSIONS= the "
+                         "folder that has them")
     for note in ingested.notes:
         print(note, file=log)
     notices = _notices(ingested)
     for line in notices:
         print(line, file=log)
     jobs = max(1, int(jobs or os.cpu_count() or 1))
-    _prepare(out)
     started = time.monotonic()
     stems = output_stems([PurePath(entry.name_hint) for entry in entries])
-    ingested.write_manifest(out, stems)
     try:
         with OpenedZip(autograder_zip) as bundle:
+            # OUT is cleared once the zip has opened: a file that is not one leaves the last
+            # batch's grades as they were.
+            _prepare(out)
+            ingested.write_manifest(out, stems)
             grader = Grader(bundle)
             outputs = Outputs(out, grader, written_merge.identities(
                 ingested.manifest(stems)))
@@ -363,9 +368,9 @@ def main(argv=None):
     except OSError:
         readable = False
     if not readable:
-        print(f"error: no readable autograder zip at {args.autograder}; run `make assign`",
-              file=sys.stderr)
-        return 2
+        return error_lines.report(None, [
+            f"{args.autograder}: no readable autograder zip; build it with `make assign` "
+            "(LESSON= the lesson you grade)"])
     limits = Limits(notebook_seconds=args.timeout or Limits.notebook_seconds,
                     memory_mb=args.memory_mb or Limits.memory_mb)
     try:
@@ -374,8 +379,7 @@ def main(argv=None):
                      roster=args.roster,
                      picks=[p for value in args.pick for p in value.split("|") if p])
     except BatchError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return error_lines.report(exc)
     print(f"\nwrote {args.out / 'final_grades.csv'}, results/, feedback/, records/, written/, "
           "report.html and ingest.csv", file=sys.stderr)
     return 0
