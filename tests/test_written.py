@@ -8,6 +8,7 @@ import pytest
 
 import lms_fixtures as fx
 from kit_autograder.report import feedback, markdown_html
+from kit_autograder.submission import empty_written_answers
 from kit_autograder.verdicts.record import Record
 from kit_autograder.written import answers, feedback_section, merge, scores
 from notebook_code import ANSWER_PLACEHOLDER, answer_regions
@@ -282,10 +283,11 @@ def test_the_nth_marked_question_is_the_rubrics_nth_written_question():
 def test_the_feedback_says_which_written_answers_were_left_empty():
     answered = fx.ANSWERS["buena"]
     two_empty = [answered[0], "", answered[2], "   ", *answered[4:]]
-    assert answers.empty_numbers(fx.with_answers(fx.demo("correcta.ipynb"), answered)) == []
-    assert answers.empty_numbers(fx.with_answers(fx.demo("correcta.ipynb"), two_empty)) == [2, 4]
-    assert answers.empty_numbers(fx.demo("sin_hacer.ipynb")) == [1, 2, 3, 4, 5, 6, 7, 8, 9]  # placeholders
-    assert answers.empty_numbers(b"not json") == []
+    empty = empty_written_answers
+    assert empty(fx.with_answers(fx.demo("correcta.ipynb"), answered)) == []
+    assert empty(fx.with_answers(fx.demo("correcta.ipynb"), two_empty)) == [2, 4]
+    assert empty(fx.demo("sin_hacer.ipynb")) == [1, 2, 3, 4, 5, 6, 7, 8, 9]  # placeholders
+    assert empty(b"not json") == []
     record = Record(file="a.ipynb", stem="a", scores={"attention": [4.0, 5.0]},
                     empty_answers=[2, 4])
     text = feedback.render(record, manual_points=10)

@@ -28,7 +28,6 @@ import argparse
 import hashlib
 import collections
 import concurrent.futures
-import json
 import os
 import resource
 import sys
@@ -37,11 +36,11 @@ import time
 import traceback
 from pathlib import Path, PurePath
 
-from . import lms
-from . import csv_cells, error_lines
+from . import error_lines, lms
 from .bundle import BundleError, OpenedZip
 from .grading import Grader
-from .report import class_report, feedback, otter_results
+from .report import class_report
+from .report.outputs import Outputs
 from .sandbox.client import Limits, Sandbox, SandboxError
 from .submission import shown_name
 from .verdicts.record import Flag, Record
@@ -87,69 +86,6 @@ def _bounded(stem):
     digest = hashlib.sha256(raw).hexdigest()[:10]
     cut = raw[:MAX_STEM_BYTES - 11].decode("utf-8", "ignore")
     return f"{cut}_{digest}"
-
-
-class Outputs:
-    """Writes each submission's files as it is graded; keeps only its CSV row in memory."""
-
-    def __init__(self, out: Path, grader: Grader, identities=None):
-        self.out, self.grader, self.rows, self.lock = out, grader, {}, threading.Lock()
-        self.config = grader.bundle.otter_config()
-        self.identities = identities or {}  # file -> (student name, student id), from the LMS
-        self.written = written_merge.Written(out, grader.lesson.NAME)
-        if self.written.error:
-            print(f"warning: written scores left out: {self.written.error}", file=sys.stderr)
-        for problem in getattr(self.written.sheet, "problems", []):
-            print(f"warning: {problem}", file=sys.stderr)
-        for folder in ("results", "feedback", "records"):
-            (out / folder).mkdir(parents=True, exist_ok=True)
-
-    def write(self, record: Record):
-        sections = feedback.sections_for(self.grader, record,
-                                         written=self.written.marks_for(record.file))
-        text = feedback.join(sections)
-        tests = {q: self.grader.bundle.test_file(q) for q in self.grader.tests}
-        results = otter_results.grading_results(record, tests)
-        gradescope = otter_results.gradescope(record, results, self.config, sections)
-        row = otter_results.final_grades([results]).to_dict("records")
-        # A lone surrogate that slipped past the wire (the notebook's own JSON can hold one)
-        # becomes "?" here rather than an exception that would lose this student's files.
-        (self.out / "records" / f"{record.stem}.json").write_text(record.to_json(), "utf-8",
-                                                                   errors="replace")
-        (self.out / "feedback" / f"{record.stem}.md").write_text(text, "utf-8", errors="replace")
-        (self.out / "results" / f"{record.stem}.json").write_text(
-            json.dumps(gradescope, indent=2, ensure_ascii=False), "utf-8", errors="replace")
-        with self.lock:
-            self.rows[record.stem] = (row, [flag.text() for flag in record.flags])
-
-    def write_csv(self, order):
-        """``order``: the submissions' stems, in the CSV's order."""
-        import pandas as pd
-
-        points = next((rows[0] for rows, _ in self.rows.values() if len(rows) == 2), None)
-        data, flags = [], []
-        for name in order:
-            rows, record_flags = self.rows[name]
-            data.append(rows[-1])
-            flags.append(" | ".join(record_flags))
-        frame = pd.DataFrame(([points] if points else []) + data)
-        if points:
-            questions = [c for c in points if c not in ("file", "total_points_earned",
-                                                        "percent_correct", "grading_status")]
-            frame[questions] = frame[questions].fillna(0)
-            # Otter's columns, with the questions in the lesson's order rather than Otter's
-            # alphabetical one, as the feedback and Gradescope show them.
-            ordered = [q for q in self.grader.tests if q in questions]
-            ordered += [q for q in questions if q not in ordered]
-            frame = frame[["file", *ordered, "total_points_earned", "percent_correct",
-                           "grading_status"]]
-        frame[otter_results.FLAGS_COLUMN] = ([""] if points else []) + flags
-        frame = written_merge.extend_final_grades(frame, self.identities, self.written)
-        for column in ("file", "student_name", "student_id", "group", otter_results.FLAGS_COLUMN):
-            if column in frame:  # names a student typed, which a spreadsheet must not run
-                frame[column] = [csv_cells.safe(v) if isinstance(v, str) else v
-                                 for v in frame[column]]
-        frame.to_csv(self.out / "final_grades.csv", index=False, errors="replace")
 
 
 UNCONFINED = (
