@@ -34,7 +34,7 @@ import nbformat
 
 from kit_autograder import error_lines, lesson as lesson_module
 from kit_autograder.build import otter_master as master_module
-from kit_autograder.build.course import DEFAULT_LESSON, ROOT, LessonSources, zip_name
+from kit_autograder.build.course import DEFAULT_LESSON, DEMO_FOLDER, ROOT, LessonSources, zip_name
 from kit_autograder.build.figures import attach_figures
 from kit_autograder.build.leaks import Hidden, check_student_folder
 from kit_autograder.build.master_error import MasterError
@@ -180,7 +180,7 @@ def stage_build(sources: LessonSources, lesson, rubric, otter_dir: Path):
     shutil.rmtree(otter_dir, ignore_errors=True)
     otter_dir.mkdir(parents=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "explorer", "figures", "master.py",
-                                    "synthetic.py")
+                                    "synthetic.py", DEMO_FOLDER)
     # The lesson's package, its reference (reference/ is a namespace package: only this
     # lesson's part of it ships), and the engine.
     shutil.copytree(sources.folder, otter_dir / sources.name, ignore=ignore)

@@ -165,7 +165,7 @@ def grade_job(tmp, args):
 
 def grading_folder(tmp):
     (tmp / "submissions").mkdir()
-    shutil.copy(ROOT / "examples" / "attention" / "sin_hacer.ipynb", tmp / "submissions")
+    shutil.copy(ROOT / "assignments/attention/examples/sin_hacer.ipynb", tmp / "submissions")
     (tmp / "empty").mkdir()
     (tmp / "roster.csv").write_text("nombre,nota\nAna,7\n", "utf-8")
     (tmp / "corrupt.zip").write_bytes(b"PK\x03\x04" + b"\0" * 100)

@@ -35,7 +35,7 @@ def test_the_rubric_gives_eight_written_questions_and_five_challenge_texts_with_
 
 
 def test_the_built_notebook_marks_eight_questions_whose_answer_cell_is_the_placeholder():
-    # examples/attention/sin_hacer.ipynb is the built student notebook, untouched (a test of
+    # The bundled demo's sin_hacer.ipynb is the built student notebook, untouched (a test of
     # test_examples.py keeps it so): the markers and the placeholder are the build's.
     notebook = raw(fx.demo("sin_hacer.ipynb"))
     regions = answer_regions(notebook["cells"])

@@ -3,7 +3,8 @@ else in the kit names it:
 
     assignments/<lesson>/    the lesson package: lesson.py (the contract, kit_autograder/lesson.py),
                              master.py, its cases, judge and catalog, and its optional parts
-                             (lab.py, figures/, explorer/index.html, synthetic.py, assessment.md)
+                             (lab.py, figures/, explorer/index.html, synthetic.py, assessment.md,
+                             examples/: the demo submissions `make grade` grades by default)
     reference/<lesson>/      its hidden reference (or in its own folder: it never ships to students)
     rubrics/<lesson>.yaml    its points
 
@@ -15,6 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_LESSON = "attention"  # the course's first lesson: what `make` builds without LESSON=
+DEMO_FOLDER = "examples"  # assignments/<lesson>/examples/: the lesson's bundled demo, if it has one
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,12 @@ class LessonSources:
     @property
     def figures(self) -> Path:
         return self.folder / "figures"
+
+    @property
+    def examples(self) -> Path:
+        """Its bundled demo submissions, what `make grade` grades without SUBMISSIONS= (the
+        Makefile names this folder too); never built into the zip or the student folder."""
+        return self.folder / DEMO_FOLDER
 
     @property
     def explorer(self):
