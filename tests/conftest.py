@@ -119,10 +119,11 @@ def otter_venvs(built_dist, autograder_zip):
     from otter_paths import build_venv, image_requirements, readme_install_line
 
     pip = [sys.executable, "-m", "pip"]
-    # The guide's paths are the default lesson's build, dist/attention/...: here, built_dist
-    # (every worker's build is the same bytes: test_assign checks that builds repeat).
-    install = [str(built_dist / arg[len("dist/attention/"):]) if arg.startswith("dist/attention/")
+    # The guide's paths are any lesson's build, dist/$LESSON/...: here, the default lesson's,
+    # built_dist (every worker's build is the same bytes: test_assign checks that builds repeat).
+    install = [str(built_dist / arg[len("dist/$LESSON/"):]) if arg.startswith("dist/$LESSON/")
                else arg for arg in readme_install_line(ROOT / "docs" / "instructors.md")]
+    assert install != readme_install_line(ROOT / "docs" / "instructors.md"), "the guide's paths"
 
     def both(home):
         with concurrent.futures.ThreadPoolExecutor(2) as pool:
