@@ -45,7 +45,8 @@ $(STAMP): requirements.txt Makefile
 	$(PYTHON) -m venv $(VENV)
 	@# uv (pinned in requirements.txt) first, with pip; then everything else with uv, which
 	@# prints each step; if uv cannot be had or fails, pip installs all, with its own progress.
-	$(PY) -m pip install --quiet --disable-pip-version-check "$$(grep -m1 '^uv==' requirements.txt)" \
+	@# -qq: pip's own errors still show, not its warnings about this machine's configuration.
+	$(PY) -m pip install -qq --disable-pip-version-check "$$(grep -m1 '^uv==' requirements.txt)" \
 		&& $(PY) -m uv pip install --compile-bytecode --python $(PY) -r requirements.txt \
 		|| { echo "uv was not available: installing with pip (a minute or more)."; \
 		     $(PY) -m pip install --quiet --upgrade pip && \

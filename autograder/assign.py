@@ -27,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import tomllib
 from pathlib import Path
 
@@ -299,12 +300,15 @@ def find_autograder_zip(dist: Path):
 
 
 
-def build(lesson: str = DEFAULT_LESSON, dist=None, run_tests: bool = True, root: Path = ROOT):
+def build(lesson: str = DEFAULT_LESSON, dist=None, run_tests: bool = True, root: Path = ROOT,
+          progress=lambda step: None):
     """Build ``lesson`` of the course at ``root`` into ``dist`` (``dist/<lesson>/``). What a
     lesson's author can get wrong is checked first, before Otter's build: its contract, its
-    rubric against its questions, the files it ships, its demos."""
+    rubric against its questions, the files it ships, its demos. ``progress(step)`` is told
+    each step as it starts."""
     sources = LessonSources(lesson, Path(root))
     dist = Path(dist) if dist is not None else Path(root) / "dist" / lesson
+    progress("checking the lesson: its contract, rubric, master and the files it ships")
     module = load_lesson(sources)
     rubric = load_rubric(sources.rubric, shown=error_lines.shown(sources.rubric, sources.root))
     try:
@@ -315,16 +319,22 @@ def build(lesson: str = DEFAULT_LESSON, dist=None, run_tests: bool = True, root:
         check_copied_files(sources, module)
         lesson_nb = attach_figures(master_module.lesson_notebook(sources.master, module),
                                    sources.figures)
+        progress("running the guided tour's demos, the reference standing in")
         tour = demo_tour(sources, module, rubric, lesson_nb)
+        progress("otter assign: the graded notebook and the autograder zip"
+                 + (", and Otter's check of the solution" if run_tests else ""))
         master_nb = stage_build(sources, module, rubric, dist / "otter")
         otter_out = dist / "build"
         run_otter_assign(master_nb, otter_out, run_tests)
+        progress("the student folder, the engine's wheel, the explained solution (run in a "
+                 "kernel)")
         arrange_dist(sources, module, rubric, otter_out, dist, lesson_nb, tour)
     except MasterError as exc:
         exc.locate(sources.master, error_lines.shown(sources.master, sources.root))
         raise
     # Otter's output folder is an intermediate; dist/ keeps only what someone will use.
     shutil.rmtree(otter_out)
+    progress("checking what reaches students for anything hidden")
     try:  # fail closed: a student folder that carries the answers is not left to be shipped
         for folder in (dist / "student", dist / "otter" / SUPPORT_FOLDER):
             check_student_folder(folder, module, grading_salt(master_nb, sources.name),
@@ -351,8 +361,14 @@ def main(argv=None, root: Path = ROOT):
     parser.add_argument("--no-run-tests", action="store_true",
                         help="skip Otter's check that the solution passes every test")
     args = parser.parse_args(argv)
+    started = time.monotonic()
+
+    def progress(step):  # on stdout: stderr is for the errors, one line each
+        print(f"make assign {args.lesson}: {step}", flush=True)
+
     try:
-        dist = build(args.lesson, args.dist, run_tests=not args.no_run_tests, root=root)
+        dist = build(args.lesson, args.dist, run_tests=not args.no_run_tests, root=root,
+                     progress=progress)
     except subprocess.CalledProcessError as exc:
         return error_lines.report(exc, [f"{' '.join(map(str, exc.cmd[:2]))} failed with exit "
                                         f"code {exc.returncode}; its own output is above"])
@@ -369,6 +385,7 @@ def main(argv=None, root: Path = ROOT):
         return error_lines.report(exc, [f"{where}: {type(exc).__name__}: {said}, while "
                                         f"`make assign` loaded lesson {args.lesson}; fix it "
                                         "there (VERBOSE=1 shows the traceback)"])
+    print(f"built in {time.monotonic() - started:.0f} s")
     print(f"student notebook: {dist / 'student' / NOTEBOOK_NAME}")
     print(f"autograder zip:   {find_autograder_zip(dist)}")
     print(f"engine wheel:     {dist / 'autograder' / engine_wheel_name()}")
