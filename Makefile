@@ -5,16 +5,20 @@
 # attention). Each lesson builds into dist/<lesson>/ and grades into dist/<lesson>/grades/.
 
 PYTHON ?= python3
+# Every mistake a person can fix ends as one `error:` line; VERBOSE=1 (`make assign VERBOSE=1`)
+# prints the traceback above it, for whoever debugs the kit.
+export VERBOSE
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 LESSON ?= attention
 DIST := dist/$(LESSON)
-# The demo `make grade` grades without SUBMISSIONS=: the lesson's bundled examples/<lesson>/ if
-# the course ships one, else what the lesson's synthetic.py writes from its build, so a new
-# lesson needs no tracked folder outside its three places.
-SUBMISSIONS ?= $(if $(wildcard examples/$(LESSON)),examples/$(LESSON),$(DIST)/demo)
+# The demo `make grade` grades without SUBMISSIONS=: the lesson's own bundled demo,
+# assignments/<lesson>/examples/ (DEMO_FOLDER in kit_autograder/build/course.py), if it has one,
+# else what its synthetic.py writes from its build: a lesson is its three places and nothing else.
+DEMO := assignments/$(LESSON)/examples
+SUBMISSIONS ?= $(if $(wildcard $(DEMO)/*),$(DEMO),$(DIST)/demo)
 OUT ?= $(DIST)/grades
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 TIMEOUT ?= 120
@@ -27,7 +31,8 @@ N ?= 200
 # so an edited master or rubric is never graded with last week's zip.
 ZIP := $(DIST)/autograder/$(LESSON)-autograder.zip
 ZIP_SOURCES := $(shell find assignments/$(LESSON) autograder reference rubrics/$(LESSON).yaml \
-	assessment.md requirements.txt -type f -not -path '*/__pycache__/*' -not -name '*.pyc' 2>/dev/null)
+	assessment.md requirements.txt -type f -not -path '*/__pycache__/*' -not -name '*.pyc' \
+	-not -path '$(DEMO)/*' 2>/dev/null)
 
 all: assign
 
@@ -40,7 +45,8 @@ $(STAMP): requirements.txt Makefile
 	$(PYTHON) -m venv $(VENV)
 	@# uv (pinned in requirements.txt) first, with pip; then everything else with uv, which
 	@# prints each step; if uv cannot be had or fails, pip installs all, with its own progress.
-	$(PY) -m pip install --quiet --disable-pip-version-check "$$(grep -m1 '^uv==' requirements.txt)" \
+	@# -qq: pip's own errors still show, not its warnings about this machine's configuration.
+	$(PY) -m pip install -qq --disable-pip-version-check "$$(grep -m1 '^uv==' requirements.txt)" \
 		&& $(PY) -m uv pip install --compile-bytecode --python $(PY) -r requirements.txt \
 		|| { echo "uv was not available: installing with pip (a minute or more)."; \
 		     $(PY) -m pip install --quiet --upgrade pip && \
@@ -81,7 +87,7 @@ grade: $(STAMP) $(ZIP) $(if $(filter $(DIST)/demo,$(SUBMISSIONS)),$(DIST)/demo)
 		$(if $(PICK),--pick "$(PICK)")
 
 $(DIST)/demo: $(ZIP)
-	$(PY) examples/make_submissions.py --lesson "$(LESSON)" --dist "$(DIST)" --out "$@"
+	$(PY) -m autograder.demo_submissions --lesson "$(LESSON)" --dist "$(DIST)" --out "$@"
 
 # $(OUT)/report.html again from $(OUT)/records/ alone, without regrading: the class report that
 # make grade writes. The zip supplies the lesson's steps and catalog of mistakes.

@@ -27,17 +27,18 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import tomllib
 from pathlib import Path
 
 import nbformat
 
-from kit_autograder import lesson as lesson_module
+from kit_autograder import error_lines, lesson as lesson_module
 from kit_autograder.build import otter_master as master_module
-from kit_autograder.build.course import DEFAULT_LESSON, ROOT, LessonSources, zip_name
-from kit_autograder.build.execute import DemoError
+from kit_autograder.build.course import DEFAULT_LESSON, DEMO_FOLDER, ROOT, LessonSources, zip_name
 from kit_autograder.build.figures import attach_figures
-from kit_autograder.build.leaks import check_student_folder
+from kit_autograder.build.leaks import Hidden, check_student_folder
+from kit_autograder.build.master_error import MasterError
 from kit_autograder.build.notebooks import explained_solution, executed_solution, guided_tour
 from kit_autograder.build.pages import inline as inline_page
 from kit_autograder.build.rubric import RubricError, check_matches, load_rubric, points_table
@@ -88,8 +89,17 @@ def pinned_requirements(names):
 def load_lesson(sources: LessonSources):
     """The lesson's ``lesson`` module, checked against the contract (structure and behaviour)."""
     sources.check()
-    lesson = lesson_module.load(sources.import_paths(), sources.name)
-    lesson_module.check_behaviour(lesson)
+    try:
+        lesson = lesson_module.load(sources.import_paths(), sources.name)
+        lesson_module.check_behaviour(lesson)
+    except lesson_module.LessonError as exc:
+        if not exc.problems:
+            raise
+        # One line per rule broken, each with the file a lesson's author starts from.
+        where = error_lines.shown(sources.folder / "lesson.py", sources.root)
+        raise lesson_module.LessonError("\n".join(
+            f"{where}: {problem}; the contract is in docs/lesson-authors.md"
+            for problem in exc.problems), exc.problems) from exc
     return lesson
 
 
@@ -118,14 +128,22 @@ def lay_out_student_files(sources: LessonSources, lesson, rubric, folder: Path):
 def check_copied_files(sources: LessonSources, lesson):
     """The files the student folder copies as they are (``student_files``), checked for the
     reference before anything is built: a lesson that ships its reference is refused in a
-    second rather than after Otter's whole build. The built folder is checked again at the
-    end, with what the build wrote into it."""
-    with tempfile.TemporaryDirectory(prefix="kit-copied-") as work:
-        folder = Path(work) / "student"
-        folder.mkdir()
-        for source, name in student_files(sources, lesson):
-            shutil.copy(source, folder / name)
-        check_student_folder(folder, lesson, salt="")
+    second rather than after Otter's whole build, naming the file and what ships it. The
+    built folder is checked again at the end, with what the build wrote into it."""
+    hidden = Hidden(lesson, "", sources.root)
+    listed = {(sources.folder / name).resolve() for name in getattr(lesson, "STUDENT_FILES", ())}
+    problems = []
+    for source, name in student_files(sources, lesson):
+        what = hidden.found_in(source.read_bytes())
+        if what is None:
+            continue
+        fix = ("take it out of STUDENT_FILES in "
+               + error_lines.shown(sources.folder / "lesson.py", sources.root)
+               if source.resolve() in listed else "take the answers out of it")
+        problems.append(f"{error_lines.shown(source, sources.root)}: {what}, and the lesson "
+                        f"ships it to students as {name}; {fix}")
+    if problems:
+        raise lesson_module.LessonError("\n".join(problems))
 
 
 def guide_text(sources: LessonSources, lesson, rubric) -> str:
@@ -163,7 +181,7 @@ def stage_build(sources: LessonSources, lesson, rubric, otter_dir: Path):
     shutil.rmtree(otter_dir, ignore_errors=True)
     otter_dir.mkdir(parents=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "explorer", "figures", "master.py",
-                                    "synthetic.py")
+                                    "synthetic.py", DEMO_FOLDER)
     # The lesson's package, its reference (reference/ is a namespace package: only this
     # lesson's part of it ships), and the engine.
     shutil.copytree(sources.folder, otter_dir / sources.name, ignore=ignore)
@@ -230,7 +248,19 @@ def build_engine_wheel(out: Path):
     return wheel
 
 
-def arrange_dist(sources: LessonSources, lesson, rubric, otter_out: Path, dist: Path):
+def demo_tour(sources: LessonSources, lesson, rubric, lesson_nb):
+    """The guided tour, its demos run with the reference standing in, beside the files that
+    lie beside the notebook, as students get them, in a folder of its own: a demo that is not
+    clean stops the build before Otter's, and what a demo writes is not shipped."""
+    with tempfile.TemporaryDirectory(prefix="kit-tour-") as work:
+        folder = Path(work) / "student"
+        folder.mkdir()
+        lay_out_student_files(sources, lesson, rubric, folder)
+        return guided_tour(lesson_nb, lesson, folder)
+
+
+def arrange_dist(sources: LessonSources, lesson, rubric, otter_out: Path, dist: Path, lesson_nb,
+                 tour):
     student, autograder, solution = dist / "student", dist / "autograder", dist / "solution"
     for folder in (student, autograder, solution):
         shutil.rmtree(folder, ignore_errors=True)
@@ -246,10 +276,6 @@ def arrange_dist(sources: LessonSources, lesson, rubric, otter_out: Path, dist: 
     (student / "requirements.txt").write_text(
         STUDENT_REQUIREMENTS_HEADER.format(title=title)
         + pinned_requirements(STUDENT_REQUIREMENTS), encoding="utf-8")
-    lesson_nb = attach_figures(master_module.lesson_notebook(sources.master, lesson),
-                               sources.figures)
-    # The tour's demos run in the student folder, beside the files the lesson writes there.
-    tour = guided_tour(lesson_nb, lesson, student)
     nbformat.write(master_module.number_cells(tour), student / TOUR_NAME)
     if sources.explorer is not None:
         (student / EXPLORER_NAME).write_text(inline_page(sources.explorer), encoding="utf-8")
@@ -274,24 +300,45 @@ def find_autograder_zip(dist: Path):
 
 
 
-def build(lesson: str = DEFAULT_LESSON, dist=None, run_tests: bool = True, root: Path = ROOT):
-    """Build ``lesson`` of the course at ``root`` into ``dist`` (``dist/<lesson>/``)."""
+def build(lesson: str = DEFAULT_LESSON, dist=None, run_tests: bool = True, root: Path = ROOT,
+          progress=lambda step: None):
+    """Build ``lesson`` of the course at ``root`` into ``dist`` (``dist/<lesson>/``). What a
+    lesson's author can get wrong is checked first, before Otter's build: its contract, its
+    rubric against its questions, the files it ships, its demos. ``progress(step)`` is told
+    each step as it starts."""
     sources = LessonSources(lesson, Path(root))
     dist = Path(dist) if dist is not None else Path(root) / "dist" / lesson
+    progress("checking the lesson: its contract, rubric, master and the files it ships")
     module = load_lesson(sources)
-    rubric = load_rubric(sources.rubric)
-    check_matches(rubric, lesson_module.questions(module), manual_questions(sources.master),
-                  sources.name)
-    check_copied_files(sources, module)
-    master_nb = stage_build(sources, module, rubric, dist / "otter")
-    otter_out = dist / "build"
-    run_otter_assign(master_nb, otter_out, run_tests)
-    arrange_dist(sources, module, rubric, otter_out, dist)
+    rubric = load_rubric(sources.rubric, shown=error_lines.shown(sources.rubric, sources.root))
+    try:
+        master = master_module.load_master(sources.master)
+        check_matches(rubric, lesson_module.questions(module),
+                      master_module.manual_questions(master), sources.name)
+        master_module.check_questions(master, module)
+        check_copied_files(sources, module)
+        lesson_nb = attach_figures(master_module.lesson_notebook(sources.master, module),
+                                   sources.figures)
+        progress("running the guided tour's demos, the reference standing in")
+        tour = demo_tour(sources, module, rubric, lesson_nb)
+        progress("otter assign: the graded notebook and the autograder zip"
+                 + (", and Otter's check of the solution" if run_tests else ""))
+        master_nb = stage_build(sources, module, rubric, dist / "otter")
+        otter_out = dist / "build"
+        run_otter_assign(master_nb, otter_out, run_tests)
+        progress("the student folder, the engine's wheel, the explained solution (run in a "
+                 "kernel)")
+        arrange_dist(sources, module, rubric, otter_out, dist, lesson_nb, tour)
+    except MasterError as exc:
+        exc.locate(sources.master, error_lines.shown(sources.master, sources.root))
+        raise
     # Otter's output folder is an intermediate; dist/ keeps only what someone will use.
     shutil.rmtree(otter_out)
+    progress("checking what reaches students for anything hidden")
     try:  # fail closed: a student folder that carries the answers is not left to be shipped
         for folder in (dist / "student", dist / "otter" / SUPPORT_FOLDER):
-            check_student_folder(folder, module, grading_salt(master_nb, sources.name))
+            check_student_folder(folder, module, grading_salt(master_nb, sources.name),
+                                 sources.root)
     except lesson_module.LessonError:
         shutil.rmtree(dist / "student", ignore_errors=True)
         shutil.rmtree(dist / "autograder", ignore_errors=True)
@@ -299,14 +346,13 @@ def build(lesson: str = DEFAULT_LESSON, dist=None, run_tests: bool = True, root:
     return dist
 
 
-def manual_questions(master: Path) -> list:
-    """The names of the master's written questions (``manual: true``), in its order."""
-    configs = (master_module._raw_config(cell, master_module.QUESTION_HEADER)
-               for cell in master_module.load_master(master).cells)
-    return [c["name"] for c in configs if isinstance(c, dict) and c.get("manual") and "name" in c]
+# What a lesson's author or the person building can get wrong: each says so in its message,
+# one line per problem, and that is all they read (error_lines: VERBOSE=1 adds the traceback).
+AUTHOR_ERRORS = (FileNotFoundError, lesson_module.LessonError, RubricError, MasterError,
+                 ValueError, RuntimeError)
 
 
-def main(argv=None):
+def main(argv=None, root: Path = ROOT):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lesson", default=DEFAULT_LESSON,
                         help=f"the lesson's folder under assignments/ (default {DEFAULT_LESSON})")
@@ -315,22 +361,31 @@ def main(argv=None):
     parser.add_argument("--no-run-tests", action="store_true",
                         help="skip Otter's check that the solution passes every test")
     args = parser.parse_args(argv)
+    started = time.monotonic()
+
+    def progress(step):  # on stdout: stderr is for the errors, one line each
+        print(f"make assign {args.lesson}: {step}", flush=True)
+
     try:
-        dist = build(args.lesson, args.dist, run_tests=not args.no_run_tests)
+        dist = build(args.lesson, args.dist, run_tests=not args.no_run_tests, root=root,
+                     progress=progress)
     except subprocess.CalledProcessError as exc:
-        print(f"error: {' '.join(map(str, exc.cmd[:2]))} failed with exit code {exc.returncode}; "
-              "its own output is above", file=sys.stderr)
-        return 2
-    except (FileNotFoundError, lesson_module.LessonError, RubricError, DemoError, ValueError,
-            RuntimeError, KeyError) as exc:
-        # One line per problem, as the contract's errors: a lesson author reads what to fix,
-        # not the build's traceback (KIT_TRACEBACK=1 shows it).
-        if os.environ.get("KIT_TRACEBACK"):
+        return error_lines.report(exc, [f"{' '.join(map(str, exc.cmd[:2]))} failed with exit "
+                                        f"code {exc.returncode}; its own output is above"])
+    except AUTHOR_ERRORS as exc:
+        return error_lines.report(exc)
+    except Exception as exc:
+        # Raised by the lesson's own code (its lesson.py at import, a case, the judge): shown
+        # where the author fixes it. Anything else is the kit's bug, with its traceback.
+        sources = LessonSources(args.lesson, Path(root))
+        where = error_lines.frame_in(exc, [sources.folder, sources.root / "reference"], root)
+        if where is None:
             raise
-        said = str(exc) if not isinstance(exc, KeyError) else f"unknown name {exc}"
-        print("\n".join(f"error: {line}" for line in said.splitlines() or [type(exc).__name__]),
-              file=sys.stderr)
-        return 2
+        said = " ".join(str(exc.msg if isinstance(exc, SyntaxError) else exc).split())
+        return error_lines.report(exc, [f"{where}: {type(exc).__name__}: {said}, while "
+                                        f"`make assign` loaded lesson {args.lesson}; fix it "
+                                        "there (VERBOSE=1 shows the traceback)"])
+    print(f"built in {time.monotonic() - started:.0f} s")
     print(f"student notebook: {dist / 'student' / NOTEBOOK_NAME}")
     print(f"autograder zip:   {find_autograder_zip(dist)}")
     print(f"engine wheel:     {dist / 'autograder' / engine_wheel_name()}")

@@ -39,9 +39,14 @@ from typing import Optional, Union
 __all__ = ["NotebookCodeError", "read_notebook", "cell_source", "assignment_name",
            "find_notebook", "restart_and_run_all", "NotebookRun", "running_a_notebook"]
 
-# Programs a cell magic starts: under the lab they are skipped, as shell escapes are.
+# The magics that start a program: under the lab they are skipped, as `!` escapes are. The
+# grading sandbox refuses the same (kit_autograder/sandbox/inside/shell_escapes.py), and
+# tests/test_shell_escapes.py runs every name of either list through both shells.
+_PROGRAM_LINE_MAGICS = ("pip", "conda", "mamba", "micromamba", "uv", "sx", "system", "edit", "ed")
 _PROGRAM_CELL_MAGICS = ("bash", "sh", "script", "perl", "ruby", "python", "python2",
-                        "python3", "pypy", "system", "sx", "writefile")
+                        "python3", "pypy", "system", "sx")
+# Not a program, but a file written into the student's folder, which the lab leaves as it was.
+_FILE_CELL_MAGICS = ("writefile",)
 
 
 class NotebookCodeError(Exception):
@@ -271,9 +276,9 @@ def _without_programs(shell, notes):
     shell.system = skipped("!")
     shell.system_piped = shell.system_raw = shell.system
     shell.getoutput = skipped("!")
-    for name in _PROGRAM_CELL_MAGICS:
+    for name in _PROGRAM_CELL_MAGICS + _FILE_CELL_MAGICS:
         shell.register_magic_function(skipped(f"%%{name} "), "cell", name)
-    for name in ("pip", "conda", "mamba", "micromamba", "uv", "sx", "system"):
+    for name in _PROGRAM_LINE_MAGICS:
         shell.register_magic_function(skipped(f"%{name} "), "line", name)
 
 

@@ -119,10 +119,11 @@ def otter_venvs(built_dist, autograder_zip):
     from otter_paths import build_venv, image_requirements, readme_install_line
 
     pip = [sys.executable, "-m", "pip"]
-    # The guide's paths are the default lesson's build, dist/attention/...: here, built_dist
-    # (every worker's build is the same bytes: test_assign checks that builds repeat).
-    install = [str(built_dist / arg[len("dist/attention/"):]) if arg.startswith("dist/attention/")
+    # The guide's paths are any lesson's build, dist/$LESSON/...: here, the default lesson's,
+    # built_dist (every worker's build is the same bytes: test_assign checks that builds repeat).
+    install = [str(built_dist / arg[len("dist/$LESSON/"):]) if arg.startswith("dist/$LESSON/")
                else arg for arg in readme_install_line(ROOT / "docs" / "instructors.md")]
+    assert install != readme_install_line(ROOT / "docs" / "instructors.md"), "the guide's paths"
 
     def both(home):
         with concurrent.futures.ThreadPoolExecutor(2) as pool:
@@ -163,7 +164,7 @@ SLOW_MODULES = {"test_attacks", "test_attacks_gradescope", "test_batch", "test_b
                 "test_misconceptions", "test_diagnosis", "test_real_world_variants",
                 "test_correct_variants", "test_tolerances", "test_lab", "test_extension",
                 "test_probe", "test_positional_calls", "test_shown_numbers", "test_loader_fuzz",
-                "test_notebooks_in_the_wild", "test_build_refusals"}
+                "test_notebooks_in_the_wild"}
 
 
 # The modules that take longest (`--durations`: their door fixtures grade whole batches), run

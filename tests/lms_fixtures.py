@@ -13,7 +13,7 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DEMO = ROOT / "examples" / "attention"
+DEMO = ROOT / "assignments" / "attention" / "examples"
 
 # Nine written answers, Markdown as students write it, one with HTML that must stay text.
 ANSWERS = {

@@ -19,7 +19,7 @@ from grading_harness import inject, with_extra_cell
 from test_batch import memory_in_subprocesses
 
 ROOT = Path(__file__).resolve().parent.parent
-DEMO = ROOT / "examples" / "attention"
+DEMO = ROOT / "assignments" / "attention" / "examples"
 
 # Seconds for a notebook's cells and MB per job: the demo's notebooks finish in about 2 s and
 # peak near 230 MB, so these only stop the two files built to go over them.

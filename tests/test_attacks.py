@@ -458,7 +458,7 @@ def shown_hidden_values(hidden, text):
 
 
 def case_sizes_of(arena, notebook, function):
-    from attention.judge import case_sizes
+    from attention.shapes import case_sizes
 
     return [case_sizes(function, inputs)
             for inputs in arena.leaked_inputs(notebook, function).values()]

@@ -213,7 +213,7 @@ def test_feedback_says_what_a_person_grades_by_hand(zoo):
     out, *_ = zoo
     text = feedback(out, "correcta.ipynb")
     from kit_autograder.build.rubric import load_rubric, manual_points
-    from kit_autograder.report.feedback import number
+    from kit_autograder.spanish_numbers import number
     from lesson055 import RUBRIC
 
     by_hand = manual_points(load_rubric(RUBRIC))

@@ -329,7 +329,7 @@ def test_a_shape_failure_is_reported_beside_the_properties_it_breaks():
     """weights.T has the right shape only when n = m; elsewhere the shape is what is wrong,
     and it is said, never replaced by row sums that a transposed matrix cannot have."""
     from draws import get_case
-    from attention.judge import reference_parts, violations
+    from attention.standard import reference_parts, violations
     from draws import draw, outcome
 
     def attention(Q, K, V, mask=None):

@@ -17,7 +17,7 @@ from kit_autograder.hidden_inputs import NOTEBOOK_NAME, generator, identity, wor
 from kit_autograder.submission import load
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
-NOTEBOOK = (ROOT / "examples" / "attention" / "parcial.ipynb").read_bytes()
+NOTEBOOK = (ROOT / "assignments/attention/examples/parcial.ipynb").read_bytes()
 ASSIGNMENT = "055-atencion-transformer"
 SALT = b"una sal de prueba"
 # Few names and few bytes, so that equal worlds come up as often as different ones.

@@ -206,7 +206,7 @@ def test_a_single_export_zip_is_one_submission_and_a_zipped_folder_is_many(tmp_p
 
 
 def test_a_missing_source_is_a_clear_error(tmp_path):
-    with pytest.raises(lms.IngestError, match="no such submissions folder or zip"):
+    with pytest.raises(lms.IngestError, match="no such folder or zip"):
         lms.ingest(tmp_path / "no_existe")
 
 

@@ -22,7 +22,7 @@ from kit_autograder.submission import Rejected, load
 from kit_autograder.verdicts.record import Record
 
 ROOT = Path(__file__).resolve().parent.parent
-BASE = json.loads((ROOT / "examples" / "attention" / "parcial.ipynb").read_text("utf-8"))
+BASE = json.loads((ROOT / "assignments/attention/examples/parcial.ipynb").read_text("utf-8"))
 ASSIGNMENT = BASE["metadata"]["otter"]["assignment_name"]
 SCHEMA = json.loads((Path(nbformat.__file__).parent / "v4" / "nbformat.v4.schema.json")
                     .read_text("utf-8"))

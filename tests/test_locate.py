@@ -11,7 +11,8 @@ import pytest
 
 from reference import attention as reference
 from attention import cases, diagnose, locate
-from attention.judge import reference_parts, judge
+from attention.judge import judge
+from attention.standard import reference_parts
 from kit_autograder.verdicts import summary
 from kit_autograder.verdicts.outcome import Outcome
 from grading_harness import Notebooks, grade_here, read_records, write_folder

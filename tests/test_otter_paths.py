@@ -27,7 +27,7 @@ from grading_harness import grade_here
 from otter_paths import ImageBuilder, clean_environment, gradescope_root, otter_run, run_autograder
 
 ROOT = Path(__file__).resolve().parent.parent
-DEMO = ROOT / "examples" / "attention"
+DEMO = ROOT / "assignments" / "attention" / "examples"
 SCHEMA = json.loads((ROOT / "tests" / "fixtures" / "gradescope_results.schema.json")
                     .read_text("utf-8"))
 WITHOUT_DOCKER = ROOT / "tests" / "otter_grade_without_docker.py"

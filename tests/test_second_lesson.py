@@ -62,7 +62,7 @@ def uploads(rnn_dist, tmp_path_factory):
     files = {"correcta.ipynb": _with_bodies(student, GOOD),
              "sin_tanh.ipynb": _with_bodies(student, {**GOOD, "rnn_step": "    return h @ W + x @ U\n"}),
              "sin_hacer.ipynb": student.read_bytes(),
-             "de_la_055.ipynb": (ROOT / "examples" / "attention" / "correcta.ipynb").read_bytes()}
+             "de_la_055.ipynb": (ROOT / "assignments/attention/examples/correcta.ipynb").read_bytes()}
     for name, data in files.items():
         (folder / name).write_bytes(data)
     return folder

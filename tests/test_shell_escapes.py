@@ -8,6 +8,11 @@ jobs inherit (``notebook.warm``), where no marker appears, no process is started
 hook watches every way Python has to start one), every line after the escape runs, and the
 refused command is remembered with its cell. Through the sandbox itself, tests/test_probe.py
 grades notebooks with these lines.
+
+The student's folder has a list of its own: ``notebook_code`` runs a notebook outside Jupyter
+for the lab with the same escapes skipped. The two lists must agree, so every name either
+lists (and every form above) runs through both shells, and each must refuse it; the control
+takes one name off the lab's list and sees the comparison fail.
 """
 
 import json
@@ -17,6 +22,8 @@ import textwrap
 
 import pytest
 
+import notebook_code
+from kit_autograder.sandbox.inside import shell_escapes
 from kit_autograder.verdicts.messages import shell_escapes_note
 
 # (marker, the cell); each cell defines after_<marker> after its escape, where it can.
@@ -40,6 +47,20 @@ FORMS = [
 # own %conda refuses to run.
 SANDBOX_ONLY = [("conda", "%conda install -y numpy\nafter_conda = 1")]
 
+# Every name either list refuses that no form above uses, as a form of its own: what the two
+# shells must agree on is generated from both lists.
+_COVERED = {source.split()[0].lstrip("%") for _, source in FORMS + SANDBOX_ONLY
+            if source.startswith("%")}
+BOTH_LISTS = [
+    (f"line_{name}", f"%{name} touch {{d}}/line_{name}\nafter_line_{name} = 1")
+    for name in sorted(set(shell_escapes.LINE_MAGICS) | set(notebook_code._PROGRAM_LINE_MAGICS))
+    if name not in _COVERED
+] + [
+    (f"cell_{name}", f"%%{name}\ntouch {{d}}/cell_{name}")
+    for name in sorted(set(shell_escapes.CELL_MAGICS) | set(notebook_code._PROGRAM_CELL_MAGICS))
+    if name not in _COVERED
+]
+
 SCRIPT = textwrap.dedent('''
     import json, os, sys
     mode, folder = sys.argv[1], sys.argv[2]
@@ -47,6 +68,14 @@ SCRIPT = textwrap.dedent('''
     if mode == "sandbox":
         from kit_autograder.sandbox.inside import notebook
         shell = notebook.warm()
+    elif mode.startswith("lab"):
+        import notebook_code
+        if mode == "lab_without_bash":  # the control: a list that lacks one name
+            notebook_code._PROGRAM_CELL_MAGICS = tuple(
+                name for name in notebook_code._PROGRAM_CELL_MAGICS if name != "bash")
+        shell = notebook_code._fresh_shell()
+        notes = []
+        notebook_code._without_programs(shell, notes)
     else:
         from IPython.core.interactiveshell import InteractiveShell
         shell = InteractiveShell.instance()
@@ -61,6 +90,13 @@ SCRIPT = textwrap.dedent('''
         output = notebook.BoundedOutput()
         errors = notebook.run_cells(shell, cells, 60, output)
         refused = notebook.refused_shell_escapes()
+    elif mode.startswith("lab"):
+        errors, refused = [], []
+        for number, cell in enumerate(cells, start=1):
+            before = len(notes)
+            if not shell.run_cell(cell).success:
+                errors.append(cell)
+            refused += [{"cell": number, "command": note} for note in notes[before:]]
     else:
         errors = [c for c in cells if not shell.run_cell(c).success]
         refused = []
@@ -115,6 +151,36 @@ def test_each_refused_command_is_remembered_with_its_cell(sandbox):
     assert commands[5].startswith("%pip --version")
     assert commands[9] == "%%bash" and commands[11] == "%%script bash"
     assert commands[-1] == "%conda install -y numpy"
+
+
+@pytest.fixture(scope="module")
+def both_shells(tmp_path_factory):
+    forms = FORMS + SANDBOX_ONLY + BOTH_LISTS
+    return forms, {mode: run(mode, tmp_path_factory.mktemp(mode), forms)
+                   for mode in ("sandbox", "lab", "lab_without_bash")}
+
+
+def refused_forms(result, forms):
+    """The markers of the forms a shell refused, and of those that started something."""
+    refused = {forms[entry["cell"] - 1][0] for entry in result["refused"]}
+    return refused, set(result["markers"])
+
+
+def test_the_lab_and_the_sandbox_refuse_the_same_escapes(both_shells):
+    forms, results = both_shells
+    assert BOTH_LISTS, "the lists name escapes the forms above do not use"
+    everything = {marker for marker, _ in forms}
+    for mode in ("sandbox", "lab"):
+        refused, ran = refused_forms(results[mode], forms)
+        assert sorted(everything - refused) == [], f"{mode} does not refuse these"
+        assert ran == set() and results[mode]["started"] == [], mode
+
+
+def test_control_a_name_the_lab_lacks_is_seen(both_shells):
+    forms, results = both_shells
+    refused, ran = refused_forms(results["lab_without_bash"], forms)
+    assert sorted({marker for marker, _ in forms} - refused) == ["bash"]
+    assert ran == {"bash"}, "without its name, %%bash runs in the lab's shell"
 
 
 def test_the_note_lists_the_commands_with_their_cells_in_spanish():

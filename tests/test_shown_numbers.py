@@ -15,7 +15,8 @@ from hypothesis import given, settings, strategies as st
 
 from attention.cases import cases_for
 from attention.functions import FUNCTIONS
-from attention.judge import case_sizes, violations, reference_parts
+from attention.shapes import case_sizes
+from attention.standard import violations, reference_parts
 from attention.shapes import explain_error
 from kit_autograder.sandbox.client import ERROR_KINDS
 from kit_autograder.verdicts.compare import compare_part

@@ -19,7 +19,7 @@ import pytest
 from attention import misconceptions, tolerances
 from kit_autograder.verdicts.outcome import Outcome
 from attention.cases import cases_for
-from attention.judge import allowances, reference_parts, violations
+from attention.standard import allowances, reference_parts, violations
 from correct_variants import VARIANTS
 from draws import GRADED_FUNCTIONS, SEEDS, draw, get_case, outcome
 

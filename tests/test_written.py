@@ -8,6 +8,7 @@ import pytest
 
 import lms_fixtures as fx
 from kit_autograder.report import feedback, markdown_html
+from kit_autograder.submission import empty_written_answers
 from kit_autograder.verdicts.record import Record
 from kit_autograder.written import answers, feedback_section, merge, scores
 from notebook_code import ANSWER_PLACEHOLDER, answer_regions
@@ -34,7 +35,7 @@ def test_the_rubric_gives_eight_written_questions_and_five_challenge_texts_with_
 
 
 def test_the_built_notebook_marks_eight_questions_whose_answer_cell_is_the_placeholder():
-    # examples/attention/sin_hacer.ipynb is the built student notebook, untouched (a test of
+    # The bundled demo's sin_hacer.ipynb is the built student notebook, untouched (a test of
     # test_examples.py keeps it so): the markers and the placeholder are the build's.
     notebook = raw(fx.demo("sin_hacer.ipynb"))
     regions = answer_regions(notebook["cells"])
@@ -282,10 +283,11 @@ def test_the_nth_marked_question_is_the_rubrics_nth_written_question():
 def test_the_feedback_says_which_written_answers_were_left_empty():
     answered = fx.ANSWERS["buena"]
     two_empty = [answered[0], "", answered[2], "   ", *answered[4:]]
-    assert answers.empty_numbers(fx.with_answers(fx.demo("correcta.ipynb"), answered)) == []
-    assert answers.empty_numbers(fx.with_answers(fx.demo("correcta.ipynb"), two_empty)) == [2, 4]
-    assert answers.empty_numbers(fx.demo("sin_hacer.ipynb")) == [1, 2, 3, 4, 5, 6, 7, 8, 9]  # placeholders
-    assert answers.empty_numbers(b"not json") == []
+    empty = empty_written_answers
+    assert empty(fx.with_answers(fx.demo("correcta.ipynb"), answered)) == []
+    assert empty(fx.with_answers(fx.demo("correcta.ipynb"), two_empty)) == [2, 4]
+    assert empty(fx.demo("sin_hacer.ipynb")) == [1, 2, 3, 4, 5, 6, 7, 8, 9]  # placeholders
+    assert empty(b"not json") == []
     record = Record(file="a.ipynb", stem="a", scores={"attention": [4.0, 5.0]},
                     empty_answers=[2, 4])
     text = feedback.render(record, manual_points=10)

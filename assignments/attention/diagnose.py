@@ -41,7 +41,7 @@ from kit_autograder.verdicts.summary import Judged, grouped, symptoms
 from . import misconceptions, mutants, tolerances
 from .findings import FINDINGS, READINGS_JOIN, precision_findings
 from .functions import FUNCTIONS
-from .judge import Standard, reference_parts
+from .standard import Standard, reference_parts
 from .shapes import explain_error
 
 # exp() overflows float64 above ~709.78, so scores beyond this break a softmax that does not

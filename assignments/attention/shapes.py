@@ -9,14 +9,14 @@ notebook asks for, so the student can compare.
 
 Sizes and shapes are not hidden values: the case descriptions and the shape checks already
 give them. The sizes in an error are the student's code's to choose, though, so each one is
-shown only if the case declares it (judge.case_sizes, through kit_autograder's CaseSizes), by
+shown only if the case declares it (case_sizes, through kit_autograder's CaseSizes), by
 its name or as «otro tamaño»: code that spelled a hidden input into a shape gets nothing back.
 """
 
 from itertools import combinations_with_replacement
 
 import numpy as np
-from kit_autograder.verdicts.sizes import MAX_SHOWN_DIMENSIONS
+from kit_autograder.verdicts.sizes import CaseSizes, MAX_SHOWN_DIMENSIONS
 
 
 def named_sizes(function, inputs):
@@ -43,6 +43,12 @@ def named_sizes(function, inputs):
     n_positions, d_model = inputs["n_positions"], inputs["d_model"]
     return {"n_positions": n_positions, "d_model": d_model, "⌈d_model/2⌉": (d_model + 1) // 2,
             "⌊d_model/2⌋": d_model // 2}
+
+
+def case_sizes(function, inputs):
+    """The sizes a message may show of the student's numbers on this case: those its inputs
+    declare, and the ones the notebook names from them (named_sizes: ``h·d_v``...)."""
+    return CaseSizes.of(inputs).with_derived(named_sizes(function, inputs).values())
 
 
 PRIMARY = {"n", "m", "d_k", "d_v", "d_model", "h", "d_ff", "n_positions"}
@@ -102,8 +108,6 @@ SHAPE_KINDS = ("reshape", "broadcast", "not_aligned", "broadcast_assign", "matmu
 
 def error_in_sizes(function, inputs, error):
     """The error's sizes named in the notebook's notation: a sentence, or None."""
-    from .judge import case_sizes
-
     sizes, shown = named_sizes(function, inputs), case_sizes(function, inputs)
     kind, numbers, shapes = error.get("kind"), error.get("numbers", []), error.get("shapes", [])
     values = [v for v in [*numbers, *(d for shape in shapes for d in shape)] if type(v) is int]

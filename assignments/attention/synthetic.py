@@ -1,8 +1,10 @@
 """Submissions made from a build's own notebooks: correct, wrong, untouched stub, broken.
 
-Used by ``examples/make_submissions.py`` (the bundled demo), by the bench and by the tests. Every
-notebook starts from the build's student notebook, so its Otter metadata carries the current
-assignment name and its cells are the ones students get; only the answer cells change. A correct answer is the build's solution, a wrong one a realistic mistake below. Output is byte-for-byte reproducible.
+Used by ``autograder/demo_submissions.py`` (the bundled demo, ``examples/``), by the bench and
+by the tests. Every notebook starts from the build's student notebook, so its Otter metadata
+carries the current assignment name and its cells are the ones students get; only the answer
+cells change. A correct answer is the build's solution, a wrong one a realistic mistake below.
+Output is byte-for-byte reproducible.
 """
 
 import ast

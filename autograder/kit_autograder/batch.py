@@ -28,7 +28,6 @@ import argparse
 import hashlib
 import collections
 import concurrent.futures
-import json
 import os
 import resource
 import sys
@@ -37,11 +36,11 @@ import time
 import traceback
 from pathlib import Path, PurePath
 
-from . import lms
-from . import csv_cells
+from . import error_lines, lms
 from .bundle import BundleError, OpenedZip
 from .grading import Grader
-from .report import class_report, feedback, otter_results
+from .report import class_report
+from .report.outputs import Outputs
 from .sandbox.client import Limits, Sandbox, SandboxError
 from .submission import shown_name
 from .verdicts.record import Flag, Record
@@ -89,69 +88,6 @@ def _bounded(stem):
     return f"{cut}_{digest}"
 
 
-class Outputs:
-    """Writes each submission's files as it is graded; keeps only its CSV row in memory."""
-
-    def __init__(self, out: Path, grader: Grader, identities=None):
-        self.out, self.grader, self.rows, self.lock = out, grader, {}, threading.Lock()
-        self.config = grader.bundle.otter_config()
-        self.identities = identities or {}  # file -> (student name, student id), from the LMS
-        self.written = written_merge.Written(out, grader.lesson.NAME)
-        if self.written.error:
-            print(f"warning: written scores left out: {self.written.error}", file=sys.stderr)
-        for problem in getattr(self.written.sheet, "problems", []):
-            print(f"warning: {problem}", file=sys.stderr)
-        for folder in ("results", "feedback", "records"):
-            (out / folder).mkdir(parents=True, exist_ok=True)
-
-    def write(self, record: Record):
-        sections = feedback.sections_for(self.grader, record,
-                                         written=self.written.marks_for(record.file))
-        text = feedback.join(sections)
-        tests = {q: self.grader.bundle.test_file(q) for q in self.grader.tests}
-        results = otter_results.grading_results(record, tests)
-        gradescope = otter_results.gradescope(record, results, self.config, sections)
-        row = otter_results.final_grades([results]).to_dict("records")
-        # A lone surrogate that slipped past the wire (the notebook's own JSON can hold one)
-        # becomes "?" here rather than an exception that would lose this student's files.
-        (self.out / "records" / f"{record.stem}.json").write_text(record.to_json(), "utf-8",
-                                                                   errors="replace")
-        (self.out / "feedback" / f"{record.stem}.md").write_text(text, "utf-8", errors="replace")
-        (self.out / "results" / f"{record.stem}.json").write_text(
-            json.dumps(gradescope, indent=2, ensure_ascii=False), "utf-8", errors="replace")
-        with self.lock:
-            self.rows[record.stem] = (row, [flag.text() for flag in record.flags])
-
-    def write_csv(self, order):
-        """``order``: the submissions' stems, in the CSV's order."""
-        import pandas as pd
-
-        points = next((rows[0] for rows, _ in self.rows.values() if len(rows) == 2), None)
-        data, flags = [], []
-        for name in order:
-            rows, record_flags = self.rows[name]
-            data.append(rows[-1])
-            flags.append(" | ".join(record_flags))
-        frame = pd.DataFrame(([points] if points else []) + data)
-        if points:
-            questions = [c for c in points if c not in ("file", "total_points_earned",
-                                                        "percent_correct", "grading_status")]
-            frame[questions] = frame[questions].fillna(0)
-            # Otter's columns, with the questions in the lesson's order rather than Otter's
-            # alphabetical one, as the feedback and Gradescope show them.
-            ordered = [q for q in self.grader.tests if q in questions]
-            ordered += [q for q in questions if q not in ordered]
-            frame = frame[["file", *ordered, "total_points_earned", "percent_correct",
-                           "grading_status"]]
-        frame[otter_results.FLAGS_COLUMN] = ([""] if points else []) + flags
-        frame = written_merge.extend_final_grades(frame, self.identities, self.written)
-        for column in ("file", "student_name", "student_id", "group", otter_results.FLAGS_COLUMN):
-            if column in frame:  # names a student typed, which a spreadsheet must not run
-                frame[column] = [csv_cells.safe(v) if isinstance(v, str) else v
-                                 for v in frame[column]]
-        frame.to_csv(self.out / "final_grades.csv", index=False, errors="replace")
-
-
 UNCONFINED = (
     "this host lets the sandbox neither make namespaces, nor change user (not root), nor use "
     "Landlock: a submission could write any file of yours, the outputs included. Grade as "
@@ -176,7 +112,8 @@ def grade_folder(submissions, out, *, autograder_zip, jobs=None, limits=Limits()
         listed = lms.read_roster(roster) if roster else None
         ingested = lms.ingest(submissions, roster=listed, picks=picks)
     except lms.RosterError as exc:
-        raise BatchError(f"ROSTER={roster}: {exc}") from exc
+        raise BatchError(f"ROSTER={roster}: {exc}; give ROSTER= the class list your LMS "
+                         "exports (docs/lms.md)") from exc
     except lms.IngestError as exc:
         raise BatchError(str(exc)) from exc
     with ingested:  # the files extracted from a download zip are removed after grading
@@ -187,19 +124,23 @@ def grade_folder(submissions, out, *, autograder_zip, jobs=None, limits=Limits()
 def _grade(ingested, out, autograder_zip, jobs, limits, log, allow_bwrap, unconfined_ok):
     entries = ingested.entries
     if not entries:
-        raise BatchError(f"no .ipynb or .zip files in {ingested.source}")
+        raise BatchError(f"{ingested.source}: no .ipynb or .zip file to grade; put the "
+                         "students' notebooks or export zips there, or give SUBMISSIONS= the "
+                         "folder that has them")
     for note in ingested.notes:
         print(note, file=log)
     notices = _notices(ingested)
     for line in notices:
         print(line, file=log)
     jobs = max(1, int(jobs or os.cpu_count() or 1))
-    _prepare(out)
     started = time.monotonic()
     stems = output_stems([PurePath(entry.name_hint) for entry in entries])
-    ingested.write_manifest(out, stems)
     try:
         with OpenedZip(autograder_zip) as bundle:
+            # OUT is cleared once the zip has opened: a file that is not one leaves the last
+            # batch's grades as they were.
+            _prepare(out)
+            ingested.write_manifest(out, stems)
             grader = Grader(bundle)
             outputs = Outputs(out, grader, written_merge.identities(
                 ingested.manifest(stems)))
@@ -363,9 +304,9 @@ def main(argv=None):
     except OSError:
         readable = False
     if not readable:
-        print(f"error: no readable autograder zip at {args.autograder}; run `make assign`",
-              file=sys.stderr)
-        return 2
+        return error_lines.report(None, [
+            f"{args.autograder}: no readable autograder zip; build it with `make assign` "
+            "(LESSON= the lesson you grade)"])
     limits = Limits(notebook_seconds=args.timeout or Limits.notebook_seconds,
                     memory_mb=args.memory_mb or Limits.memory_mb)
     try:
@@ -374,8 +315,7 @@ def main(argv=None):
                      roster=args.roster,
                      picks=[p for value in args.pick for p in value.split("|") if p])
     except BatchError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return error_lines.report(exc)
     print(f"\nwrote {args.out / 'final_grades.csv'}, results/, feedback/, records/, written/, "
           "report.html and ingest.csv", file=sys.stderr)
     return 0

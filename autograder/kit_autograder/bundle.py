@@ -105,15 +105,23 @@ def settings_of(config: dict) -> dict:
     raise BundleError(f"the zip's otter_config.json does not configure {PLUGIN}")
 
 
-def from_source(source) -> Bundle:
+def from_source(source, shown=None) -> Bundle:
+    """The autograder unzipped at ``source``; its errors name it ``shown`` (the zip)."""
     source = Path(source)
+    shown = shown or source
     try:
         config = json.loads((source / "otter_config.json").read_text("utf-8"))
+    except FileNotFoundError:
+        raise BundleError(f"{shown}: holds no otter_config.json; {NOT_OURS}") from None
     except (OSError, ValueError) as exc:
-        raise BundleError(f"no readable otter_config.json in {source}: {exc}") from None
+        raise BundleError(f"{shown}: its otter_config.json cannot be read "
+                          f"({type(exc).__name__}); {NOT_OURS}") from None
     if not list((source / "tests").glob("*.py")):
-        raise BundleError(f"{source} holds no tests/*.py: is it an Otter autograder?")
+        raise BundleError(f"{shown}: holds no tests/*.py; {NOT_OURS}")
     return Bundle(source, config, settings_of(config))
+
+
+NOT_OURS = "give the autograder zip that `make assign` builds, or build it again"
 
 
 class OpenedZip:
@@ -131,9 +139,10 @@ class OpenedZip:
                 zf.extractall(source)
         except (OSError, zipfile.BadZipFile) as exc:
             self.__exit__()
-            raise BundleError(f"cannot open the autograder zip {self.zip_path}: {exc}") from None
+            raise BundleError(f"{self.zip_path}: cannot be opened as a zip ({exc}); "
+                              f"{NOT_OURS}") from None
         try:
-            return from_source(source)
+            return from_source(source, shown=self.zip_path)
         except BundleError:
             self.__exit__()
             raise

@@ -34,7 +34,6 @@ from .verdicts.messages import (cell_error_text, error_message, shell_escapes_no
 from .verdicts.outcome import Outcome
 from .verdicts.record import Diagnosis, Flag, Record, Verdict
 from .verdicts.sizes import CaseSizes
-from .written import answers as written_answers
 
 MAX_EXPORT_BYTES = 1 << 20
 MAX_STAND_IN_AXIS = 1024
@@ -121,7 +120,7 @@ class Grader:
     def grade(self, sandbox, loaded, stem) -> Record:
         record = Record(file=loaded.file, stem=stem, notes=list(loaded.notes))
         if float(self.bundle.settings.get("manual_points", 0)):
-            record.empty_answers = written_answers.empty_numbers(loaded.notebook_bytes)
+            record.empty_answers = submission_module.empty_written_answers(loaded.notebook_bytes)
         job = sandbox.open_job(stem)
         conversation = _Conversation(job, self.answer_stand_in, self.parameters,
                                      self.statements)

@@ -60,7 +60,12 @@ REQUIRED = ("NAME", "FUNCTIONS", "cases_for", "REFERENCE", "judge", "DATA_QUESTI
 
 
 class LessonError(ImportError):
-    """A lesson breaks its contract; the message lists every rule it breaks, one per line."""
+    """A lesson breaks its contract; the message lists every rule it breaks, one per line, and
+    ``problems`` holds them, one sentence each."""
+
+    def __init__(self, message, problems=()):
+        super().__init__(message)
+        self.problems = list(problems)
 
 
 @dataclass(frozen=True)
@@ -128,7 +133,7 @@ def load(folders, name):
     problems = contract_problems(module, name)
     if problems:
         raise LessonError(f"lesson {name!r} breaks its contract (kit_autograder/lesson.py):\n"
-                          + "\n".join(f"- {problem}" for problem in problems))
+                          + "\n".join(f"- {problem}" for problem in problems), problems)
     return module
 
 
@@ -252,7 +257,7 @@ def check_behaviour(lesson) -> None:
                 problems.append(f"judge's failures on {function}.{case.name} lack details['kind']")
     if problems:
         raise LessonError(f"lesson {lesson.NAME!r} fails its behaviour checks:\n"
-                          + "\n".join(f"- {problem}" for problem in problems))
+                          + "\n".join(f"- {problem}" for problem in problems), problems)
 
 
 def _as_arrays(parts):

@@ -229,3 +229,20 @@ def _read_bounded(zf, info, limit):
 def _is_top_level(name):
     parts = PurePosixPath(name).parts
     return len(parts) == 1 and not parts[0].startswith(".") and parts[0] != "__MACOSX"
+
+
+def empty_written_answers(notebook_bytes) -> list:
+    """The numbers (from 1) of the written answers a notebook leaves empty, for its feedback;
+    [] when there are none or the notebook cannot be read (grading says why elsewhere). Read
+    here, where the file is, so that grading needs nothing of the written answers' room
+    (written/answers.py reads and keeps the answers themselves)."""
+    from notebook_code import answer_regions, answer_text
+
+    try:
+        raw = json.loads(notebook_bytes.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return []
+    cells = raw.get("cells") if isinstance(raw, dict) else None
+    regions = answer_regions(cells if isinstance(cells, list) else [])
+    return [number for number, region in enumerate(regions, start=1)
+            if not answer_text(region).strip()]

@@ -3,7 +3,8 @@ else in the kit names it:
 
     assignments/<lesson>/    the lesson package: lesson.py (the contract, kit_autograder/lesson.py),
                              master.py, its cases, judge and catalog, and its optional parts
-                             (lab.py, figures/, explorer/index.html, synthetic.py, assessment.md)
+                             (lab.py, figures/, explorer/index.html, synthetic.py, assessment.md,
+                             examples/: the demo submissions `make grade` grades by default)
     reference/<lesson>/      its hidden reference (or in its own folder: it never ships to students)
     rubrics/<lesson>.yaml    its points
 
@@ -15,6 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_LESSON = "attention"  # the course's first lesson: what `make` builds without LESSON=
+DEMO_FOLDER = "examples"  # assignments/<lesson>/examples/: the lesson's bundled demo, if it has one
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,12 @@ class LessonSources:
         return self.folder / "figures"
 
     @property
+    def examples(self) -> Path:
+        """Its bundled demo submissions, what `make grade` grades without SUBMISSIONS= (the
+        Makefile names this folder too); never built into the zip or the student folder."""
+        return self.folder / DEMO_FOLDER
+
+    @property
     def explorer(self):
         page = self.folder / "explorer" / "index.html"
         return page if page.is_file() else None
@@ -62,12 +70,19 @@ class LessonSources:
         return [self.root / "assignments", self.root, self.root / "autograder"]
 
     def check(self):
-        """A Spanish-free, instructor-facing error when the lesson's required places are missing."""
-        missing = [str(path) for path in (self.folder, self.master, self.rubric)
-                   if not path.exists()]
+        """An instructor-facing error when the lesson's required places are missing: a
+        ``LESSON=`` the course does not have, or a lesson not yet complete."""
+        required = (self.folder, self.rubric) if not self.folder.is_dir() else (
+            self.master, self.rubric)
+        missing = [path.relative_to(self.root).as_posix() + ("/" if path == self.folder else "")
+                   for path in required if not path.exists()]
         if missing:
-            raise FileNotFoundError(f"lesson {self.name!r}: missing {', '.join(missing)} "
-                                    f"under {self.root} (docs/lesson-authors.md)")
+            lessons = sorted(folder.name for folder in (self.root / "assignments").glob("*/")
+                             if (folder / "master.py").is_file())
+            raise FileNotFoundError(
+                f"{', '.join(missing)}: not found; LESSON= is one of the course's lessons "
+                f"({', '.join(lessons) or 'none yet'}), and each has its master.py and its "
+                "rubric (docs/lesson-authors.md)")
 
 
 def zip_name(lesson: str) -> str:

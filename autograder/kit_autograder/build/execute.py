@@ -24,12 +24,14 @@ from pathlib import Path
 
 import nbformat
 
+from .master_error import MasterError
+
 # nbclient leaves a cell with this tag unexecuted (its default ``skip_cells_with_tag``).
 SKIP_TAG = "skip-execution"
 
 
-class DemoError(RuntimeError):
-    """A cell failed, warned or wrote to stderr while the build ran it."""
+class DemoError(MasterError):
+    """A cell failed, warned or wrote to stderr while the build ran it (``text``: its code)."""
 
 
 class CellRunner:
@@ -89,18 +91,22 @@ class CellRunner:
                 value = None if last is None else eval(
                     compile(ast.Expression(last.value), "<celda>", "eval"), self.namespace)
         except Exception as exc:
-            raise DemoError(f"the cell starting {_first_line(source)!r} raised "
-                            f"{type(exc).__name__}: {exc}") from exc
+            raise DemoError(f"the demo «{_first_line(source)}» raised {type(exc).__name__}: "
+                            f"{_one_line(exc)}; a demo must run with the reference standing in "
+                            "for the graded functions", source) from exc
         if errors.getvalue():
-            raise DemoError(f"the cell starting {_first_line(source)!r} wrote to stderr: "
-                            f"{errors.getvalue().strip()[:300]}")
+            raise DemoError(f"the demo «{_first_line(source)}» wrote to stderr "
+                            f"(«{_one_line(errors.getvalue())}»); print to stdout instead",
+                            source)
         # A ResourceWarning is the garbage collector's timing, about objects it frees, unless the
         # cell itself left the resource open.
         caught = [w for w in caught
                   if not issubclass(w.category, ResourceWarning) or w.filename == "<celda>"]
         if caught:
-            raise DemoError(f"the cell starting {_first_line(source)!r} raised the warning "
-                            f"{caught[0].category.__name__}: {str(caught[0].message)[:300]}")
+            raise DemoError(f"the demo «{_first_line(source)}» raised the warning "
+                            f"{caught[0].category.__name__}: {_one_line(caught[0].message)}; "
+                            "avoid it, or catch it inside the cell (warnings.catch_warnings)",
+                            source)
         self._flush_printed()
         if value is not None:
             self._outputs.append(nbformat.v4.new_output(
@@ -150,6 +156,12 @@ def alt_text(figure) -> str:
 
 def _first_line(source: str) -> str:
     return next((line.strip() for line in source.splitlines() if line.strip()), "")
+
+
+def _one_line(said, limit=200) -> str:
+    """What a cell said, on one line and bounded: an error is one line of the terminal."""
+    text = " ".join(str(said).split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def execute_in_folder(nb, folder, name: str, skip=lambda cell: False, timeout: int = 600):

@@ -14,6 +14,8 @@ import mimetypes
 import re
 from pathlib import Path
 
+from .master_error import MasterError
+
 ATTACHMENT = re.compile(r"\(attachment:([^)\s]+)\)")
 # Every front end (JupyterLab 4, Notebook 7, VS Code, nbconvert) renders these as attachments.
 RENDERED_EVERYWHERE = ("image/png", "image/jpeg", "image/gif")
@@ -38,14 +40,15 @@ def figure_bytes(folder: Path, name: str):
     path, script = Path(folder) / name, (Path(folder) / name).with_suffix(".py")
     mime = mimetypes.guess_type(name)[0] or "application/octet-stream"
     if mime not in RENDERED_EVERYWHERE:
-        raise ValueError(f"{name}: a notebook figure must be PNG, JPEG or GIF, not {mime} "
-                         "(JupyterLab does not show SVG attachments of untrusted notebooks)")
+        raise MasterError(f"shows the figure {name}, a {mime}; a notebook figure must be PNG, "
+                          "JPEG or GIF (JupyterLab does not show SVG attachments of untrusted "
+                          "notebooks)", f"attachment:{name}")
     if path.is_file():
         return mime, path.read_bytes()
     if mime == "image/png" and script.is_file():
         return mime, render_png(script)
-    raise FileNotFoundError(f"{name} is shown in the master but neither it nor {script.name} "
-                            f"is in {folder}")
+    raise MasterError(f"shows the figure {name}, but neither it nor {script.name} is in "
+                      f"the lesson's {Path(folder).name}/; add one of them", f"attachment:{name}")
 
 
 def attach_figures(nb, folder: Path):

@@ -18,6 +18,7 @@ Looked for in every file of the folder, by its bytes and its text:
 import inspect
 from pathlib import Path
 
+from ..error_lines import shown
 from ..lesson import LessonError
 
 MIN_LINE_CHARS = 25
@@ -53,30 +54,40 @@ def distinctive_lines(lesson) -> list:
     return found
 
 
-def check_student_folder(folder: Path, lesson, salt: str):
-    """Raise ``LessonError`` naming every student file that carries the hidden reference."""
-    folder = Path(folder)
-    copies = {path.read_bytes(): path for path in reference_files(lesson)}
-    lines = distinctive_lines(lesson)
-    markers = [*MARKERS, salt] if salt else list(MARKERS)
-    problems = []
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        shown = path.relative_to(folder.parent)
-        data = path.read_bytes()
-        if data in copies:
-            problems.append(f"{shown} is a copy of the hidden reference "
-                            f"{copies[data].name}: take it out of STUDENT_FILES")
-            continue
+class Hidden:
+    """What of ``lesson`` must never reach a student, looked for in a file's bytes."""
+
+    def __init__(self, lesson, salt: str, root: Path):
+        self.copies = {path.read_bytes(): path for path in reference_files(lesson)}
+        self.lines = distinctive_lines(lesson)
+        self.markers = [*MARKERS, salt] if salt else list(MARKERS)
+        self.salt, self.root = salt, root
+
+    def found_in(self, data: bytes):
+        """What of it ``data`` carries, said of the file («is a copy of …»), or None."""
+        if data in self.copies:
+            return f"is a copy of the hidden reference {shown(self.copies[data], self.root)}"
         text = data.decode("utf-8", "replace")
-        line = next(((line, name) for line, name in lines if line in text), None)
+        line = next(((line, name) for line, name in self.lines if line in text), None)
         if line is not None:
-            problems.append(f"{shown} holds a line of the reference's {line[1]} "
-                            f"(«{line[0][:60]}»): a student file must not carry the answers")
-            continue
-        marker = next((m for m in markers if m in text), None)
+            return f"holds a line of the reference's {line[1]} («{line[0][:60]}»)"
+        marker = next((m for m in self.markers if m in text), None)
         if marker is not None:
-            shown_marker = "the grading salt" if marker == salt else f"«{marker}»"
-            problems.append(f"{shown} contains {shown_marker}, which only the autograder may hold")
+            said = "the grading salt" if marker == self.salt else f"«{marker}»"
+            return f"contains {said}, which only the autograder may hold"
+        return None
+
+
+def check_student_folder(folder: Path, lesson, salt: str, root: Path):
+    """Raise ``LessonError`` naming every file of a built student ``folder`` that carries the
+    hidden reference, one line each (the build then removes what it built for students)."""
+    hidden = Hidden(lesson, salt, root)
+    problems = []
+    for path in sorted(p for p in Path(folder).rglob("*") if p.is_file()):
+        what = hidden.found_in(path.read_bytes())
+        if what:
+            problems.append(f"{shown(path, root)}: {what}, so nothing was left for students; "
+                            "take it out of what the lesson ships (STUDENT_FILES, "
+                            "write_student_files, a demo's output)")
     if problems:
-        raise LessonError("the student folder would ship what is hidden, so nothing was built "
-                          "for students:\n" + "\n".join(problems))
+        raise LessonError("\n".join(problems))

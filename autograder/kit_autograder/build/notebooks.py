@@ -22,6 +22,7 @@ import nbformat
 import yaml
 
 from .execute import CellRunner, execute_in_folder
+from .master_error import MasterError
 
 TOUR_ONLY, SOLUTION_NOTE, GRADED_ONLY = "tour-only", "solution-note", "graded-only"
 # Otter's markers, which the solution notebook no longer shows: a note's anchor skips them.
@@ -54,7 +55,8 @@ def solution_notes(master) -> list:
     for cell in master.cells:
         if SOLUTION_NOTE in tags(cell):
             if previous is None:
-                raise ValueError("a solution note must follow the cell it explains")
+                raise MasterError("a solution-note cell comes before any cell it could "
+                                  "explain; move it after the cell it explains", cell.source)
             notes.append((_anchor(previous), cell))
         elif cell.cell_type != "raw":
             previous = cell
@@ -69,7 +71,9 @@ def explained_solution(solution, master, graded_functions=()):
     for anchor, note in solution_notes(master):
         at = [i for i, cell in enumerate(solution.cells) if _anchor(cell) == anchor]
         if len(at) != 1:
-            raise ValueError(f"the note after {anchor!r} matches {len(at)} cells of the solution")
+            raise MasterError(f"the solution note after «{anchor}» follows a line that "
+                              f"{len(at)} cells of the solution start with; put it after a "
+                              "cell whose first line is its own", note.source)
         solution.cells.insert(at[0] + 1, nbformat.v4.new_markdown_cell(note.source))
     for cell in solution.cells:
         if cell.cell_type == "code":

@@ -26,6 +26,8 @@ import jupytext
 import nbformat
 import yaml
 
+from ..lesson import questions as lesson_questions
+from .master_error import MasterError
 from .notebooks import graded_cells
 from .rubric import manual_points, question_points
 
@@ -66,7 +68,12 @@ def _fill_reference_helpers(nb, lesson):
     for cell in nb.cells:
         match = PLACEHOLDER.match(cell.source) if cell.cell_type == "code" else None
         if match:
-            cell.source = "\n".join(_without_docstring(getattr(lesson.REFERENCE, match.group(1))))
+            helper = getattr(lesson.REFERENCE, match.group(1), None)
+            if helper is None:
+                raise MasterError(f"asks for the reference's helper {match.group(1)}, which "
+                                  f"{lesson.REFERENCE.__name__} does not define; define it "
+                                  "there or correct the name", cell.source)
+            cell.source = "\n".join(_without_docstring(helper))
 
 
 def assignment_name(nb):
@@ -75,9 +82,14 @@ def assignment_name(nb):
         config = _raw_config(cell, CONFIG_HEADER)
         if config is not None:
             if not config.get("name"):
-                raise ValueError("the master's ASSIGNMENT CONFIG has no name")
+                raise MasterError("its ASSIGNMENT CONFIG has no name; add `name:`, the "
+                                  "assignment's Otter name", CONFIG_HEADER)
             return str(config["name"])
-    raise ValueError("the master has no ASSIGNMENT CONFIG cell")
+    raise MasterError(NO_CONFIG)
+
+
+NO_CONFIG = ("has no ASSIGNMENT CONFIG raw cell; start the master with one "
+             "(docs/lesson-authors.md)")
 
 
 def _fill_kit_cells(nb, lesson):
@@ -91,11 +103,14 @@ def _fill_kit_cells(nb, lesson):
         if match:
             template = KIT_CELLS / f"{match.group(1)}.py"
             if not template.is_file():
-                raise ValueError(f"the master asks for kit cell {match.group(1)!r}; the kit has "
-                                 f"{sorted(p.stem for p in KIT_CELLS.glob('*.py'))}")
+                raise MasterError(f"asks for the kit cell {match.group(1)!r}, which the kit does "
+                                  "not have; use one of "
+                                  f"{', '.join(sorted(p.stem for p in KIT_CELLS.glob('*.py')))}",
+                                  cell.source)
             if match.group(1) in ("lab", "validate") and lab is None:
-                raise ValueError(f"the master has a {match.group(1)} cell, but lesson "
-                                 f"{lesson.NAME!r} has no LAB")
+                raise MasterError(f"has a {match.group(1)!r} kit cell, but lesson "
+                                  f"{lesson.NAME} has no LAB; remove the cell, or give the "
+                                  "lesson a lab (docs/lesson-authors.md)", cell.source)
             cell.source = string.Template(template.read_text("utf-8")).substitute(values).rstrip()
             # Every kit cell talks to the notebook's `grader`, which only the graded notebook
             # has: the tour leaves them out without the author having to tag them.
@@ -119,12 +134,15 @@ def _solution_cell_source(stub_source, name, lesson):
     """Keep the stub's Spanish docstring and prompt; put the reference body in a solution block."""
     reference_lines = _without_docstring(getattr(lesson.REFERENCE, name))
     if _signature_line(stub_source) != reference_lines[0]:
-        raise ValueError(f"the master's signature of {name} differs from reference/: "
-                         f"{_signature_line(stub_source)!r} vs {reference_lines[0]!r}")
+        raise MasterError(f"the stub «{_signature_line(stub_source)}» differs from the "
+                          f"reference's «{reference_lines[0]}»; give the stub the reference's "
+                          "signature", _signature_line(stub_source))
     stub = ast.parse(stub_source).body[0]
     prompt = stub.body[-1]
     if not isinstance(prompt, ast.Raise):
-        raise ValueError(f"the stub of {name} must end with `raise NotImplementedError(...)`")
+        raise MasterError(f"the stub of {name} does not end with `raise "
+                          "NotImplementedError(...)`, the prompt students see; end it so",
+                          _signature_line(stub_source))
     lines = stub_source.splitlines()
     head, prompt_lines = lines[:prompt.lineno - 1], lines[prompt.lineno - 1:prompt.end_lineno]
     return "\n".join(
@@ -157,6 +175,35 @@ def _raw_config(cell, header):
     return yaml.safe_load(cell.source[len(header):]) or {}
 
 
+def question_configs(nb) -> list:
+    """The master's questions, in its order: each ``BEGIN QUESTION`` cell's settings."""
+    configs = (_raw_config(cell, QUESTION_HEADER) for cell in nb.cells)
+    return [config for config in configs if isinstance(config, dict) and "name" in config]
+
+
+def manual_questions(nb) -> list:
+    """The names of the master's written questions (``manual: true``), in its order."""
+    return [config["name"] for config in question_configs(nb) if config.get("manual")]
+
+
+def check_questions(nb, lesson):
+    """The master's questions are the lesson's: each one it does not mark ``manual`` is a
+    function or data question of the lesson, and each of those has its question. A name
+    only the master has would build a question no door grades."""
+    graded = lesson_questions(lesson)
+    named = [config["name"] for config in question_configs(nb) if not config.get("manual")]
+    for name in named:
+        if name not in graded:
+            raise MasterError(f"question {name} is not one lesson {lesson.NAME} grades (it "
+                              f"has: {', '.join(graded)}); correct the name, or add "
+                              "`manual: true` if a person grades it", f"name: {name}")
+    missing = [name for name in graded if name not in named]
+    if missing:
+        raise MasterError(f"has no question for {', '.join(missing)} of lesson {lesson.NAME}; "
+                          "put its stub and tests between BEGIN QUESTION (`name: "
+                          f"{missing[0]}`) and END QUESTION raw cells")
+
+
 def _public_test_counts(nb):
     """Question name -> how many public test cells the master gives it."""
     counts, question, in_tests = {}, None, False
@@ -178,8 +225,9 @@ def _fill_points(nb, rubric):
         if config is None:
             continue
         if "points" in config:
-            raise ValueError(f"question {config['name']} sets points in the master; "
-                             "points belong in rubrics/")
+            raise MasterError(f"question {config['name']} sets points; delete its `points:` "
+                              f"line: a lesson's points come from {rubric.get('_source')} "
+                              "alone", f"name: {config['name']}")
         points = question_points(rubric, config["name"])
         if isinstance(points, list):
             # A list gives each test case its points in file order, public tests first; those
@@ -252,7 +300,8 @@ def _fill_plugin_settings(nb, lesson, rubric, salt, autograder_files):
                     "manual_points": manual_points(rubric)}
         plugins = config.get("plugins") or []
         if PLUGIN not in [p if isinstance(p, str) else next(iter(p)) for p in plugins]:
-            raise ValueError(f"the master's ASSIGNMENT CONFIG must list {PLUGIN} in plugins")
+            raise MasterError(f"its ASSIGNMENT CONFIG does not list the kit's plugin; add "
+                              f"`plugins: [{PLUGIN}]`", CONFIG_HEADER)
         config["plugins"] = [{PLUGIN: settings} if (p == PLUGIN or (isinstance(p, dict) and
                                                                      PLUGIN in p)) else p
                              for p in plugins]
@@ -260,7 +309,7 @@ def _fill_plugin_settings(nb, lesson, rubric, salt, autograder_files):
         cell.source = CONFIG_HEADER + "\n" + yaml.safe_dump(config, sort_keys=False,
                                                             allow_unicode=True)
         return
-    raise ValueError("the master has no ASSIGNMENT CONFIG cell")
+    raise MasterError(NO_CONFIG)
 
 
 def lesson_notebook(master_path, lesson):

@@ -14,19 +14,27 @@ class RubricError(ValueError):
     """The rubric file cannot give the points asked for; the message says which and where."""
 
 
-def load_rubric(path):
+def load_rubric(path, shown=None):
+    """The rubric at ``path``; its errors name it ``shown`` (the path as its author types it,
+    ``rubrics/<lesson>.yaml``), or by its file name."""
     path = Path(path)
+    shown = shown or path.name
     try:
         with open(path, encoding="utf-8") as f:
             rubric = yaml.safe_load(f) or {}
     except FileNotFoundError:
-        raise RubricError(f"no rubric at {path}: a lesson's points live in rubrics/<lesson>.yaml") \
-            from None
+        raise RubricError(f"{shown}: no such file; a lesson's points live in "
+                          "rubrics/<lesson>.yaml") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{shown}:{mark.line + 1}" if mark is not None else shown
+        raise RubricError(f"{where}: not valid YAML ({getattr(exc, 'problem', None) or exc}); "
+                          "fix the file's syntax") from None
     if not isinstance(rubric, dict):
-        raise RubricError(f"{path} must be a mapping with questions: and written:")
+        raise RubricError(f"{shown}: not a mapping; give it `questions:` and `written:`")
     rubric.setdefault("questions", {})
     rubric.setdefault("written", {})
-    rubric["_source"] = path.name
+    rubric["_source"] = shown
     return rubric
 
 
@@ -96,6 +104,9 @@ def _points(value):
     return f"{float(value):g}".replace(".", ",")
 
 
+WHAT_AN_ENTRY_HOLDS = {"questions": "its points", "written": "points, pregunta and niveles"}
+
+
 def check_matches(rubric, lesson_questions, master_questions, lesson_name):
     """The rubric grades exactly the lesson's questions: the automatic ones
     (``lesson_questions``, the lesson's functions and data questions) under ``questions:``,
@@ -111,10 +122,12 @@ def check_matches(rubric, lesson_questions, master_questions, lesson_name):
         extra = [name for name in listed if name not in wanted]
         missing = [name for name in wanted if name not in listed]
         if extra:
-            problems.append(f"{source} lists under {section}: {', '.join(extra)}, which lesson "
-                            f"{lesson_name} does not have (it has: {', '.join(wanted) or 'none'})")
+            problems.append(f"{source}: lists under {section}: {', '.join(extra)}, which lesson "
+                            f"{lesson_name} does not have (it has: {', '.join(wanted) or 'none'}); "
+                            "remove it or correct its name")
         if missing:
-            problems.append(f"{source} gives no points under {section}: to "
-                            f"{', '.join(missing)} of lesson {lesson_name}")
+            problems.append(f"{source}: gives no points to {', '.join(missing)} of lesson "
+                            f"{lesson_name}; add {'it' if len(missing) == 1 else 'them'} under "
+                            f"{section}: with {WHAT_AN_ENTRY_HOLDS[section]}")
     if problems:
         raise RubricError("\n".join(problems))

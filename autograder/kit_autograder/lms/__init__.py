@@ -23,7 +23,7 @@ from .entries import (  # noqa: F401 (the API)
     export_stem, export_time, read_manifest)
 from .roster import Roster, RosterError, read as read_roster  # noqa: F401 (the API)
 from ..sandbox.inside.wire import valid_text
-from .tree import IngestError, Item, Tree, debris
+from .tree import NO_SUCH, IngestError, Item, Tree, debris
 
 LAYOUTS = (("gradescope", gradescope), ("moodle", moodle), ("canvas", canvas))
 
@@ -33,7 +33,7 @@ def ingest(source, roster: Roster = None, picks=()) -> Ingested:
     if source.is_symlink():
         raise IngestError(f"{source} is a symbolic link: pass the folder or zip itself")
     if not source.exists():
-        raise IngestError(f"no such submissions folder or zip: {source}")
+        raise IngestError(NO_SUCH.format(source=source))
     notices = []
     if source.is_dir():
         names = _top_names(source)

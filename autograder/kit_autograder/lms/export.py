@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 from ..report import markdown_html
-from ..report.feedback import number
+from ..spanish_numbers import number
 from . import canvas, moodle
 from ..csv_cells import original
 from .entries import read_manifest
@@ -198,7 +198,7 @@ def main(argv=None):
     parser.add_argument("--column", help="Canvas: the assignment's column (title or id)")
     args = parser.parse_args(argv)
     from ..bundle import BundleError, OpenedZip
-    from ..written.merge import rebuild
+    from ..report.outputs import rebuild
     from ..written.scores import ScoresError
 
     try:

@@ -24,6 +24,10 @@ MAX_GRADED_BYTES = {".ipynb": MAX_NOTEBOOK_BYTES,
 MAX_METADATA_BYTES = 8 * 2**20
 
 
+NO_SUCH = ("{source}: no such folder or zip; give the folder of notebooks and export zips, or the "
+           "LMS's download")
+
+
 class IngestError(Exception):
     """The download cannot be read at all (not a folder, a damaged zip, too many members)."""
 
@@ -83,7 +87,7 @@ class Tree:
                 raise IngestError(f"{source} has {len(infos)} members, more than any LMS "
                                   f"download ({MAX_MEMBERS})")
             return cls(source.stem, _zip_items(infos), archive)
-        raise IngestError(f"no such submissions folder or zip: {source}")
+        raise IngestError(NO_SUCH.format(source=source))
 
     def close(self):
         if self._archive is not None:

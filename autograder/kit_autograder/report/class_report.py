@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
+from ..spanish_numbers import number
 from ..verdicts.record import Record
 from . import markup, plots
-from .feedback import number
 
 REPORT_NAME = "report.html"
 # The page's skeleton and style, kept as files so that they read (and diff) as HTML and CSS.
@@ -616,8 +616,8 @@ def main(argv=None):
                         help="the autograder zip, for its lesson (steps and catalog)")
     args = parser.parse_args(argv)
     from ..bundle import BundleError, OpenedZip
-    from ..written.merge import rebuild
     from ..written.scores import ScoresError
+    from .outputs import rebuild
 
     try:
         with OpenedZip(args.autograder) as bundle:

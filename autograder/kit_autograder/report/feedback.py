@@ -23,7 +23,9 @@ A section's ``title`` and ``body`` are Markdown, and everything in them that a s
 from dataclasses import dataclass
 from typing import Optional
 
+from ..spanish_numbers import number, thousands
 from ..verdicts.messages import cell_error_text
+from ..written import feedback_section
 from . import markup
 
 MAX_SHOWN_OUTPUT_CHARS = 5_000
@@ -54,16 +56,6 @@ def join(sections) -> str:
         parts += [f"### {s.title}\n\n{s.body}" for s in questions]
     parts += [f"## {s.title}\n\n{s.body}" for s in sections if s.kind == DETAIL]
     return "\n\n".join(part.rstrip() for part in parts) + "\n"
-
-
-def number(value):
-    """A score as a Spanish reader writes it: 5, 1,67."""
-    text = f"{round(float(value), 2):.2f}".rstrip("0").rstrip(".")
-    return text.replace(".", ",")
-
-
-def thousands(value):
-    return f"{int(value):,}".replace(",", ".")
 
 
 def _sentence(text):
@@ -123,8 +115,6 @@ def render(record, *, manual_points=0, depends=None, written=None) -> str:
 
 def _written(written):
     """The written answers' marks, as a person gave them (written/feedback_section.py)."""
-    from ..written import feedback_section
-
     lines = feedback_section.section_lines(written)
     return Section(DETAIL, lines[0].removeprefix("## "), "\n".join(lines[1:]).strip())
 
@@ -144,8 +134,6 @@ def _header(record, manual_points, written=None):
     percent = round(100 * earned / possible) if possible else 0
     lines = [f"**Puntuación automática: {number(earned)} / {number(possible)}** ({percent} %)"]
     if written is not None:
-        from ..written import feedback_section
-
         lines += feedback_section.summary_lines(written, earned, possible)
     elif manual_points:
         lines.append(f"Además, tus respuestas escritas valen {number(manual_points)} puntos más, "

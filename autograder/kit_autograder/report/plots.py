@@ -9,7 +9,7 @@ import io
 import re
 import statistics
 
-from .feedback import number
+from ..spanish_numbers import number
 
 BAR_COLOUR = "#3b6ea8"
 

@@ -44,21 +44,6 @@ def extract(raw, names):
     return answers, None
 
 
-def empty_numbers(notebook_bytes) -> list:
-    """The numbers (from 1) of the written answers a notebook leaves empty, for its feedback;
-    [] when there are none or the notebook cannot be read (grading says why elsewhere)."""
-    from notebook_code import answer_regions, answer_text
-
-    try:
-        raw = json.loads(notebook_bytes.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        return []
-    cells = raw.get("cells") if isinstance(raw, dict) else None
-    regions = answer_regions(cells if isinstance(cells, list) else [])
-    return [number for number, region in enumerate(regions, start=1)
-            if not answer_text(region).strip()]
-
-
 def _answer(text, state):
     truncated = len(text) > MAX_ANSWER_CHARS
     return {"text": text[:MAX_ANSWER_CHARS], "state": state, "truncated": truncated}

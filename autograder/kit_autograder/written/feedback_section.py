@@ -6,17 +6,12 @@ into markup. The student's answers are not repeated (the student has them).
 """
 
 from ..report import markup
+from ..spanish_numbers import number as _number
 
 
 def literal(text):
     """``text`` as Markdown lines that show exactly ``text``, line by line (report/markup.py)."""
     return [markup.text(line) for line in str(text).splitlines() or [""]]
-
-
-def _number(value):
-    from ..report.feedback import number  # late: feedback.py imports this module
-
-    return number(value)
 
 
 def summary_lines(marks, automatic_earned, automatic_possible):

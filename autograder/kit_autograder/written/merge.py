@@ -1,5 +1,5 @@
-"""The written scores joined to everything else OUT holds: ``final_grades.csv``, the feedback,
-the class report, and ``make report``'s rebuild of all three.
+"""The written scores joined to everything else OUT holds: ``final_grades.csv``, the feedback
+and the class report (``make report`` rebuilds all three: report/outputs.py).
 
 ``final_grades.csv`` keeps Otter's columns as they are and adds, after them, ``student_name``
 and ``student_id`` where the LMS gave them, then, once ``OUT/written_scores.csv`` exists, one
@@ -7,9 +7,6 @@ column per written question and ``final_points``: the automatic points plus the 
 out of both (blank until every written answer of that student is graded, so that no partial
 total passes for a grade).
 """
-
-import sys
-from pathlib import Path
 
 from ..lms.entries import read_manifest
 from . import answers, scores
@@ -90,31 +87,6 @@ def after_grading(out, lesson_name):
     questions = lesson_questions(lesson_name)
     if questions:
         scores.write_template(out, questions, roster(out))
-
-
-def rebuild(out, bundle, log=sys.stderr):
-    """``final_grades.csv``, ``feedback/`` and ``results/`` again from ``records/``, the
-    manifest and the written scores, without regrading (``make report``)."""
-    from ..batch import Outputs
-    from ..grading import Grader
-    from ..verdicts.record import Record
-
-    out = Path(out)
-    manifest = read_manifest(out)
-    outputs = Outputs(out, Grader(bundle), identities(manifest))
-    if outputs.written.error:
-        raise scores.ScoresError(outputs.written.error)
-    stems = []
-    for path in sorted((out / "records").glob("*.json")):
-        record = Record.from_json(path.read_text("utf-8"))
-        outputs.write(record)
-        stems.append(record.stem)
-    if manifest is not None:
-        listed = [e["stem"] for e in manifest["entries"] if e["stem"] in set(stems)]
-        stems = listed + [stem for stem in stems if stem not in set(listed)]
-    outputs.write_csv(stems)
-    print(f"wrote {out / 'final_grades.csv'} and feedback/ from records/"
-          + (" and the written scores" if outputs.written.sheet is not None else ""), file=log)
 
 
 def class_summary(out, lesson_name):
