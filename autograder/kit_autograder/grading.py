@@ -327,10 +327,11 @@ class Grader:
             return []
 
     def _blamed(self, case, environment, conversation):
-        """The graded functions this failing public test depends on that, replaced alone by
-        the reference, make it pass; [] when it depends on one only, or none does. A function
-        the test calls directly is replaced in the test; one the student's functions call
-        inside the job (``attention`` inside ``multihead``) is stood in for there."""
+        """The graded function this failing public test depends on that, replaced alone by
+        the reference, makes it pass, as a list; [] when it depends on one only, or no single
+        one does. A function the test calls directly is replaced in the test; one the
+        student's functions call inside the job (``attention`` inside ``multihead``) is stood
+        in for there."""
         functions = self.lesson.FUNCTIONS
         used = [name for name in inspect.signature(case.body.test_func).parameters
                 if name in functions]
@@ -338,7 +339,9 @@ class Grader:
                    if name in used or any(name in functions[u].stand_ins for u in used)]
         if len(depends) < 2:
             return []
-        blamed = []
+        # In the lesson's order a function's stand-ins come before it: the first swap that
+        # makes the test pass names the one function it fails for (a later caller would pass
+        # only through it), so the rest need not run.
         for name in depends:
             swapped = dict(environment)
             if name in used:
@@ -349,14 +352,11 @@ class Grader:
                                                          stand_ins=(name,))
             try:
                 if _public_message(case, swapped) is None:
-                    blamed.append(name)
+                    return [name]
             except JobFailed as failed:
                 conversation.failed = failed.reason
                 return []
-        # The reference's multihead calls the reference's attention: a caller that fixes the
-        # test only through a blamed function it calls is not to blame itself.
-        return [name for name in blamed
-                if not set(functions[name].stand_ins) & set(blamed)]
+        return []
 
     # --- scores and flags -------------------------------------------------------------------
 
