@@ -280,8 +280,9 @@ def build(lesson: str = DEFAULT_LESSON, dist=None, run_tests: bool = True, root:
     dist = Path(dist) if dist is not None else Path(root) / "dist" / lesson
     module = load_lesson(sources)
     rubric = load_rubric(sources.rubric)
-    check_matches(rubric, lesson_module.questions(module), manual_questions(sources.master),
-                  sources.name)
+    automatic = lesson_module.questions(module)
+    check_matches(rubric, automatic, manual_questions(sources.master), sources.name,
+                  practice_questions(sources.master, automatic))
     check_copied_files(sources, module)
     master_nb = stage_build(sources, module, rubric, dist / "otter")
     otter_out = dist / "build"
@@ -299,11 +300,23 @@ def build(lesson: str = DEFAULT_LESSON, dist=None, run_tests: bool = True, root:
     return dist
 
 
-def manual_questions(master: Path) -> list:
-    """The names of the master's written questions (``manual: true``), in its order."""
+def _question_configs(master: Path) -> list:
     configs = (master_module._raw_config(cell, master_module.QUESTION_HEADER)
                for cell in master_module.load_master(master).cells)
-    return [c["name"] for c in configs if isinstance(c, dict) and c.get("manual") and "name" in c]
+    return [c for c in configs if isinstance(c, dict) and "name" in c]
+
+
+def manual_questions(master: Path) -> list:
+    """The names of the master's written questions (``manual: true``), in its order."""
+    return [c["name"] for c in _question_configs(master) if c.get("manual")]
+
+
+def practice_questions(master: Path, automatic) -> list:
+    """The names of the master's practice exercises, in its order: its questions that are
+    neither written (``manual``) nor graded automatically (``automatic``, the lesson's functions
+    and data questions). Their tests are all public and worth 0 (``practice:`` in the rubric)."""
+    return [c["name"] for c in _question_configs(master)
+            if not c.get("manual") and c["name"] not in automatic]
 
 
 def main(argv=None):

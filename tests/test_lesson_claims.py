@@ -84,8 +84,20 @@ def test_prose_quotes_with_angle_quotes_and_counts_its_tokens():
 BEYOND = "## Más allá de los nueve pasos"
 
 
+def demo_cells(cells):
+    """``cells`` without the practice exercises' questions (their solution, stub and check):
+    the demos and their text."""
+    kept, in_question = [], False
+    for cell in cells:
+        if cell.cell_type == "raw" and cell.source.startswith(("# BEGIN QUESTION", "# END QUESTION")):
+            in_question = cell.source.startswith("# BEGIN QUESTION")
+        elif not in_question:
+            kept.append(cell)
+    return kept
+
+
 def run_beyond_section():
-    """The «Más allá» section's code cells, run in order on the reference, after step 2's cell
+    """The «Más allá» section's demo cells, run in order on the reference, after step 2's cell
     (whose `inputs` it reuses) and the given `mascara_causal`; with each cell's printed lines."""
     import contextlib
     import io
@@ -102,13 +114,14 @@ def run_beyond_section():
     with contextlib.redirect_stdout(io.StringIO()):
         exec(step_2, namespace)
     printed = []
-    for cell in cells[start:end]:
+    section = demo_cells(cells[start:end])
+    for cell in section:
         if cell.cell_type == "code":
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
                 exec(cell.source, namespace)
             printed.append(out.getvalue())
-    text = "\n".join(c.source for c in cells[start:end] if c.cell_type == "markdown")
+    text = "\n".join(c.source for c in section if c.cell_type == "markdown")
     return namespace, printed, text
 
 
@@ -169,3 +182,18 @@ def test_question_6c_a_mask_after_the_softmax_loses_mass_but_keeps_the_ratios():
     _, before = reference.attention(Q, K, V, causal)
     assert (after.sum(axis=1)[:-1] < 1).all() and np.isclose(after[0].sum(), unmasked[0, 0])
     assert np.allclose(after / after.sum(axis=1, keepdims=True), before)
+
+
+def test_the_cost_exercise_s_solution_note_counts_what_the_two_loops_count():
+    cells = load_master(MASTER).cells
+    (note,) = [c.source for c in cells if c.cell_type == "markdown" and "Con $n = 1000$" in c.source]
+    n = 1000
+    without, with_cache = 0, 0
+    for t in range(1, n + 1):
+        without, with_cache = without + t * t, with_cache + t
+    assert without == n * (n + 1) * (2 * n + 1) // 6 and with_cache == n * (n + 1) // 2
+    spaced = lambda value: f"{value:,}".replace(",", " ")  # noqa: E731  (333 833 500)
+    assert f"son {spaced(without)} frente a {spaced(with_cache)}, unas {without / with_cache:.0f} veces más" in note
+    # «crece como n³/3» and «como n²/2»: the leading terms, within 1 % at n = 1000.
+    assert abs(without / (n ** 3 / 3) - 1) < 0.01 and abs(with_cache / (n ** 2 / 2) - 1) < 0.01
+    assert "$n^3/3$" in note and "$n^2/2$" in note

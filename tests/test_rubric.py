@@ -11,7 +11,7 @@ import pytest
 
 from extension import CRITERIA, CRITERION_IDS, FIELD_ALIASES
 from kit_autograder.build.otter_master import hidden_tests_for
-from kit_autograder.build.rubric import load_rubric, question_points
+from kit_autograder.build.rubric import RubricError, load_rubric, question_points
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSESSMENT = (ROOT / "assessment.md").read_text(encoding="utf-8")
@@ -103,3 +103,42 @@ def test_build_grades_student_extension_with_one_hidden_test_per_criterion_in_ru
     assert [c["id"] for c in rubric["questions"]["student_extension"]["criteria"]] == \
         list(CRITERION_IDS)
     assert all("hidden: true" in source and "points" not in source for source in sources)
+
+
+def test_the_practice_exercises_are_the_masters_and_worth_nothing(rubric):
+    """rubrics/attention.yaml lists under practice: exactly the master's questions that are
+    neither graded nor written, each worth 0, so no door grades them and no point is lost."""
+    from autograder.assign import manual_questions, practice_questions
+    from attention import lesson
+    from kit_autograder import lesson as lesson_module
+    from kit_autograder.build.rubric import check_matches
+    from lesson055 import MASTER
+
+    automatic = lesson_module.questions(lesson)
+    practice = practice_questions(MASTER, automatic)
+    assert practice == ["cruzada", "relleno", "cabezas", "cache_kv", "coste"]
+    assert list(rubric["practice"]) == practice
+    assert all(question_points(rubric, name) == 0 for name in practice)
+    check_matches(rubric, automatic, manual_questions(MASTER), "attention", practice)
+    # The controls: an exercise the rubric does not list, or one it lists that the master lacks.
+    with pytest.raises(RubricError, match="does not list under practice: the master's exercises otra"):
+        check_matches(rubric, automatic, manual_questions(MASTER), "attention", practice + ["otra"])
+    with pytest.raises(RubricError, match="lists under practice: coste, which lesson attention"):
+        check_matches(rubric, automatic, manual_questions(MASTER), "attention", practice[:-1])
+
+
+def test_a_practice_exercise_with_points_is_refused(tmp_path):
+    path = tmp_path / "leccion.yaml"
+    path.write_text("questions: {}\npractice:\n  coste:\n    points: 1\n    ejercicio: x\n", "utf-8")
+    with pytest.raises(RubricError, match="gives points under practice: to coste"):
+        load_rubric(path)
+    path.write_text("questions: {}\npractice:\n  coste:\n    points: 0\n    ejercicio: x\n", "utf-8")
+    assert question_points(load_rubric(path), "coste") == 0  # the control
+
+
+def test_the_points_table_shows_each_practice_exercise_at_zero(rubric):
+    from kit_autograder.build.rubric import points_table
+
+    table = points_table(rubric)
+    for name, entry in rubric["practice"].items():
+        assert f"| Ejercicio sin nota | `{name}`: {entry['ejercicio']} | 0 |" in table

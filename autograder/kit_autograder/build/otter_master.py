@@ -8,7 +8,7 @@ here, at build time, from the lesson:
   lesson's reference;
 * the kit's own cells (``# <kit: NAME>``: the grader's init and export, the lab and the
   validator) come from ``cells/NAME.py``, the same for every lesson;
-* the points of each question come from ``rubrics/``;
+* the points of each question come from ``rubrics/`` (a practice exercise's are 0);
 * one hidden test per hidden case and one per criterion of a data question, each a one-line
   call into ``kit_autograder.incell``;
 * the kit plugin's settings in ``plugins:`` (the lesson, the salt of the hidden inputs and the
@@ -220,13 +220,15 @@ def hidden_tests_for(question, lesson):
 
 
 def _add_hidden_tests(nb, lesson):
-    """Insert each question's hidden tests just before its END TESTS."""
+    """Insert each graded question's hidden tests just before its END TESTS (a practice
+    exercise has none: its checks are its public tests)."""
     cells, question = [], None
+    graded = set(lesson.FUNCTIONS) | set(lesson.DATA_QUESTIONS)
     for cell in nb.cells:
         config = _raw_config(cell, QUESTION_HEADER)
         if config is not None:
             question = config["name"]
-        if cell.cell_type == "raw" and cell.source.strip() == "# END TESTS":
+        if cell.cell_type == "raw" and cell.source.strip() == "# END TESTS" and question in graded:
             cells += [nbformat.v4.new_code_cell(source)
                       for source in hidden_tests_for(question, lesson)]
         cells.append(cell)
@@ -248,8 +250,11 @@ def _fill_plugin_settings(nb, lesson, rubric, salt, autograder_files):
         config = _raw_config(cell, CONFIG_HEADER)
         if config is None:
             continue
+        # The practice exercises' checks are the student's alone: the grader neither runs nor
+        # reports them (bundle.Bundle.question_names).
         settings = {"lesson": lesson.NAME, "salt": salt,
-                    "manual_points": manual_points(rubric)}
+                    "manual_points": manual_points(rubric),
+                    "practice": list(rubric.get("practice") or {})}
         plugins = config.get("plugins") or []
         if PLUGIN not in [p if isinstance(p, str) else next(iter(p)) for p in plugins]:
             raise ValueError(f"the master's ASSIGNMENT CONFIG must list {PLUGIN} in plugins")
