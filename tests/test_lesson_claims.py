@@ -197,3 +197,17 @@ def test_the_cost_exercise_s_solution_note_counts_what_the_two_loops_count():
     # «crece como n³/3» and «como n²/2»: the leading terms, within 1 % at n = 1000.
     assert abs(without / (n ** 3 / 3) - 1) < 0.01 and abs(with_cache / (n ** 2 / 2) - 1) < 0.01
     assert "$n^3/3$" in note and "$n^2/2$" in note
+
+
+def test_the_ablation_number_the_notebook_quotes_is_the_one_lab_py_carries():
+    """The ablation section's example citation: a number of result.ablacion, which
+    tests/test_ablation.py holds to what `python ablacion.py` prints."""
+    from attention.lab import ABLATION
+
+    (text,) = [c.source for c in load_master(MASTER).cells
+               if c.cell_type == "markdown" and "Sus números también son evidencia" in c.source]
+    (fact,) = [item for item in ABLATION["evidence"] if item["id"] == "sin_escala_raiz_dk"]
+    seeds = ABLATION["seeds"]
+    loss = fact["values"]["held_out_loss_without"][seeds.index(0)]
+    assert f"la pérdida en secuencias nuevas con la semilla 0 es {loss:.4g}".replace(".", ",") in text
+    assert "semillas " + ", ".join(map(str, seeds[:-1])) + f" y {seeds[-1]}" in text

@@ -1496,20 +1496,24 @@ def test_coste_cuenta_los_productos_escalares_de_generar(productos_escalares):
 # ```
 #
 # o cambia `False` por `True` en la celda siguiente y ejecútala. Imprime un JSON con el mismo contrato que `lab.py` (`kind`, `evidence` con cada hecho y sus números por semilla, `limitations`) y dibuja en `ablacion.png` las curvas de pérdida y el gradiente que llega a $W_Q$ y $W_K$, con la pieza (azul) y sin ella (rojo). Un hecho se cumple solo si la pérdida sin la pieza es mayor en todas las semillas, o si la diferencia supera la variación entre semillas.
+#
+# **Sus números también son evidencia para el reto.** No hace falta entrenar para citarlos: `lab.py` trae lo que mide `ablacion.py` con sus semillas 0, 1 y 2 en `result.ablacion` (la celda del laboratorio lo muestra al final), medido al preparar la clase, y entrenar otra vez da los mismos números. Se citan como cualquier otro número del laboratorio, diciendo de qué medición salen: «sin dividir por $\sqrt{d_k}$, la pérdida en secuencias nuevas con la semilla 0 es 0,4862».
 
 # %% tags=["graded-only"]
 EJECUTAR_ABLACION = False  # True para entrenar las seis configuraciones por tres semillas (unos segundos)
 
 if EJECUTAR_ABLACION:
     import ablacion
+    import lab
 
     evidencia_ablacion, curvas_ablacion = ablacion.run()
     ablacion.figure(curvas_ablacion, "ablacion.png")
     for hecho in evidencia_ablacion["evidence"]:
         print(f"[{'se cumple' if hecho['holds'] else 'NO se cumple'}] {hecho['fact']}")
         for clave, valores in hecho["values"].items():
-            print(f"    {ablacion.GLOSSES[clave]}: {', '.join(f'{v:.3g}'.replace('.', ',') for v in valores)}")
+            print(f"    {lab.GLOSSES[clave]}: {', '.join(f'{v:.4g}'.replace('.', ',') for v in valores)}")
     print("Curvas en ablacion.png")
+    print(f"¿Son los números que lab.py trae en result.ablacion? {'Sí' if evidencia_ablacion == lab.ABLATION else 'No'}")
 
 # %% [markdown] tags=["graded-only"]
 # ## Preguntas
