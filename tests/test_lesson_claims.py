@@ -211,3 +211,47 @@ def test_the_ablation_number_the_notebook_quotes_is_the_one_lab_py_carries():
     loss = fact["values"]["held_out_loss_without"][seeds.index(0)]
     assert f"la pérdida en secuencias nuevas con la semilla 0 es {loss:.4g}".replace(".", ",") in text
     assert "semillas " + ", ".join(map(str, seeds[:-1])) + f" y {seeds[-1]}" in text
+
+
+def test_the_post_ln_and_pre_ln_figure_draws_what_its_text_says_in_spanish_labels_that_fit():
+    """«Post-LN y pre-LN», drawn (issue 33): each label fits its box, in Spanish; post-LN puts a
+    layer norm after each sum, pre-LN one before each sub-layer; each residual path leaves the
+    main path and joins a sum, and in pre-LN nothing but sums lies between the block's input and
+    its output along them."""
+    import importlib.util
+
+    script = MASTER.parent / "figures" / "post_ln_pre_ln.py"
+    spec = importlib.util.spec_from_file_location("post_ln_pre_ln", script)
+    figure = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(figure)
+    fig = figure.draw()
+    renderer = fig.canvas.get_renderer()
+    (ax,) = fig.axes
+    units = fig.bbox.width / figure.PAGE_W
+    labels = {label for column in (figure.POST_LN, figure.PRE_LN) for kind, label, _ in column
+              if kind == "box"}
+    widths = {t.get_text(): t.get_window_extent(renderer).width / units for t in ax.texts}
+    assert labels <= set(widths)
+    assert all(widths[label] < figure.BOX_W - 10 for label in labels), widths
+    # Every text stays on the page.
+    for text in ax.texts:
+        box = text.get_window_extent(renderer)
+        assert box.x0 >= 0 and box.x1 <= fig.bbox.width and 0 <= box.y0 and box.y1 <= fig.bbox.height, \
+            text.get_text()
+    assert not any(word in " ".join(widths).lower() for word in ("layer norm", "input", "output", "add"))
+    names = lambda column: [label if kind == "box" else "+" for kind, label, _ in column]  # noqa: E731
+    post, pre = names(figure.POST_LN), names(figure.PRE_LN)
+    assert post[1:-1] == ["atención multicabeza", "+", "normalización de capa", "FFN por token", "+",
+                          "normalización de capa"]
+    assert pre[1:-1] == ["normalización de capa", "atención multicabeza", "+", "normalización de capa",
+                         "FFN por token", "+"]
+    for column, skips in ((post, figure.POST_LN_SKIPS), (pre, figure.PRE_LN_SKIPS)):
+        assert [column[target] for _, target in skips] == ["+", "+"]
+        assert skips[0][0] == 0  # the first leaves from the block's input
+    # Along pre-LN's residual paths, from the input to the last sum: sums only. Post-LN's pass
+    # through a layer norm between them.
+    assert [pre[i] for i in range(figure.PRE_LN_SKIPS[0][1], figure.PRE_LN_SKIPS[1][0] + 1)] == ["+"]
+    assert post[figure.POST_LN_SKIPS[1][0]] == "normalización de capa"
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)

@@ -1436,7 +1436,10 @@ def test_coste_cuenta_los_productos_escalares_de_generar(productos_escalares):
 # |---|---|---|
 # | Primera subcapa | $x \leftarrow \text{LayerNorm}(x + \text{MultiHead}(x))$ | $x \leftarrow x + \text{MultiHead}(\text{LayerNorm}(x))$ |
 # | Segunda subcapa | $x \leftarrow \text{LayerNorm}(x + \text{FFN}(x))$ | $x \leftarrow x + \text{FFN}(\text{LayerNorm}(x))$ |
-# | Camino residual | pasa por cada LayerNorm | va de la entrada a la salida sin ninguna operación |
+#
+# Dibujados uno al lado del otro, con sus conexiones residuales en verde, se ve dónde está la diferencia: en post-LN, cada camino residual acaba en una suma que va seguida de una normalización, así que lo que entra en el bloque llega a la salida después de atravesar dos normalizaciones; en pre-LN, las normalizaciones están en las ramas de las subcapas, y el camino residual va de la entrada a la salida pasando solo por sumas.
+#
+# ![Dos bloques Transformer, uno al lado del otro. A la izquierda, post-LN: entrada, atención multicabeza, suma, normalización de capa, FFN por token, suma, normalización de capa y salida; dos conexiones residuales verdes saltan la atención y la FFN y llegan a las sumas, y la segunda sale después de la primera normalización. A la derecha, pre-LN: entrada, normalización de capa, atención multicabeza, suma, normalización de capa, FFN por token, suma y salida; las dos conexiones residuales verdes saltan cada normalización con su subcapa, y entre ellas solo hay una suma](attachment:post_ln_pre_ln.png)
 #
 # En pre-LN el camino residual llega intacto de la primera capa a la última, y eso hace más estable entrenar pilas profundas: Xiong et al. (2020, *On Layer Normalization in the Transformer Architecture*) muestran que pre-LN entrena sin el calentamiento de la tasa de aprendizaje que post-LN necesita. El laboratorio de ablación mide la otra cara: sin ningún camino residual, dos bloques ya aprenden peor.
 
