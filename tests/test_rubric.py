@@ -142,3 +142,42 @@ def test_the_points_table_shows_each_practice_exercise_at_zero(rubric):
     table = points_table(rubric)
     for name, entry in rubric["practice"].items():
         assert f"| Ejercicio sin nota | `{name}`: {entry['ejercicio']} | 0 |" in table
+
+
+def student_text():
+    """What students read of the master (no model answer, no solution note) and assessment.md."""
+    from kit_autograder.build.otter_master import load_master
+    from lesson055 import MASTER
+
+    kept, in_solution = [], False
+    for cell in load_master(MASTER).cells:
+        if cell.cell_type == "raw" and cell.source.strip() in ("# BEGIN SOLUTION", "# END SOLUTION"):
+            in_solution = cell.source.strip() == "# BEGIN SOLUTION"
+        elif not in_solution and "solution-note" not in cell.metadata.get("tags", []):
+            kept.append(cell.source)
+    return "\n".join(kept) + "\n" + ASSESSMENT
+
+
+# The terms a written question's top level requires the answer to use by name (issue 33 found
+# q2's «equivariante», which the notebook never taught): each must be one students have read.
+NAMED_AT_THE_TOP = {"q2": ("equivariante",),
+                    "q9": ("sin_escala_raiz_dk", "d_k = 64")}
+
+
+@pytest.mark.parametrize("name", sorted(NAMED_AT_THE_TOP))
+def test_a_term_a_top_level_requires_is_one_the_notebook_teaches(rubric, name):
+    top = rubric["written"][name]["niveles"][0]["descripcion"]
+    for term in NAMED_AT_THE_TOP[name]:
+        assert term in top, (name, term)  # the rubric still asks for it
+        assert term in student_text(), f"{name}'s top level expects «{term}», which no student reads"
+
+
+def test_the_criteria_descriptions_say_what_the_validator_checks(rubric):
+    """Criterion 4 is a number of the lab's beside a word of its measurement, in one sentence
+    (issue 30.3), from result.ablacion too: the rubric and assessment.md say so."""
+    (cites,) = [c for c in rubric["questions"]["student_extension"]["criteria"]
+                if c["id"] == "cites_lab_numbers"]
+    assert "palabra de su medición en la misma frase" in cites["descripcion"]
+    assert "result.ablacion" in cites["descripcion"]
+    (row,) = [row for row in criterion_rows() if "cites_lab_numbers" in row[2]]
+    assert "en la misma frase" in row[3] and "result.ablacion" in row[3]
