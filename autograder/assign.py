@@ -313,9 +313,10 @@ def build(lesson: str = DEFAULT_LESSON, dist=None, run_tests: bool = True, root:
     rubric = load_rubric(sources.rubric, shown=error_lines.shown(sources.rubric, sources.root))
     try:
         master = master_module.load_master(sources.master)
-        check_matches(rubric, lesson_module.questions(module),
-                      master_module.manual_questions(master), sources.name)
-        master_module.check_questions(master, module)
+        automatic = lesson_module.questions(module)
+        master_module.check_questions(master, module, rubric["practice"])
+        check_matches(rubric, automatic, master_module.manual_questions(master), sources.name,
+                      master_module.practice_questions(master, automatic))
         check_copied_files(sources, module)
         lesson_nb = attach_figures(master_module.lesson_notebook(sources.master, module),
                                    sources.figures)

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
-from lab_runner import CliRun, to_json
+from lab_runner import CliRun, is_contract, to_json
 from notebook_code import running_a_notebook
 
 try:
@@ -629,19 +629,29 @@ def _content_words(text: str) -> set:
 
 
 def _citable_sources(fresh: dict, glosses: dict) -> list:
-    """``[(words naming a measurement, [its numbers])]`` from the lab's fresh output."""
+    """``[(words naming a measurement, [its numbers])]`` from the lab's fresh output: each value
+    of a fact, named by the fact's words and its key's; each value of ``result``, by its key's;
+    and a lab result carried inside ``result`` (the attention lesson's ``result.ablacion``),
+    fact by fact, each named by its own words and the key that carries it."""
     sources = []
     for item in fresh.get("evidence") or []:
-        if not isinstance(item, dict):
-            continue
-        base = _content_words(" ".join(str(item.get(k) or "") for k in ("fact", "id")))
-        for key, value in (item.get("values") or {}).items():
-            names = base | _content_words(f"{key} {glosses.get(key, '')}")
-            sources.append((names, list(_citable_numbers(value))))
+        sources += _fact_sources(item, set(), glosses)
     for key, value in (fresh.get("result") or {}).items():
-        sources.append((_content_words(f"{key} {glosses.get(key, '')}"),
-                        list(_citable_numbers(value))))
+        names = _content_words(f"{key} {glosses.get(key, '')}")
+        if is_contract(value):
+            sources += [source for item in value["evidence"]
+                        for source in _fact_sources(item, names, glosses)]
+        else:
+            sources.append((names, list(_citable_numbers(value))))
     return [(names, values) for names, values in sources if values]
+
+
+def _fact_sources(item, names: set, glosses: dict) -> list:
+    if not isinstance(item, dict):
+        return []
+    base = names | _content_words(" ".join(str(item.get(k) or "") for k in ("fact", "id")))
+    return [(base | _content_words(f"{key} {glosses.get(key, '')}"), list(_citable_numbers(value)))
+            for key, value in (item.get("values") or {}).items()]
 
 
 def _glosses(lab) -> dict:

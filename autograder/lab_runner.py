@@ -273,24 +273,34 @@ class Lab:
                  f"{result['checks_measured']} de {result['checks_total']} hechos medidos, "
                  f"{result['checks_passed']} se cumplen."]
         for item in report["evidence"]:
-            state = {True: "se cumple", False: "NO se cumple", None: "no medido"}[item["holds"]]
-            # JSON names are shown only to find the number in resultado.json, labelled as such.
-            lines.append(f"[{state}] {item['fact']}  (en el JSON: «{item['id']}»)")
-            if item["holds"] is None:
-                lines.append(f"    Por qué: {item['not_measured']}.")
-            for key, value in item["values"].items():
-                gloss = self.glosses.get(key)
-                lines.append(f"    {gloss} («{key}»): {_shown(value)}" if gloss
-                             else f"    {key}: {_shown(value)}")
+            lines += self._fact_lines(item)
         for key in report["result"]:
             if key in ("checks_total", "checks_measured", "checks_passed", "failed_checks",
                        "not_measured"):
                 continue
             gloss = self.glosses.get(key, key)
             value = report["result"][key]
+            if is_contract(value):  # a lab of its own inside result: its facts, as above
+                lines.append(f"{gloss} (en el JSON: result, «{key}»):")
+                lines += [f"  {line}" for item in value["evidence"]
+                          for line in self._fact_lines(item)]
+                continue
             shown = "no medido" if value is None else _shown(value)
             lines.append(f"{gloss} (en el JSON: result, «{key}»): {shown}")
         return "\n".join(lines)
+
+    def _fact_lines(self, item: dict) -> list:
+        """One fact of an evidence list: whether it holds, its numbers, each with its gloss."""
+        state = {True: "se cumple", False: "NO se cumple", None: "no medido"}[item["holds"]]
+        # JSON names are shown only to find the number in resultado.json, labelled as such.
+        lines = [f"[{state}] {item['fact']}  (en el JSON: «{item['id']}»)"]
+        if item["holds"] is None:
+            lines.append(f"    Por qué: {item['not_measured']}.")
+        for key, value in item["values"].items():
+            gloss = self.glosses.get(key)
+            lines.append(f"    {gloss} («{key}»): {_shown(value)}" if gloss
+                         else f"    {key}: {_shown(value)}")
+        return lines
 
 
 def _entries(experiments_class):
@@ -307,6 +317,13 @@ def _entries(experiments_class):
 
 def _shown(value) -> str:
     return json.dumps(value, ensure_ascii=False)
+
+
+def is_contract(value) -> bool:
+    """A lab result of its own carried in ``result`` (an object with its own ``evidence``
+    list, as the attention lesson's ``result.ablacion``): its facts read like the lab's."""
+    return isinstance(value, dict) and isinstance(value.get("evidence"), list)
+
 
 
 # --- helpers for experiments ------------------------------------------------------------------

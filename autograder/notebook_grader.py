@@ -37,6 +37,10 @@ __all__ = ["Grader", "CheckReport"]
 
 HIDDEN_TESTS_NOTE = ("Que se cumplan las pruebas públicas no garantiza que se cumplan las ocultas, "
                      "que se aplican al entregar.")
+PRACTICE_NOTE = ("Este ejercicio no cuenta para la nota: no tiene pruebas ocultas y al entregar no se "
+                 "corrige. Su comprobación es solo para ti.")
+# Otter 7.0.0 writes a question's points on one line of its test file: ``points = 5``.
+QUESTION_POINTS = re.compile(r"^points = (.+)$", re.M)
 
 
 class Grader:
@@ -101,7 +105,16 @@ class Grader:
             result = self._otter.check(question, global_env=env)
         except Exception as exc:  # Otter's own errors are English and about its internals
             return CheckReport(question, None, self._why_no_check(exc))
-        return None if result is None else CheckReport(question, result)
+        return None if result is None else CheckReport(question, result,
+                                                       practice=self._is_practice(question))
+
+    def _is_practice(self, question) -> bool:
+        if self.notebook is None:
+            return False
+        try:
+            return question in practice_questions(read_notebook(self.notebook))
+        except NotebookCodeError:
+            return False
 
     def _why_no_check(self, exc) -> str:
         if self.notebook is None:
@@ -169,13 +182,31 @@ def ready_message(notebook: Path) -> str:
     return f"{name}, con {'su única función implementada' if total == 1 else f'sus {total} funciones implementadas'}."
 
 
+def practice_questions(nb: dict) -> set:
+    """The notebook's practice exercises: questions worth 0 points in its own Otter metadata
+    (Otter writes each question's total on its test file's ``points = ...`` line; a graded
+    question's includes its hidden tests)."""
+    found = set()
+    for question, source in nb.get("metadata", {}).get("otter", {}).get("tests", {}).items():
+        match = QUESTION_POINTS.search(source) if isinstance(source, str) else None
+        try:
+            points = ast.literal_eval(match.group(1)) if match else None
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+        values = points if isinstance(points, list) else [points]
+        if values and all(type(value) in (int, float) and value == 0 for value in values):
+            found.add(question)
+    return found
+
+
 def graded_stubs(nb: dict) -> tuple:
     """``(graded functions the notebook defines, those still raising NotImplementedError)``.
 
-    A graded function is a top-level ``def`` named as one of the notebook's questions; when a
-    name is defined twice, the last definition counts, as in the kernel.
+    A graded function is a top-level ``def`` named as one of the notebook's graded questions
+    (not its practice exercises); when a name is defined twice, the last definition counts, as
+    in the kernel.
     """
-    questions = set(nb.get("metadata", {}).get("otter", {}).get("tests", {}))
+    questions = set(nb.get("metadata", {}).get("otter", {}).get("tests", {})) - practice_questions(nb)
     stub = {}
     for cell in nb.get("cells", []):
         if cell.get("cell_type") != "code":
@@ -200,8 +231,9 @@ def _raises_not_implemented(node) -> bool:
 class CheckReport:
     """One question's public test results, shown in Spanish (Otter shows English)."""
 
-    def __init__(self, question: str, result, problem: str = ""):
+    def __init__(self, question: str, result, problem: str = "", practice: bool = False):
         self.question, self.result, self.problem = question, result, problem
+        self.practice = practice  # worth nothing: no hidden tests to warn about
         results = getattr(result, "test_case_results", None) or []
         self.public = [r for r in results if not r.test_case.hidden]
 
@@ -229,7 +261,8 @@ class CheckReport:
         return lines
 
     def __repr__(self) -> str:
-        return "\n".join(self.lines() + ([] if self.problem else [HIDDEN_TESTS_NOTE]))
+        note = PRACTICE_NOTE if self.practice else HIDDEN_TESTS_NOTE
+        return "\n".join(self.lines() + ([] if self.problem else [note]))
 
     def _repr_html_(self) -> str:
         color = "green" if self.passed else "#b00"
@@ -244,7 +277,14 @@ class AllChecks:
 
     def __repr__(self) -> str:
         lines = [line for report in self.reports for line in report.lines()]
-        return "\n".join(lines + [HIDDEN_TESTS_NOTE])
+        practice = [report.question for report in self.reports if report.practice]
+        notes = [HIDDEN_TESTS_NOTE]
+        if len(practice) == 1:
+            notes.append(f"El ejercicio {practice[0]} no cuenta para la nota: solo tiene pruebas públicas.")
+        elif practice:
+            names = f"{', '.join(practice[:-1])} y {practice[-1]}"
+            notes.append(f"Los ejercicios {names} no cuentan para la nota: solo tienen pruebas públicas.")
+        return "\n".join(lines + notes)
 
     def _repr_html_(self) -> str:
         color = "green" if all(r.passed for r in self.reports) else "#b00"

@@ -18,6 +18,7 @@ pytestmark = pytest.mark.slow
 
 
 ABLACION = ROOT / "assignments" / "attention" / "ablacion.py"
+LAB_SOURCE = ROOT / "assignments" / "attention" / "lab.py"
 
 
 @pytest.fixture(scope="module")
@@ -68,3 +69,62 @@ def test_the_command_prints_the_contract_and_draws_the_curves(measured):
     wrong = subprocess.run([sys.executable, str(ABLACION), "--semillas", "uno"], capture_output=True, text=True, timeout=60)
     assert wrong.returncode == 2 and "números enteros" in wrong.stderr
     assert "usage" not in wrong.stderr + wrong.stdout  # argparse's English never shows
+
+
+def lab_copy_text(result):
+    """``result``, what ablacion.py prints, as the ``ABLATION = {...}`` literal of lab.py."""
+    lines = ["ABLATION = {", f"    \"kind\": {json.dumps(result['kind'])},",
+             f"    \"seeds\": {json.dumps(result['seeds'])},", "    \"evidence\": ["]
+    for item in result["evidence"]:
+        lines += ["        {", f"            \"id\": {json.dumps(item['id'])},",
+                  f"            \"fact\": {json.dumps(item['fact'], ensure_ascii=False)},",
+                  f"            \"holds\": {item['holds']},", "            \"values\": {"]
+        lines += [f"                {json.dumps(key)}: {json.dumps(value)},"
+                  for key, value in item["values"].items()]
+        lines += ["            },", "        },"]
+    lines += ["    ],", "    \"limitations\": ["]
+    lines += [f"        {json.dumps(text, ensure_ascii=False)}," for text in result["limitations"]]
+    return "\n".join(lines + ["    ],", "}"])
+
+
+def test_lab_py_carries_exactly_what_ablacion_py_prints(measured):
+    """lab.py's result.ablacion is this copy of the command's output, which a student who runs
+    `python ablacion.py` reads: the numbers they cite must be the lab's."""
+    from attention import lab
+
+    result, _ = measured
+    assert lab.ABLATION == result, ("lab.py's ABLATION is not what ablacion.py prints now; "
+                                    "replace it with:\n" + lab_copy_text(result))
+    assert lab_copy_text(result) in LAB_SOURCE.read_text("utf-8")  # and written as this prints it
+    assert set(result["evidence"][0]["values"]) <= set(lab.GLOSSES)  # each key has its Spanish
+
+
+def test_every_number_ablacion_py_prints_cited_with_its_measurement_passes_criterion_4(measured):
+    """Criterion 4, as the grader applies it, on every number of the command's output: cited
+    beside its gloss it is evidence; in a sentence about a cat it is not (the control)."""
+    from attention import lab
+    from extension import lab_run_with, validate
+    from reference import attention as reference
+
+    result, _ = measured
+    functions = {name: getattr(reference, name) for name in lab.GRADED}
+    run = lab_run_with(lab, functions, lab.DEFAULT_SEED)
+    printed = json.loads(run.stdout)
+    extension = {"supuesto": "Quitar una pieza empeora el entrenamiento del modelo diminuto.",
+                 "conclusion": "Sin números aquí.", "limitacion": "Un modelo de juguete y tres semillas.",
+                 "riesgo": "No vale para decidir la arquitectura de un modelo grande."}
+    cited = 0
+    for item in result["evidence"]:
+        for key, values in item["values"].items():
+            for value in values:
+                if value in (0.0, 1.0):
+                    continue  # 0 and 1 are in any sentence: never citable (TRIVIAL_VALUES)
+                shown = f"{value:.4g}".replace(".", ",")
+                for text, evidence in ((f"{lab.GLOSSES[key].capitalize()}: {shown}.", True),
+                                       (f"Mi gato pesa {shown} kilos y duerme.", False)):
+                    data = {**printed, "student_extension": {**extension, "medicion": text}}
+                    (verdict,) = validate(data, only="cites_lab_numbers", lab_run=run,
+                                          glosses=lab.GLOSSES)
+                    assert verdict.passed is evidence, (item["id"], key, text, verdict.message)
+                cited += 1
+    assert cited > 50

@@ -108,7 +108,7 @@ def test_every_notebook_question_takes_its_points_from_the_rubric():
     # The written entries that read the challenge's texts (texto:) are no notebook question.
     notebook_written = [name for name, entry in rubric["written"].items() if not entry.get("texto")]
     expected = {name: question_points(rubric, name)
-                for name in list(rubric["questions"]) + notebook_written}
+                for name in list(rubric["questions"]) + notebook_written + list(rubric["practice"])}
     expected["student_extension"] = [0] + expected["student_extension"]
     assert {c["name"]: c["points"] for c in configs} == expected
 

@@ -132,6 +132,35 @@ def test_the_demo_gets_the_scores_the_readme_promises(zoo):
     assert "Tus respuestas escritas 1, 2, 3, 4, 5, 6, 7, 8 y 9 están vacías" in feedback(out, "sin_hacer.ipynb")
 
 
+PRACTICE = {"cruzada": "atencion_cruzada", "relleno": "mascara_relleno",
+            "cabezas": "multicabeza_fusionada", "cache_kv": "paso_con_cache",
+            "coste": "productos_escalares"}
+
+
+def test_the_practice_exercises_are_neither_graded_nor_reported_done_or_not(zoo):
+    """Their checks are the student's alone: no column, no verdict, no line of the feedback and
+    no error of a cell, whether they are done (the demo's correct notebook solves them) or still
+    the stubs students get."""
+    out, rows, records, files = zoo
+    assert b"Escribe atencion_cruzada" not in files["correcta.ipynb"]  # done, with the solution
+    assert b"Escribe atencion_cruzada" in files["sin_hacer.ipynb"]  # the stub
+    for name in ("correcta.ipynb", "sin_hacer.ipynb"):
+        record = records[name]
+        assert not set(PRACTICE) & set(rows[name])
+        assert not {verdict.question for verdict in record.verdicts} & set(PRACTICE)
+        errors = json.dumps(record.cell_errors, ensure_ascii=False)
+        assert not any(function in errors for function in PRACTICE.values()), errors
+        graded_part = feedback(out, name).split("## Lo que imprimió")[0]
+        assert not any(f"`{q}`" in graded_part or f"`{f}`" in graded_part
+                       for q, f in PRACTICE.items()), name
+    # The positive control: the untouched notebook does have cell errors, its graded stubs' (and
+    # the names their failed cells left undefined).
+    errors = records["sin_hacer.ipynb"].cell_errors
+    assert {error["exception"] for error in errors} == {"NotImplementedError", "NameError"}
+    assert all(error["message"].startswith("Implementa ") for error in errors
+               if error["exception"] == "NotImplementedError")
+
+
 def test_what_the_notebook_printed_names_the_file_the_student_uploaded(zoo):
     # The job runs every notebook under one fixed name (hidden_inputs.NOTEBOOK_NAME), which
     # the first cell prints («Listo: cuaderno «…»»); the student reads their own file's name.

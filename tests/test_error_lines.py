@@ -103,7 +103,9 @@ ASSIGN_CASES = [
     ("question_not_in_functions",
      edit(MASTER, "# name: rnn_forward\n", "# name: rnn_forwardd\n"), "rnn",
      "assignments/rnn/master.py:71: question rnn_forwardd is not one lesson rnn grades (it has: "
-     "rnn_step, rnn_forward); correct the name, or add `manual: true` if a person grades it"),
+     "rnn_step, rnn_forward); correct the name, add `manual: true` if a person grades it, or "
+     "list it under practice: in the rubric with `points: 0` if it is an exercise no door "
+     "grades"),
     ("reference_lacks_a_function",
      edit("reference/rnn/__init__.py", "def rnn_step(", "def rnn_stepp("), "rnn",
      "assignments/rnn/lesson.py: REFERENCE has no function rnn_step; the contract is in "

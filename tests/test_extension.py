@@ -612,3 +612,60 @@ def test_a_result_that_changes_between_runs_names_the_functions_its_facts_use():
     both = extension._changing_functions(fresh, ["evidence[1].values.y"])
     assert "`attention` o `transformer_block`" in both
     assert extension._changing_functions(fresh, ["seed"]) == "alguna de tus funciones"
+
+
+# -- the ablation's numbers, carried by the lab as result.ablacion, are citable (issue 33) ------
+
+
+def ablation_number():
+    """A number ``python ablacion.py`` prints, and lab.py carries: the held-out loss without
+    √d_k, seed 0."""
+    from attention.lab import ABLATION
+
+    (fact,) = [item for item in ABLATION["evidence"] if item["id"] == "sin_escala_raiz_dk"]
+    return fact["values"]["held_out_loss_without"][0]
+
+
+def citing(good, measurement, conclusion="Sin la escala, el modelo aprende peor que con ella."):
+    data = copy.deepcopy(good)
+    data["student_extension"].update(measurement=measurement, conclusion=conclusion)
+    return data
+
+
+def spanish(value, digits=4):
+    return f"{value:.{digits}g}".replace(".", ",")
+
+
+def test_a_number_of_the_ablation_cited_with_its_measurement_passes_on_every_door(good, folder,
+                                                                                  capsys):
+    """The terminal's validator (a fresh lab.py in a folder without ablacion.py), the notebook's
+    (the lab on the kernel's functions) and the grader's (the lesson's lab, the student's
+    functions answered as the sandbox answers) all accept it."""
+    import extension
+    from attention import lab
+    from kit_autograder import challenge
+    from reference import attention as reference
+
+    data = citing(good, f"Sin dividir por √d_k, la pérdida en secuencias nuevas con la semilla 0 "
+                        f"es {spanish(ablation_number())}.")
+    assert not (folder / "ablacion.py").exists()
+    assert failed(validate(data, folder / "notebook_student.ipynb")) == {}
+    functions = {name: getattr(reference, name) for name in GRADED}
+    assert all(passed for _, passed, _ in challenge.grade(lab, data, functions))
+    assert extension.run_in_notebook(write(folder, data, "ablacion_citada.json"), functions) == 0
+    assert "5 de 5 criterios se cumplen." in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("measurement", [
+    "Mi gato pesa {n} kilos y duerme mucho todo el día.",  # a coincidence: no word of the ablation
+    "Sin dividir por √d_k, la pérdida en secuencias nuevas es {off}.",  # a number it did not print
+    "Es {n}. Sin dividir por √d_k, la pérdida en secuencias nuevas sube.",  # its word elsewhere
+])
+def test_a_coincidence_or_a_number_the_ablation_did_not_print_is_no_evidence(good, folder,
+                                                                              measurement):
+    number = ablation_number()
+    off = number + 0.001  # no number the lab printed, as the assertion below shows
+    assert spanish(off).replace(",", ".") not in json.dumps(good)
+    data = citing(good, measurement.format(n=spanish(number), off=spanish(off)),
+                  "Sin la escala, el modelo aprende peor que con ella.")
+    assert "cites_lab_numbers" in failed(validate(data, folder / "notebook_student.ipynb"))

@@ -1,11 +1,13 @@
 """What the notebook's first cell says when it finds the notebook (notebook_grader.ready_message):
-the file, and how many of its graded functions are still stubs in the saved file."""
+the file, and how many of its graded functions are still stubs in the saved file; and what a
+practice exercise's check says instead of the hidden tests' note."""
 
 import json
 
 import pytest
 
-from notebook_grader import graded_stubs, ready_message
+from notebook_grader import (HIDDEN_TESTS_NOTE, PRACTICE_NOTE, AllChecks, CheckReport, graded_stubs,
+                             practice_questions, ready_message)
 
 STUB = 'def {name}(x):\n    """Docstring."""\n    raise NotImplementedError("Implementa {name}")\n'
 DONE = "def {name}(x):\n    return x\n"
@@ -49,3 +51,36 @@ def test_a_raise_of_something_else_is_not_a_stub(tmp_path):
     body = "def attention(x):\n    if x is None:\n        raise ValueError('x')\n    return x\n"
     path = notebook(tmp_path / "n.ipynb", body)
     assert ready_message(path).endswith("con su única función implementada.")
+
+
+def test_a_practice_exercise_is_not_a_graded_function_even_named_as_its_question(tmp_path):
+    """A question worth 0 points in the notebook's Otter metadata is a practice exercise: its
+    stub is no graded function still to implement."""
+    tests = {"attention": "name = 'attention'\npoints = 5\n",
+             "coste": "name = 'coste'\npoints = 0\n",
+             "student_extension": "name = 'student_extension'\npoints = [0, 1, 1, 1, 2, 1]\n"}
+    path = notebook(tmp_path / "n.ipynb", STUB.format(name="attention"), STUB.format(name="coste"))
+    nb = json.loads(path.read_text("utf-8"))
+    nb["metadata"]["otter"]["tests"] = tests
+    assert practice_questions(nb) == {"coste"}
+    assert graded_stubs(nb) == (1, 1)
+    tests["coste"] = "name = 'coste'\npoints = 1\n"  # the control: worth a point, it is graded
+    assert practice_questions(nb) == set() and graded_stubs(nb) == (2, 2)
+
+
+def test_a_practice_check_says_it_does_not_count_instead_of_the_hidden_tests_note():
+    from types import SimpleNamespace
+
+    case = SimpleNamespace(hidden=False, failure_message=None)
+    failed = SimpleNamespace(test_case_results=[SimpleNamespace(
+        test_case=case, passed=False,
+        message="❌ Test case failed\nError at line 9 in test coste:\n  x\nAssertionError: "
+                "Todavía no se puede comprobar: Escribe productos_escalares")])
+    practice = repr(CheckReport("coste", failed, practice=True))
+    assert "Todavía no se puede comprobar: Escribe productos_escalares" in practice
+    assert PRACTICE_NOTE in practice and HIDDEN_TESTS_NOTE not in practice
+    graded = repr(CheckReport("attention", failed))
+    assert HIDDEN_TESTS_NOTE in graded and PRACTICE_NOTE not in graded
+    both = repr(AllChecks([CheckReport("attention", failed), CheckReport("coste", failed, practice=True),
+                           CheckReport("relleno", failed, practice=True)]))
+    assert "Los ejercicios coste y relleno no cuentan para la nota" in both and HIDDEN_TESTS_NOTE in both

@@ -136,12 +136,13 @@ def test_jupyterlab_opens_the_student_notebook_with_its_heading_and_diagram(lab_
 
 
 # The tour's figures in the tour's order, by the start of their text alternatives: seed 000's
-# two (step 5's attention heatmaps, step 7's positional encoding), the step-8 diagram and step
-# 9's heads. The notebook only scrolls down to find them.
+# two (step 5's attention heatmaps, step 7's positional encoding), the step-8 diagram, step
+# 9's heads and «Post-LN y pre-LN» side by side. The notebook only scrolls down to find them.
 TOUR_FIGURES = {"paso_5": "Figura con 2 gráficos: «Autoatención",
                 "paso_7": "Figura: «Codificación posicional sinusoidal",
                 "paso_8": DIAGRAM_ALT,
-                "paso_9": "Figura con 4 gráficos: «Cabeza 1, pesos aleatorios"}
+                "paso_9": "Figura con 4 gráficos: «Cabeza 1, pesos aleatorios",
+                "post_ln_pre_ln": "Dos bloques Transformer, uno al lado del otro"}
 
 
 @needs_chromium

@@ -34,12 +34,17 @@ def is_package(folder: Path) -> bool:
     return (folder / "__init__.py").is_file()
 
 
+MASTER = "master.py"
+
+
 def modules(parent: Path, package: str) -> dict:
     """``{dotted name: file}`` of every module of the package ``parent/package``: the .py
     files of its folder and of its subfolders that are packages too (a folder without
     ``__init__.py``, such as build/cells/, holds templates, not modules)."""
     found = {}
     for path in sorted((parent / package).rglob("*.py")):
+        if path.name == MASTER:  # a lesson's notebook as text, in Otter's syntax: not a module
+            continue
         folders = path.relative_to(parent).parents
         if not all(is_package(parent / folder) for folder in folders if folder != Path(".")):
             continue

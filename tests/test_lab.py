@@ -5,6 +5,7 @@ notebook has and the lab must never run: demo code, magics, a cell that does not
 ``reference_notebook`` is also what tests/test_extension.py builds its notebooks with.
 """
 
+import ast
 import importlib.util
 import inspect
 import json
@@ -563,8 +564,61 @@ def test_the_summary_a_student_reads_glosses_every_key_in_spanish(good_report):
     keys = {key for item in good_report["evidence"] for key in item["values"]}
     keys |= set(good_report["result"]) - {"checks_total", "checks_measured", "checks_passed",
                                           "failed_checks", "not_measured"}
+    # ...and the keys of the lab carried in result (result.ablacion), fact by fact.
+    keys |= {key for value in good_report["result"].values() if lab_runner.is_contract(value)
+             for item in value["evidence"] for key in item["values"]}
     assert keys <= set(lab.glosses), keys - set(lab.glosses)
     # A key without a gloss would show bare at the start of its line; every one is glossed.
     for key in keys:
-        assert f"{lab.glosses[key]} («{key}»)" in text or f"«{key}»): " in text, key
+        assert f"{lab.glosses[key]} («{key}»)" in text or f"«{key}»):" in text, key
     assert "(evidence, id" not in text and "en el JSON" in text
+
+
+# -- result.ablacion: the ablation lab's numbers, the lesson's and not the student's (issue 33) ---
+
+
+def test_the_ablation_is_in_every_run_whatever_the_functions_the_folder_or_the_door(tmp_path,
+                                                                                      good_run):
+    """What ablacion.py measures rides in lab.py's JSON as result.ablacion, a copy carried in
+    lab.py: the same bytes in a folder without ablacion.py, the same with nothing implemented,
+    and the same in the grader's fresh run (the lab's experiments on the functions it is
+    handed), so criterion 3 never sees a difference and criterion 4 can cite it anywhere."""
+    from extension import lab_run_with
+
+    module = import_lab()
+    folder = tmp_path / "sin_ablacion"
+    folder.mkdir()
+    for source in (LAB, NOTEBOOK_CODE, LAB_RUNNER):
+        shutil.copy(source, folder / source.name)
+    reference_notebook(folder / "notebook_student.ipynb")
+    done = run_lab("--seed", 55, lab=folder / "lab.py", cwd=folder)
+    assert done.returncode == 0 and not (folder / "ablacion.py").exists()
+    assert done.stdout == good_run.stdout  # the lab beside ablacion.py printed the same bytes
+    alone = json.loads(done.stdout)
+    assert alone["result"]["ablacion"] == module.ABLATION
+    assert module.LAB.run({}, 55)["result"]["ablacion"] == module.ABLATION  # nothing implemented
+    graded = lab_run_with(module, {name: getattr(reference, name) for name in GRADED}, 55)
+    assert graded.stdout == done.stdout.decode("utf-8")
+
+
+def test_the_ablation_costs_the_lab_no_training(monkeypatch):
+    """The grader runs the lab for every submission: the ablation is read, never trained."""
+    from attention import ablacion
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("the lab trained the ablation")
+
+    monkeypatch.setattr(ablacion, "train", no_training)
+    report = import_lab().LAB.run({name: getattr(reference, name) for name in GRADED}, 55)
+    assert report["result"]["ablacion"]["evidence"] and report["result"]["checks_passed"] == 11
+    assert "ablacion" not in {node.names[0].name for node in ast.walk(ast.parse(LAB.read_text("utf-8")))
+                              if isinstance(node, (ast.Import, ast.ImportFrom)) and node.names}
+
+
+def test_the_summary_shows_the_ablation_fact_by_fact_after_the_student_s_evidence(good_report):
+    text = import_lab().LAB.summary(good_report)
+    ablation = text[text.index("(en el JSON: result, «ablacion»):"):]
+    assert "no tus funciones" in text[text.index("laboratorio de ablación"):]
+    for item in good_report["result"]["ablacion"]["evidence"]:
+        assert f"  [se cumple] {item['fact']}  (en el JSON: «{item['id']}»)" in ablation
+    assert "pérdida en secuencias nuevas sin la pieza, por semilla («held_out_loss_without»)" in ablation

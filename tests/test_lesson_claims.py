@@ -84,8 +84,20 @@ def test_prose_quotes_with_angle_quotes_and_counts_its_tokens():
 BEYOND = "## Más allá de los nueve pasos"
 
 
+def demo_cells(cells):
+    """``cells`` without the practice exercises' questions (their solution, stub and check):
+    the demos and their text."""
+    kept, in_question = [], False
+    for cell in cells:
+        if cell.cell_type == "raw" and cell.source.startswith(("# BEGIN QUESTION", "# END QUESTION")):
+            in_question = cell.source.startswith("# BEGIN QUESTION")
+        elif not in_question:
+            kept.append(cell)
+    return kept
+
+
 def run_beyond_section():
-    """The «Más allá» section's code cells, run in order on the reference, after step 2's cell
+    """The «Más allá» section's demo cells, run in order on the reference, after step 2's cell
     (whose `inputs` it reuses) and the given `mascara_causal`; with each cell's printed lines."""
     import contextlib
     import io
@@ -102,13 +114,14 @@ def run_beyond_section():
     with contextlib.redirect_stdout(io.StringIO()):
         exec(step_2, namespace)
     printed = []
-    for cell in cells[start:end]:
+    section = demo_cells(cells[start:end])
+    for cell in section:
         if cell.cell_type == "code":
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
                 exec(cell.source, namespace)
             printed.append(out.getvalue())
-    text = "\n".join(c.source for c in cells[start:end] if c.cell_type == "markdown")
+    text = "\n".join(c.source for c in section if c.cell_type == "markdown")
     return namespace, printed, text
 
 
@@ -169,3 +182,76 @@ def test_question_6c_a_mask_after_the_softmax_loses_mass_but_keeps_the_ratios():
     _, before = reference.attention(Q, K, V, causal)
     assert (after.sum(axis=1)[:-1] < 1).all() and np.isclose(after[0].sum(), unmasked[0, 0])
     assert np.allclose(after / after.sum(axis=1, keepdims=True), before)
+
+
+def test_the_cost_exercise_s_solution_note_counts_what_the_two_loops_count():
+    cells = load_master(MASTER).cells
+    (note,) = [c.source for c in cells if c.cell_type == "markdown" and "Con $n = 1000$" in c.source]
+    n = 1000
+    without, with_cache = 0, 0
+    for t in range(1, n + 1):
+        without, with_cache = without + t * t, with_cache + t
+    assert without == n * (n + 1) * (2 * n + 1) // 6 and with_cache == n * (n + 1) // 2
+    spaced = lambda value: f"{value:,}".replace(",", " ")  # noqa: E731  (333 833 500)
+    assert f"son {spaced(without)} frente a {spaced(with_cache)}, unas {without / with_cache:.0f} veces más" in note
+    # «crece como n³/3» and «como n²/2»: the leading terms, within 1 % at n = 1000.
+    assert abs(without / (n ** 3 / 3) - 1) < 0.01 and abs(with_cache / (n ** 2 / 2) - 1) < 0.01
+    assert "$n^3/3$" in note and "$n^2/2$" in note
+
+
+def test_the_ablation_number_the_notebook_quotes_is_the_one_lab_py_carries():
+    """The ablation section's example citation: a number of result.ablacion, which
+    tests/test_ablation.py holds to what `python ablacion.py` prints."""
+    from attention.lab import ABLATION
+
+    (text,) = [c.source for c in load_master(MASTER).cells
+               if c.cell_type == "markdown" and "Sus números también son evidencia" in c.source]
+    (fact,) = [item for item in ABLATION["evidence"] if item["id"] == "sin_escala_raiz_dk"]
+    seeds = ABLATION["seeds"]
+    loss = fact["values"]["held_out_loss_without"][seeds.index(0)]
+    assert f"la pérdida en secuencias nuevas con la semilla 0 es {loss:.4g}".replace(".", ",") in text
+    assert "semillas " + ", ".join(map(str, seeds[:-1])) + f" y {seeds[-1]}" in text
+
+
+def test_the_post_ln_and_pre_ln_figure_draws_what_its_text_says_in_spanish_labels_that_fit():
+    """«Post-LN y pre-LN», drawn (issue 33): each label fits its box, in Spanish; post-LN puts a
+    layer norm after each sum, pre-LN one before each sub-layer; each residual path leaves the
+    main path and joins a sum, and in pre-LN nothing but sums lies between the block's input and
+    its output along them."""
+    import importlib.util
+
+    script = MASTER.parent / "figures" / "post_ln_pre_ln.py"
+    spec = importlib.util.spec_from_file_location("post_ln_pre_ln", script)
+    figure = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(figure)
+    fig = figure.draw()
+    renderer = fig.canvas.get_renderer()
+    (ax,) = fig.axes
+    units = fig.bbox.width / figure.PAGE_W
+    labels = {label for column in (figure.POST_LN, figure.PRE_LN) for kind, label, _ in column
+              if kind == "box"}
+    widths = {t.get_text(): t.get_window_extent(renderer).width / units for t in ax.texts}
+    assert labels <= set(widths)
+    assert all(widths[label] < figure.BOX_W - 10 for label in labels), widths
+    # Every text stays on the page.
+    for text in ax.texts:
+        box = text.get_window_extent(renderer)
+        assert box.x0 >= 0 and box.x1 <= fig.bbox.width and 0 <= box.y0 and box.y1 <= fig.bbox.height, \
+            text.get_text()
+    assert not any(word in " ".join(widths).lower() for word in ("layer norm", "input", "output", "add"))
+    names = lambda column: [label if kind == "box" else "+" for kind, label, _ in column]  # noqa: E731
+    post, pre = names(figure.POST_LN), names(figure.PRE_LN)
+    assert post[1:-1] == ["atención multicabeza", "+", "normalización de capa", "FFN por token", "+",
+                          "normalización de capa"]
+    assert pre[1:-1] == ["normalización de capa", "atención multicabeza", "+", "normalización de capa",
+                         "FFN por token", "+"]
+    for column, skips in ((post, figure.POST_LN_SKIPS), (pre, figure.PRE_LN_SKIPS)):
+        assert [column[target] for _, target in skips] == ["+", "+"]
+        assert skips[0][0] == 0  # the first leaves from the block's input
+    # Along pre-LN's residual paths, from the input to the last sum: sums only. Post-LN's pass
+    # through a layer norm between them.
+    assert [pre[i] for i in range(figure.PRE_LN_SKIPS[0][1], figure.PRE_LN_SKIPS[1][0] + 1)] == ["+"]
+    assert post[figure.POST_LN_SKIPS[1][0]] == "normalización de capa"
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)

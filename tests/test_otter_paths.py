@@ -24,6 +24,7 @@ import jsonschema
 import pytest
 
 from grading_harness import grade_here
+from kit_autograder.bundle import PLUGIN
 from otter_paths import ImageBuilder, clean_environment, gradescope_root, otter_run, run_autograder
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -99,8 +100,22 @@ def csv_rows(path):
 
 
 def question_names(autograder_zip):
+    """The zip's graded questions: its test files but the practice exercises', which no path
+    grades (test_no_path_reports_a_practice_exercise)."""
+    return sorted(set(zip_test_names(autograder_zip)) - set(practice_names(autograder_zip)))
+
+
+def zip_test_names(autograder_zip):
     with zipfile.ZipFile(autograder_zip) as zf:
         return sorted(Path(n).stem for n in zf.namelist() if n.startswith("tests/"))
+
+
+def practice_names(autograder_zip):
+    with zipfile.ZipFile(autograder_zip) as zf:
+        config = json.loads(zf.read("otter_config.json"))
+    (settings,) = [entry[PLUGIN] for entry in config["plugins"]
+                   if isinstance(entry, dict) and PLUGIN in entry]
+    return settings["practice"]
 
 
 @dataclass
@@ -188,6 +203,19 @@ def test_every_path_gives_each_demo_submission_the_same_scores(graded, autograde
         reference = graded.scores["make grade"][name]
         for path in PATHS[1:]:
             assert graded.scores[path].get(name) == reference, (path, name, graded.log(path, name))
+
+
+def test_no_path_reports_a_practice_exercise(graded, autograder_zip):
+    """The practice exercises ship in the zip's tests/ (Otter Assign writes every question's
+    tests there), worth 0, and no path gives them a column, a box or a score."""
+    practice = practice_names(autograder_zip)
+    assert practice and set(practice) <= set(zip_test_names(autograder_zip))
+    for path in ("make grade", "otter grade"):
+        for row in graded.rows[path].values():
+            assert not set(practice) & set(row), (path, sorted(row))
+    for path in ("otter run", "Gradescope"):
+        for name, data in graded.results[path].items():
+            assert not set(practice) & {test["name"] for test in data["tests"]}, (path, name)
 
 
 def test_the_solution_earns_everything_and_the_stub_nothing_on_every_path(graded, autograder_zip):

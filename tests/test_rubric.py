@@ -11,7 +11,7 @@ import pytest
 
 from extension import CRITERIA, CRITERION_IDS, FIELD_ALIASES
 from kit_autograder.build.otter_master import hidden_tests_for
-from kit_autograder.build.rubric import load_rubric, question_points
+from kit_autograder.build.rubric import RubricError, load_rubric, question_points
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSESSMENT = (ROOT / "assessment.md").read_text(encoding="utf-8")
@@ -103,3 +103,86 @@ def test_build_grades_student_extension_with_one_hidden_test_per_criterion_in_ru
     assert [c["id"] for c in rubric["questions"]["student_extension"]["criteria"]] == \
         list(CRITERION_IDS)
     assert all("hidden: true" in source and "points" not in source for source in sources)
+
+
+def test_the_practice_exercises_are_the_masters_and_worth_nothing(rubric):
+    """rubrics/attention.yaml lists under practice: exactly the master's questions that are
+    neither graded nor written, each worth 0, so no door grades them and no point is lost."""
+    from attention import lesson
+    from kit_autograder import lesson as lesson_module
+    from kit_autograder.build import otter_master
+    from kit_autograder.build.rubric import check_matches
+    from lesson055 import MASTER
+
+    master = otter_master.load_master(MASTER)
+    automatic = lesson_module.questions(lesson)
+    practice = otter_master.practice_questions(master, automatic)
+
+    def manual_questions(_):
+        return otter_master.manual_questions(master)
+
+    assert practice == ["cruzada", "relleno", "cabezas", "cache_kv", "coste"]
+    assert list(rubric["practice"]) == practice
+    assert all(question_points(rubric, name) == 0 for name in practice)
+    check_matches(rubric, automatic, manual_questions(MASTER), "attention", practice)
+    # The controls: an exercise the rubric does not list, or one it lists that the master lacks.
+    with pytest.raises(RubricError, match="does not list the master's exercise otra"):
+        check_matches(rubric, automatic, manual_questions(MASTER), "attention", practice + ["otra"])
+    with pytest.raises(RubricError, match="lists under practice: coste, which lesson attention"):
+        check_matches(rubric, automatic, manual_questions(MASTER), "attention", practice[:-1])
+
+
+def test_a_practice_exercise_with_points_is_refused(tmp_path):
+    path = tmp_path / "leccion.yaml"
+    path.write_text("questions: {}\npractice:\n  coste:\n    points: 1\n    ejercicio: x\n", "utf-8")
+    with pytest.raises(RubricError, match="gives points under practice: to coste"):
+        load_rubric(path)
+    path.write_text("questions: {}\npractice:\n  coste:\n    points: 0\n    ejercicio: x\n", "utf-8")
+    assert question_points(load_rubric(path), "coste") == 0  # the control
+
+
+def test_the_points_table_shows_each_practice_exercise_at_zero(rubric):
+    from kit_autograder.build.rubric import points_table
+
+    table = points_table(rubric)
+    for name, entry in rubric["practice"].items():
+        assert f"| Ejercicio sin nota | `{name}`: {entry['ejercicio']} | 0 |" in table
+
+
+def student_text():
+    """What students read of the master (no model answer, no solution note) and assessment.md."""
+    from kit_autograder.build.otter_master import load_master
+    from lesson055 import MASTER
+
+    kept, in_solution = [], False
+    for cell in load_master(MASTER).cells:
+        if cell.cell_type == "raw" and cell.source.strip() in ("# BEGIN SOLUTION", "# END SOLUTION"):
+            in_solution = cell.source.strip() == "# BEGIN SOLUTION"
+        elif not in_solution and "solution-note" not in cell.metadata.get("tags", []):
+            kept.append(cell.source)
+    return "\n".join(kept) + "\n" + ASSESSMENT
+
+
+# The terms a written question's top level requires the answer to use by name (issue 33 found
+# q2's «equivariante», which the notebook never taught): each must be one students have read.
+NAMED_AT_THE_TOP = {"q2": ("equivariante",),
+                    "q9": ("sin_escala_raiz_dk", "d_k = 64")}
+
+
+@pytest.mark.parametrize("name", sorted(NAMED_AT_THE_TOP))
+def test_a_term_a_top_level_requires_is_one_the_notebook_teaches(rubric, name):
+    top = rubric["written"][name]["niveles"][0]["descripcion"]
+    for term in NAMED_AT_THE_TOP[name]:
+        assert term in top, (name, term)  # the rubric still asks for it
+        assert term in student_text(), f"{name}'s top level expects «{term}», which no student reads"
+
+
+def test_the_criteria_descriptions_say_what_the_validator_checks(rubric):
+    """Criterion 4 is a number of the lab's beside a word of its measurement, in one sentence
+    (issue 30.3), from result.ablacion too: the rubric and assessment.md say so."""
+    (cites,) = [c for c in rubric["questions"]["student_extension"]["criteria"]
+                if c["id"] == "cites_lab_numbers"]
+    assert "palabra de su medición en la misma frase" in cites["descripcion"]
+    assert "result.ablacion" in cites["descripcion"]
+    (row,) = [row for row in criterion_rows() if "cites_lab_numbers" in row[2]]
+    assert "en la misma frase" in row[3] and "result.ablacion" in row[3]

@@ -24,7 +24,10 @@ from autograder.assign import EXPLORER_NAME, NOTEBOOK_NAME, SOLUTION_NAME, TOUR_
 from lesson055 import MASTER, student_files
 from kit_autograder.build.otter_master import load_master
 from notebook_code import assignment_name
+from notebook_grader import HIDDEN_TESTS_NOTE, PRACTICE_NOTE
 from seed_lines import assert_matches_seed
+
+PRACTICE = ("cruzada", "relleno", "cabezas", "cache_kv", "coste")
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -95,8 +98,14 @@ def test_renamed_stub_notebook_runs_every_check_and_the_export(renamed_student_r
     assert shown(cells_calling(nb, "Grader(")).strip() == \
         "Listo: cuaderno «notebook_student (1).ipynb», 4 funciones por implementar."
     checks = cells_calling(nb, "grader.check(")
-    assert len(checks) == 5 and not errors(checks)
+    assert len(checks) == 10 and not errors(checks)
     assert "no se cumplen 3 de 3 pruebas públicas" in shown(cells_calling(nb, 'grader.check("attention")'))
+    # The practice exercises, still stubs: a reminder each, and no word of hidden tests.
+    for question in PRACTICE:
+        said = shown(cells_calling(nb, f'grader.check("{question}")'))
+        assert "Todavía no se puede comprobar: Escribe " in said and PRACTICE_NOTE in said, said
+        assert HIDDEN_TESTS_NOTE not in said
+    assert not any("Escribe " in error for cell in nb.cells for error in errors([cell]))
     assert "sin rellenar" in shown(cells_calling(nb, 'grader.check("student_extension")'))
     (export,) = cells_calling(nb, "grader.export()")
     assert not errors([export]) and "Listo:" in shown([export])
@@ -361,7 +370,7 @@ def test_the_tour_does_not_speak_of_functions_the_reader_wrote(built_dist):
 def test_explained_solution_explains_every_graded_answer_and_stays_out_of_the_student_folder(built_dist):
     solution = nbformat.read(built_dist / "solution" / SOLUTION_NAME, as_version=4)
     notes = [c.source for c in load_master(MASTER).cells if "solution-note" in c.metadata.get("tags", [])]
-    assert len(notes) == 6
+    assert len(notes) == 9  # the four functions', the challenge's, three practice exercises' and the header
     sources = [c.source for c in solution.cells]
     for note in notes:
         assert note in sources
@@ -418,8 +427,10 @@ def test_check_all_reports_every_question_and_fails_an_empty_challenge(built_dis
     namespace["grader"] = Grader(assignment=assignment_name(folder / "mi cuaderno.ipynb"))
     exec("finished = grader.check_all()", namespace)
     finished = repr(namespace["finished"])
-    for question in ("attention", "multihead", "positional_encoding", "transformer_block", "student_extension"):
+    for question in ("attention", "multihead", "positional_encoding", "transformer_block", "student_extension",
+                     *PRACTICE):
         assert f"{question}: se cumple" in finished, finished
+    assert "Los ejercicios cruzada, relleno, cabezas, cache_kv y coste no cuentan para la nota" in finished
     namespace["student_extension"] = dict.fromkeys(namespace["student_extension"])  # the template's None
     exec("empty = grader.check_all()", namespace)
     assert "student_extension: no se cumple 1 de 1 prueba pública." in repr(namespace["empty"])

@@ -12,8 +12,10 @@ for, gradients that vanish. The model is self-contained numpy (its forward and i
 backward), so it runs in the student's folder in seconds; it is not the graded functions and
 does not call them.
 
-Its JSON follows the lab's contract (``kind``, ``seed``, ``evidence``: facts that hold or not,
-with their numbers, ``limitations``), so a student's challenge can cite it.
+Its JSON follows the lab's contract (``kind``, ``seeds``, ``evidence``: facts that hold or not,
+with their numbers, ``limitations``). lab.py carries what it prints with the default seeds as
+its ``result.ablacion`` (lab.ABLATION, held to this file by tests/test_ablation.py), so that a
+student's challenge can cite it, and the Spanish for its keys lives there (lab.GLOSSES).
 """
 
 import json
@@ -258,18 +260,6 @@ def run(seeds=DEFAULT_SEEDS):
             }})
     return {"kind": KIND, "seeds": list(seeds), "evidence": evidence,
             "limitations": LIMITATIONS}, curves
-
-
-GLOSSES = {
-    "held_out_loss_with": "pérdida en secuencias nuevas con la pieza, por semilla",
-    "held_out_loss_without": "pérdida en secuencias nuevas sin la pieza, por semilla",
-    "accuracy_with": "exactitud con la pieza, por semilla",
-    "accuracy_without": "exactitud sin la pieza, por semilla",
-    "early_gradient_with": "gradiente que llega a W_Q y W_K al principio, con la pieza",
-    "early_gradient_without": "gradiente que llega a W_Q y W_K al principio, sin la pieza",
-    "initial_max_weight_with": "mayor peso medio de la atención antes de entrenar, con la pieza",
-    "initial_max_weight_without": "mayor peso medio de la atención antes de entrenar, sin la pieza",
-}
 
 
 TITLES = {"sin_escala_raiz_dk": "Sin dividir por √d_k (d_k = 64)",

@@ -8,8 +8,15 @@ finds the student's notebook, gets their four functions as *Restart & Run All* d
 ``kind``, ``seed``, ``inputs``, ``result``, ``evidence`` and ``limitations``. The lab holds no
 solution: every number in ``evidence`` comes out of the student's code. Each fact names the
 functions it needs, so a function that is not done yet costs only the facts that use it.
+
+``result.ablacion`` is the one part that is not the student's: what ``ablacion.py`` measures with
+its default seeds on the kit's own tiny model (issue 33), so that a challenge can cite how much
+√d_k, the positions and the residuals matter. It is a copy, carried in this file (``ABLATION``):
+training takes seconds and the grader reruns this lab for every submission, and a copy read from
+another file would make this lab print other evidence in a folder without it.
 """
 
+import copy
 import sys
 from pathlib import Path
 
@@ -68,6 +75,10 @@ LIMITATIONS = (
     "la lectura podría cambiar.",
     "Los números del orden de 1e-16 son ruido de redondeo y pueden variar de una máquina a "
     "otra; su tamaño importa, no sus cifras.",
+    "Los números de result.ablacion no salen de tus funciones: son los que mide ablacion.py con "
+    "sus semillas por defecto en el modelo diminuto del kit, medidos al preparar la clase "
+    "(«python ablacion.py» los vuelve a medir en unos segundos). Sus propias limitaciones van "
+    "con ellos, en result.ablacion.limitations.",
 )
 
 # What each key of the evidence's values means, as the notebook's summary shows it.
@@ -88,6 +99,78 @@ GLOSSES = {
     "max_abs_variance_error": "mayor distancia entre la varianza de un token y 1",
     "max_abs_change_before_last": "mayor cambio en los tokens anteriores al último",
     "worked_example": "ejemplo trabajado del paso 3 del cuaderno",
+    "ablacion": "laboratorio de ablación: el modelo diminuto del kit entrenado con y sin cada "
+                "pieza, no tus funciones (lo que imprime python ablacion.py)",
+    "held_out_loss_with": "pérdida en secuencias nuevas con la pieza, por semilla",
+    "held_out_loss_without": "pérdida en secuencias nuevas sin la pieza, por semilla",
+    "accuracy_with": "exactitud con la pieza, por semilla",
+    "accuracy_without": "exactitud sin la pieza, por semilla",
+    "early_gradient_with": "gradiente que llega a W_Q y W_K al principio, con la pieza",
+    "early_gradient_without": "gradiente que llega a W_Q y W_K al principio, sin la pieza",
+    "initial_max_weight_with": "mayor peso medio de la atención antes de entrenar, con la pieza",
+    "initial_max_weight_without": "mayor peso medio de la atención antes de entrenar, sin la pieza",
+}
+
+# What `python ablacion.py` prints with its default seeds, the lab's result.ablacion. ablacion.py
+# trains the kit's own tiny model and never calls the student's functions, so these numbers are
+# the lesson's: measured once and carried here, every folder's lab.py and the grader's fresh run
+# of it print them without training anything. tests/test_ablation.py holds this copy to a fresh
+# run of ablacion.py and, when they differ, prints the copy to paste here.
+ABLATION = {
+    "kind": "transformer_attention_ablation",
+    "seeds": [0, 1, 2],
+    "evidence": [
+        {
+            "id": "sin_escala_raiz_dk",
+            "fact": "Sin dividir por √d_k, con d_k = 64, la softmax empieza saturada (su mayor peso medio antes de entrenar es mayor que con la escala) y el modelo aprende peor la copia desplazada: tras los mismos pasos, su pérdida es mayor en todas las semillas.",
+            "holds": True,
+            "values": {
+                "held_out_loss_with": [0.08013, 0.005221, 0.00815],
+                "held_out_loss_without": [0.4862, 0.8589, 0.6284],
+                "accuracy_with": [0.9756, 1.0, 0.9994],
+                "accuracy_without": [0.9075, 0.7975, 0.8744],
+                "early_gradient_with": [0.5986, 0.2993, 0.6359],
+                "early_gradient_without": [1.148, 0.668, 1.206],
+                "initial_max_weight_with": [0.592, 0.5639, 0.5505],
+                "initial_max_weight_without": [0.9293, 0.8908, 0.9038],
+            },
+        },
+        {
+            "id": "sin_codificacion_posicional",
+            "fact": "Sin codificación posicional, la atención no sabe qué token es el anterior: la copia desplazada (escribir en t el token de t − 1) no se aprende: la pérdida se queda alta en todas las semillas.",
+            "holds": True,
+            "values": {
+                "held_out_loss_with": [0.006931, 0.01241, 0.01123],
+                "held_out_loss_without": [1.124, 1.149, 1.152],
+                "accuracy_with": [1.0, 1.0, 1.0],
+                "accuracy_without": [0.5519, 0.5212, 0.5431],
+                "early_gradient_with": [0.2909, 0.2622, 0.2755],
+                "early_gradient_without": [0.2775, 0.277, 0.3039],
+                "initial_max_weight_with": [0.5435, 0.6048, 0.5697],
+                "initial_max_weight_without": [0.4885, 0.5573, 0.5292],
+            },
+        },
+        {
+            "id": "sin_residuales",
+            "fact": "Sin conexiones residuales, una pila de dos bloques aprende peor la copia desplazada: tras los mismos pasos, su pérdida es mayor en todas las semillas.",
+            "holds": True,
+            "values": {
+                "held_out_loss_with": [0.02077, 0.01203, 0.06575],
+                "held_out_loss_without": [0.1219, 0.1063, 0.1263],
+                "accuracy_with": [0.9962, 1.0, 0.9862],
+                "accuracy_without": [0.9688, 0.975, 0.965],
+                "early_gradient_with": [0.2103, 0.1419, 0.2249],
+                "early_gradient_without": [0.09519, 0.1959, 0.2975],
+                "initial_max_weight_with": [0.5531, 0.586, 0.5804],
+                "initial_max_weight_without": [0.5531, 0.586, 0.5804],
+            },
+        },
+    ],
+    "limitations": [
+        "Un modelo diminuto (1 o 2 bloques, una cabeza) y tareas de juguete: las diferencias muestran el mecanismo, no su tamaño en un modelo real.",
+        "Se entrena con SGD con momento y pocos pasos: con Adam y más pasos algunas diferencias se reducen, porque Adam compensa gradientes pequeños.",
+        "Tres semillas: la degradación se da por medida cuando supera la variación entre semillas.",
+    ],
 }
 
 
@@ -281,6 +364,12 @@ class Experiments:
             "output": output.tolist(),
             "causal_output_first_row": causal_output[0].tolist(),
         }
+
+    # -- the ablation lab's evidence, the lesson's and not the student's -----------------
+
+    @measurement("ablacion", needs=[])
+    def ablation(self):
+        return copy.deepcopy(ABLATION)
 
 
 LAB = lab_runner.Lab(

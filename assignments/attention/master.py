@@ -68,7 +68,7 @@
 # ```
 
 # %% [markdown] tags=["graded-only"]
-# **Qué tienes que hacer.** Implementa cuatro funciones: `attention` (paso 3), `multihead` (paso 6), `positional_encoding` (paso 7) y `transformer_block` (paso 8). Cada una vive sola en su celda y empieza lanzando `NotImplementedError`: sustituye esa línea por tu código, **sin cambiar el nombre, los parámetros ni lo que devuelve**. `softmax`, `layer_norm` e `init_multihead` ya vienen hechas. El paso 9 ejecuta tus funciones con los pesos de un Transformer ya entrenado. Después vienen el laboratorio, nueve preguntas, el reto verificable y la entrega.
+# **Qué tienes que hacer.** Implementa cuatro funciones: `attention` (paso 3), `multihead` (paso 6), `positional_encoding` (paso 7) y `transformer_block` (paso 8). Cada una vive sola en su celda y empieza lanzando `NotImplementedError`: sustituye esa línea por tu código, **sin cambiar el nombre, los parámetros ni lo que devuelve**. `softmax`, `layer_norm` e `init_multihead` ya vienen hechas. El paso 9 ejecuta tus funciones con los pesos de un Transformer ya entrenado. Después, «Más allá de los nueve pasos» trae cinco ejercicios cortos sin nota, cada uno con su comprobación, y luego vienen el laboratorio, nueve preguntas, el reto verificable y la entrega.
 #
 # **Cómo se evalúa.** Después de cada función hay una celda `grader.check(...)` con pruebas públicas: comprueban propiedades (formas, filas que suman 1, la máscara causal, el ejemplo trabajado del paso 3, la base 10000 de la codificación posicional, el modelo entrenado del paso 9), no la respuesta. Al entregar, unas pruebas ocultas comparan cada función con una solución de referencia sobre entradas que no ves, y cada función se evalúa por separado: un error en `attention` no te quita puntos en `multihead`. Que pasen las pruebas públicas **no** garantiza que pasen las ocultas.
 #
@@ -903,7 +903,11 @@ for h, (aleatoria, entrenada) in enumerate(zip(heads_aleatorias, heads_entrenada
 # ## Más allá de los nueve pasos: lo que usan los Transformer de verdad
 #
 # > **Nota del kit.** Esta sección no está en el material de la clase. Muestra, con las funciones `attention` y `multihead` de los pasos 3 y 6, cinco piezas que los Transformer reales usan y que los pasos anteriores no necesitaban. No cuenta para la nota. Sus datos salen de un generador propio, así que no cambia ningún número de los pasos anteriores.
-#
+
+# %% [markdown] tags=["graded-only"]
+# **Cinco ejercicios sin nota.** Tras cada demostración viene un ejercicio corto (A a E): una función de pocas líneas que escribes tú, y después su comprobación, `grader.check(...)`, que te dice si es correcta y, si no, por qué. Mientras no la escribas, la comprobación solo te recuerda que falta, sin detener el cuaderno. No cuentan para la nota: no tienen pruebas ocultas y al entregar no se corrigen, así que puedes dejarlos para el final.
+
+# %% [markdown]
 # ### La atención cruzada: de dónde salen $n \neq m$
 #
 # El Transformer original (Vaswani et al., 2017, *Attention Is All You Need*) tiene dos pilas de bloques: el **codificador** lee la frase de entrada y el **decodificador** escribe la salida, un token cada vez. Cada bloque del decodificador tiene, entre su autoatención y su FFN, una subcapa de **atención cruzada**: las consultas salen de los tokens que el decodificador ya ha escrito y las claves y los valores, de la salida del codificador. Por eso `attention` acepta $n$ consultas y $m$ claves distintas. Aquí, 3 tokens ya escritos consultan una frase de entrada de 5:
@@ -919,7 +923,82 @@ print(f"Salida de forma {salida_cruzada.shape}: un vector nuevo por cada token d
 
 # %% [markdown]
 # Cada token del decodificador recibe una mezcla de los tokens de la **entrada**: así lee un traductor la frase original mientras escribe la traducción. Un modelo solo decodificador, como GPT, no tiene esta subcapa: su única atención es la autoatención con máscara causal del paso 5.
-#
+
+# %% [raw]
+# # BEGIN QUESTION
+# name: cruzada
+
+# %% [markdown]
+# **Ejercicio sin nota A: `atencion_cruzada`.** Escribe la subcapa de atención cruzada **multicabeza** de un bloque del decodificador. `Y` son los $n$ tokens que el decodificador ya ha escrito, de forma $(n, d_{\text{model}})$, y `Z` la salida del codificador, $m$ tokens de forma $(m, d_{\text{model}})$. Cada cabeza de `heads` es una tupla `(W_Q, W_K, W_V)`, como en `multihead`, pero las consultas se proyectan desde `Y` y las claves y los valores desde `Z`. Usa tu `attention`, sin máscara: el decodificador puede leer toda la frase de entrada. Concatena las salidas de las cabezas por columnas y multiplica por `W_O`, como en `multihead`. Devuelve un array de forma $(n, d_{\text{model}})$: una fila por token del decodificador.
+
+# %% [raw]
+# # BEGIN SOLUTION
+
+# %%
+# BEGIN SOLUTION NO PROMPT
+def atencion_cruzada(Y, Z, heads, W_O):
+    """Atención cruzada multicabeza: consultas de Y (n, d_model), claves y valores de Z (m, d_model).
+
+    heads: lista de tuplas (W_Q, W_K, W_V), como en multihead. Devuelve un array (n, d_model).
+    """
+    salidas = [attention(Y @ W_Qc, Z @ W_Kc, Z @ W_Vc)[0] for W_Qc, W_Kc, W_Vc in heads]
+    return np.concatenate(salidas, axis=1) @ W_O
+# END SOLUTION
+""" # BEGIN PROMPT
+def atencion_cruzada(Y, Z, heads, W_O):
+    """Atención cruzada multicabeza: consultas de Y (n, d_model), claves y valores de Z (m, d_model).
+
+    heads: lista de tuplas (W_Q, W_K, W_V), como en multihead. Devuelve un array (n, d_model).
+    """
+    raise NotImplementedError("Escribe atencion_cruzada: sustituye esta línea por tu código (ejercicio sin nota).")
+""" # END PROMPT
+
+# %% [raw]
+# # END SOLUTION
+
+# %% [raw]
+# # BEGIN TESTS
+
+# %%
+""" # BEGIN TEST CONFIG
+points: 0
+""" # END TEST CONFIG
+def test_cruzada_consulta_desde_el_decodificador_y_lee_el_codificador(atencion_cruzada, multihead):
+    import numpy as np
+    rng = np.random.default_rng(31)
+    Y, Z = rng.normal(size=(3, 8)), rng.normal(size=(5, 8))              # n = 3 consultas, m = 5 claves
+    heads = [tuple(rng.normal(0, 0.4, size=(8, 4)) for _ in range(3)) for _ in range(2)]
+    W_O = rng.normal(0, 0.4, size=(8, 8))
+    try:
+        salida = np.asarray(atencion_cruzada(Y, Z, heads, W_O), dtype=float)
+    except NotImplementedError as falta:
+        raise AssertionError(f"Todavía no se puede comprobar: {falta}") from None
+    assert salida.shape == (3, 8), (
+        f"Con 3 tokens del decodificador y 5 del codificador, la salida debe tener forma (3, 8), una fila por "
+        f"consulta, y tiene {salida.shape}" + (": ¿proyectas las consultas desde Z en lugar de desde Y?"
+                                                 if salida.shape[:1] == (5,) else "."))
+    otra = Y.copy()
+    otra[2] += 1.0                                                       # solo cambia el token 2 del decodificador
+    cambio = np.abs(np.asarray(atencion_cruzada(otra, Z, heads, W_O), dtype=float)[:2] - salida[:2]).max()
+    assert cambio < 1e-9, ("Cambiar el token 2 del decodificador cambia la salida de los tokens 0 y 1: en la "
+                           "atención cruzada las claves y los valores salen de Z, el codificador, no de Y.")
+    try:
+        propia = np.asarray(multihead(Z, heads, W_O), dtype=float)
+    except NotImplementedError as falta:
+        raise AssertionError("La forma y de qué depende cada fila son correctas. Falta compararla con tu multihead, "
+                             f"que todavía no se puede usar: {falta}") from None
+    assert np.allclose(np.asarray(atencion_cruzada(Z, Z, heads, W_O), dtype=float), propia), (
+        "Con Y = Z, la atención cruzada es la autoatención y debería dar lo mismo que tu multihead(Z, heads, W_O), "
+        "pero no da lo mismo. Si tu multihead cumple sus pruebas públicas, revisa qué matriz proyecta cada cosa y "
+        "cómo juntas las cabezas.")
+
+# %% [raw]
+# # END TESTS
+
+# %% [raw]
+# # END QUESTION
+
+# %% [markdown]
 # ### Las máscaras de relleno
 #
 # Para procesar varias frases a la vez, las cortas se rellenan con tokens de relleno hasta la longitud de la más larga, y nadie debe atender a ese relleno. La **máscara de relleno** pone a `False` las columnas de esas claves, y se combina con la causal con `&`. Con ella, los tokens reales de una frase rellenada salen iguales que los de la frase sola:
@@ -936,7 +1015,79 @@ print(f"Mayor diferencia en los 3 tokens reales, con y sin relleno: {np.abs(con_
 
 # %% [markdown]
 # La diferencia es cero o del orden del redondeo, $10^{-16}$: el relleno no cambia nada de lo que calculan los tokens reales. Las filas de relleno también reciben una salida, que luego se descarta.
-#
+
+# %% [raw]
+# # BEGIN QUESTION
+# name: relleno
+
+# %% [markdown]
+# **Ejercicio sin nota B: `mascara_relleno`.** Un lote tiene varias frases, rellenadas hasta la misma longitud $n$; `longitudes` dice cuántos tokens reales tiene cada una. Escribe `mascara_relleno(longitudes, n)`, que devuelva un array booleano de forma `(len(longitudes), n, n)`: la máscara de cada frase, en la que la consulta $i$ puede mirar la clave $j$ solo si $j$ es un token real de esa frase **y** no está en el futuro de $i$ ($j \le i$). Como en la demostración, el relleno se quita de las **claves** (las columnas): las filas de relleno siguen mirando los tokens reales y reciben una salida que luego se descarta. Puedes hacerlo sin bucles, comparando `np.arange(n)` con las longitudes y combinando el resultado con la máscara causal con `&`.
+
+# %% [raw]
+# # BEGIN SOLUTION
+
+# %%
+# BEGIN SOLUTION NO PROMPT
+def mascara_relleno(longitudes, n):
+    """Las máscaras de un lote de frases rellenadas hasta n tokens: (len(longitudes), n, n), booleana.
+
+    En la de la frase b, la consulta i puede mirar la clave j si j < longitudes[b] y j <= i.
+    """
+    reales = np.arange(n)[None, :] < np.asarray(longitudes)[:, None]   # (frases, n): qué claves son reales
+    return reales[:, None, :] & mascara_causal(n)                      # la misma fila para cada consulta, y causal
+# END SOLUTION
+""" # BEGIN PROMPT
+def mascara_relleno(longitudes, n):
+    """Las máscaras de un lote de frases rellenadas hasta n tokens: (len(longitudes), n, n), booleana.
+
+    En la de la frase b, la consulta i puede mirar la clave j si j < longitudes[b] y j <= i.
+    """
+    raise NotImplementedError("Escribe mascara_relleno: sustituye esta línea por tu código (ejercicio sin nota).")
+""" # END PROMPT
+
+# %% [raw]
+# # END SOLUTION
+
+# %% [raw]
+# # BEGIN TESTS
+
+# %%
+""" # BEGIN TEST CONFIG
+points: 0
+""" # END TEST CONFIG
+def test_relleno_quita_el_relleno_y_el_futuro_de_las_claves(mascara_relleno):
+    import numpy as np
+    longitudes, n = [3, 1, 4], 4
+    try:
+        mascara = np.asarray(mascara_relleno(longitudes, n))
+    except NotImplementedError as falta:
+        raise AssertionError(f"Todavía no se puede comprobar: {falta}") from None
+    assert mascara.shape == (3, 4, 4), (f"Con 3 frases rellenadas hasta 4 tokens, la máscara debe tener forma (3, 4, 4), "
+                                        f"una matriz de 4 × 4 por frase, y tiene {mascara.shape}.")
+    assert mascara.dtype == bool, f"La máscara debe ser booleana (True: «puede atender»), y es de tipo {mascara.dtype}."
+    futuro = ~np.tril(np.ones((n, n), dtype=bool))
+    assert not mascara[:, futuro].any(), ("Tu máscara deja mirar tokens futuros (j > i): combina la máscara de relleno "
+                                          "con la causal, con &.")
+    for b, longitud in enumerate(longitudes):
+        assert not mascara[b][:, longitud:].any(), (
+            f"En la frase {b}, que tiene {longitud} tokens reales, tu máscara deja mirar claves de relleno "
+            f"(las columnas {longitud} a {n - 1}): quítalas de todas las filas.")
+        for i in range(n):
+            assert mascara[b, i].any(), (
+                f"En la frase {b}, la fila {i} no puede mirar ninguna clave: todas sus puntuaciones serían −∞ y la "
+                "softmax daría NaN. El relleno se quita de las claves (las columnas), no de las consultas (las filas).")
+            permitidas = np.flatnonzero(mascara[b, i]).tolist()
+            assert permitidas == list(range(min(i, longitud - 1) + 1)), (
+                f"En la frase {b}, la fila {i} debería poder mirar las claves 0 a {min(i, longitud - 1)}, y tu máscara "
+                f"le deja {permitidas}: quitas más de lo que hace falta.")
+
+# %% [raw]
+# # END TESTS
+
+# %% [raw]
+# # END QUESTION
+
+# %% [markdown]
 # ### Todas las cabezas con una sola matriz
 #
 # La `multihead` del paso 6 recorre una lista de cabezas. Las implementaciones reales (el *Annotated Transformer* de Harvard, nanoGPT de Karpathy) guardan las proyecciones de todas las cabezas en **una** matriz de $d_{\text{model}} \times h\,d_k$, hacen un solo producto y separan las cabezas con `reshape` y `transpose`; las $h$ atenciones se calculan entonces a la vez, como un solo producto de matrices con un eje más. Es exactamente la misma cuenta:
@@ -961,7 +1112,103 @@ print(f"Mayor diferencia con multihead, la de la lista de cabezas: {np.abs(junta
 
 # %% [markdown]
 # El orden importa: `reshape` a $(n, h, d_k)$ y **después** `transpose`. Un `reshape` directo a $(h, n, d_k)$ daría matrices del mismo tamaño, pero mezclaría filas de tokens distintos en cada cabeza.
-#
+
+# %% [raw]
+# # BEGIN QUESTION
+# name: cabezas
+
+# %% [markdown]
+# **Ejercicio sin nota C: `multicabeza_fusionada`.** Escribe la atención multicabeza con las proyecciones de las $h$ cabezas juntas en tres matrices de $d_{\text{model}} \times d_{\text{model}}$: la cabeza $i$ son las columnas $i\,d_k$ a $(i + 1)\,d_k - 1$ de `W_Q`, `W_K` y `W_V`, con $d_k = d_{\text{model}} / h$. Sin recorrer las cabezas con un bucle: un producto por matriz, `reshape` y `transpose` para separar las cabezas, las puntuaciones de las $h$ cabezas a la vez (`@` multiplica pila contra pila de matrices, y la `softmax` dada acepta arrays de tres ejes), la máscara `mask`, si la hay, la misma en todas las cabezas, y al final las cabezas juntas otra vez por columnas y multiplicadas por `W_O`. Debe dar lo mismo que tu `multihead` con la lista de cabezas que forman esas columnas.
+
+# %% [raw]
+# # BEGIN SOLUTION
+
+# %%
+# BEGIN SOLUTION NO PROMPT
+def multicabeza_fusionada(X, W_Q, W_K, W_V, W_O, h, mask=None):
+    """La atención multicabeza con las h cabezas en tres matrices (d_model, d_model), sin bucle sobre las cabezas.
+
+    La cabeza i son las columnas i·d_k a (i + 1)·d_k - 1 de W_Q, W_K y W_V, con d_k = d_model / h.
+    Devuelve lo mismo que multihead: un array (n, d_model).
+    """
+    n, d_model = X.shape
+    d_k = d_model // h
+
+    def separa(M):                                                  # (n, h·d_k) -> (h, n, d_k)
+        return M.reshape(n, h, d_k).transpose(1, 0, 2)
+
+    Qs, Ks, Vs = separa(X @ W_Q), separa(X @ W_K), separa(X @ W_V)
+    puntuaciones = Qs @ Ks.transpose(0, 2, 1) / np.sqrt(d_k)        # (h, n, n): las h cabezas a la vez
+    if mask is not None:
+        puntuaciones = np.where(mask, puntuaciones, -np.inf)        # la misma máscara (n, n) en cada cabeza
+    salidas = softmax(puntuaciones, axis=-1) @ Vs                   # (h, n, d_k)
+    return salidas.transpose(1, 0, 2).reshape(n, d_model) @ W_O
+# END SOLUTION
+""" # BEGIN PROMPT
+def multicabeza_fusionada(X, W_Q, W_K, W_V, W_O, h, mask=None):
+    """La atención multicabeza con las h cabezas en tres matrices (d_model, d_model), sin bucle sobre las cabezas.
+
+    La cabeza i son las columnas i·d_k a (i + 1)·d_k - 1 de W_Q, W_K y W_V, con d_k = d_model / h.
+    Devuelve lo mismo que multihead: un array (n, d_model).
+    """
+    raise NotImplementedError("Escribe multicabeza_fusionada: sustituye esta línea por tu código (ejercicio sin nota).")
+""" # END PROMPT
+
+# %% [markdown] tags=["solution-note"]
+# > **Por qué así.** `separa` hace `reshape` a $(n, h, d_k)$ y **después** `transpose` a $(h, n, d_k)$: cada fila de `X @ W_Q` es un token, y sus $h \cdot d_k$ columnas son las de sus $h$ cabezas una tras otra. `@` entre pilas de matrices multiplica cabeza con cabeza, la máscara de $(n, n)$ se extiende sola a las $h$ cabezas, y el camino inverso, `transpose` y `reshape` a $(n, d_{\text{model}})$, es la concatenación por columnas de `multihead`.
+
+# %% [raw]
+# # END SOLUTION
+
+# %% [raw]
+# # BEGIN TESTS
+
+# %%
+""" # BEGIN TEST CONFIG
+points: 0
+""" # END TEST CONFIG
+def test_cabezas_una_matriz_da_lo_mismo_que_la_lista_de_cabezas(multicabeza_fusionada, multihead):
+    import numpy as np
+    rng = np.random.default_rng(32)
+    n, d_model = 5, 8
+    X = rng.normal(size=(n, d_model))
+    W_Q, W_K, W_V, W_O = (rng.normal(0, 0.5, size=(d_model, d_model)) for _ in range(4))
+    causal = np.tril(np.ones((n, n), dtype=bool))
+
+    def coinciden(h, mask=None, W_Q=W_Q):
+        d_k = d_model // h
+        lista = [tuple(W[:, i * d_k:(i + 1) * d_k] for W in (W_Q, W_K, W_V)) for i in range(h)]
+        try:
+            mia = np.asarray(multicabeza_fusionada(X, W_Q, W_K, W_V, W_O, h, mask), dtype=float)
+            de_multihead = np.asarray(multihead(X, lista, W_O, mask), dtype=float)
+        except NotImplementedError as falta:
+            raise AssertionError(f"Todavía no se puede comprobar: {falta}") from None
+        assert mia.shape == (n, d_model), (f"Con {n} tokens y d_model = {d_model} la salida debe tener forma "
+                                           f"{(n, d_model)}, y tiene {mia.shape}.")
+        return np.allclose(mia, de_multihead)
+
+    if not coinciden(2):
+        # With every score 0 each head weighs its keys equally, whatever the scale or the softmax's axis:
+        # what is left to differ is how the heads are split and joined.
+        assert coinciden(2, W_Q=np.zeros_like(W_Q)), (
+            "No da lo mismo que tu multihead con la lista de cabezas, ni siquiera cuando todas las puntuaciones son "
+            "iguales: revisa cómo separas las cabezas (reshape a (n, h, d_k) y después transpose, no un reshape "
+            "directo a (h, n, d_k)) y cómo las juntas al final (el camino inverso).")
+        raise AssertionError(
+            "Separas y juntas bien las cabezas, pero sus pesos no son los de tu multihead: cada cabeza divide por la "
+            "raíz de su propia d_k = d_model / h (no de d_model), y la softmax va por filas, sobre el último eje.")
+    assert coinciden(4), "Con 2 cabezas coincide con tu multihead y con 4 no: ¿das por hecho que h = 2 en algún sitio?"
+    assert coinciden(2, causal), (
+        "Sin máscara coincide con tu multihead y con la máscara causal no: pon −∞ en las puntuaciones prohibidas de "
+        "todas las cabezas antes de la softmax (una máscara (n, n) se extiende sola a (h, n, n)).")
+
+# %% [raw]
+# # END TESTS
+
+# %% [raw]
+# # END QUESTION
+
+# %% [markdown]
 # ### Generar token a token, con una caché KV
 #
 # Un modelo de lenguaje genera un token cada vez, y con la máscara causal el token $t$ solo mira los anteriores. Así que las claves y los valores de los tokens ya escritos no cambian al añadir uno nuevo: se guardan en una **caché KV**, y en cada paso se proyecta solo el token nuevo y se calcula una sola consulta contra la caché. El resultado es el de recalcularlo todo con la máscara causal:
@@ -983,7 +1230,102 @@ print(f"Tokens proyectados: {T_kv} con la caché; {T_kv * (T_kv + 1) // 2} recal
 
 # %% [markdown]
 # Con la caché no hace falta máscara: la caché solo contiene el pasado. El precio es la memoria, dos matrices que crecen con cada token, por capa y por cabeza; en los modelos grandes, con contextos largos y muchas peticiones a la vez, la caché puede ocupar más memoria que los propios pesos.
+
+# %% [raw]
+# # BEGIN QUESTION
+# name: cache_kv
+
+# %% [markdown]
+# **Ejercicio sin nota D: `paso_con_cache`.** Escribe un paso de generación con caché: `x_nuevo` es el vector del token nuevo, de forma $(1, d_{\text{model}})$, y `K_cache` y `V_cache` son las claves y los valores de los tokens anteriores, de formas $(t, d_k)$ y $(t, d_v)$ ($t = 0$ en el primer paso). Proyecta **solo** el token nuevo, añade su clave y su valor al final de la caché, y calcula con tu `attention` su consulta contra toda la caché. Devuelve la tupla `(salida, K_cache, V_cache)`: la salida de forma $(1, d_v)$ y la caché con una fila más.
 #
+# La comprobación genera 10 tokens con tu paso, cada uno a partir de la salida del anterior (como un modelo que escribe), y los compara con la atención causal completa de la secuencia generada.
+
+# %% [raw]
+# # BEGIN SOLUTION
+
+# %%
+# BEGIN SOLUTION NO PROMPT
+def paso_con_cache(x_nuevo, K_cache, V_cache, W_Q, W_K, W_V):
+    """Un paso de generación con caché KV.
+
+    x_nuevo: (1, d_model). K_cache: (t, d_k) y V_cache: (t, d_v), las de los tokens anteriores.
+    Devuelve (salida, K_cache, V_cache): la salida (1, d_v) y la caché con la fila del token nuevo al final.
+    """
+    K_cache = np.vstack([K_cache, x_nuevo @ W_K])                  # su clave y su valor, al final de la caché
+    V_cache = np.vstack([V_cache, x_nuevo @ W_V])
+    salida, _ = attention(x_nuevo @ W_Q, K_cache, V_cache)         # una consulta contra toda la caché, sin máscara
+    return salida, K_cache, V_cache
+# END SOLUTION
+""" # BEGIN PROMPT
+def paso_con_cache(x_nuevo, K_cache, V_cache, W_Q, W_K, W_V):
+    """Un paso de generación con caché KV.
+
+    x_nuevo: (1, d_model). K_cache: (t, d_k) y V_cache: (t, d_v), las de los tokens anteriores.
+    Devuelve (salida, K_cache, V_cache): la salida (1, d_v) y la caché con la fila del token nuevo al final.
+    """
+    raise NotImplementedError("Escribe paso_con_cache: sustituye esta línea por tu código (ejercicio sin nota).")
+""" # END PROMPT
+
+# %% [markdown] tags=["solution-note"]
+# > **Por qué así.** Con la máscara causal, la fila $t$ de la atención completa solo usa las claves y los valores $0..t$, que no cambian al añadir tokens después. Por eso basta con guardarlos: cada paso proyecta un token y calcula una fila, y no necesita máscara porque la caché no tiene futuro.
+
+# %% [raw]
+# # END SOLUTION
+
+# %% [raw]
+# # BEGIN TESTS
+
+# %%
+""" # BEGIN TEST CONFIG
+points: 0
+""" # END TEST CONFIG
+def test_cache_kv_genera_lo_mismo_que_la_atencion_causal_completa(paso_con_cache, attention):
+    import numpy as np
+    rng = np.random.default_rng(33)
+    d_model, d_k, pasos = 8, 4, 10
+    W_Q, W_K, W_V = (rng.normal(0, 0.5, size=(d_model, d_k)) for _ in range(3))
+    W_E = rng.normal(0, 0.5, size=(d_k, d_model))                   # lleva cada salida a d_model: el token siguiente
+    x = rng.normal(size=(1, d_model))
+    # Un paso con una caché que ya tiene 3 tokens, cuyas claves y valores no salen de x.
+    K_antes, V_antes = rng.normal(size=(3, d_k)), rng.normal(size=(3, d_k))
+    try:
+        salida, K_despues, V_despues = (np.asarray(a, dtype=float) for a in
+                                        paso_con_cache(x, K_antes.copy(), V_antes.copy(), W_Q, W_K, W_V))
+        esperada = attention(x @ W_Q, np.vstack([K_antes, x @ W_K]), np.vstack([V_antes, x @ W_V]))[0]
+    except NotImplementedError as falta:
+        raise AssertionError(f"Todavía no se puede comprobar: {falta}") from None
+    assert K_despues.shape == V_despues.shape == (4, d_k), (
+        f"La caché crece una fila por paso: con 3 tokens antes, devuelve claves y valores de forma (4, {d_k}), "
+        f"y devuelves {K_despues.shape} y {V_despues.shape}.")
+    assert np.allclose(K_despues[:3], K_antes) and np.allclose(V_despues[:3], V_antes), (
+        "Las filas que ya estaban en la caché no cambian: añade la clave y el valor del token nuevo al final.")
+    assert salida.shape == (1, d_k), f"La salida es la de un solo token, de forma (1, {d_k}), y tiene forma {salida.shape}."
+    if not np.allclose(salida, esperada):
+        assert not np.allclose(salida, attention(x @ W_Q, K_antes, V_antes)[0]), (
+            "El token nuevo también se mira a sí mismo: añade su clave y su valor a la caché antes de calcular la atención.")
+        raise AssertionError(
+            "La salida no es la de la consulta del token nuevo contra toda la caché. Usa K_cache y V_cache tal como "
+            "llegan, sin recalcularlas, y sin máscara: la caché solo tiene el pasado y el propio token.")
+    K_cache, V_cache, entradas, salidas = np.zeros((0, d_k)), np.zeros((0, d_k)), [], []
+    for paso in range(pasos):
+        entradas.append(x)
+        y, K_cache, V_cache = paso_con_cache(x, K_cache, V_cache, W_Q, W_K, W_V)
+        salidas.append(np.asarray(y, dtype=float))
+        x = np.tanh(salidas[-1] @ W_E)                              # el token siguiente sale de esta salida
+    X = np.vstack(entradas)
+    completa = attention(X @ W_Q, X @ W_K, X @ W_V, mask=np.tril(np.ones((pasos, pasos), dtype=bool)))[0]
+    assert np.allclose(np.vstack(salidas), completa), (
+        "Un paso suelto es correcto, pero los 10 tokens generados con la caché no coinciden con la atención causal "
+        "completa de la secuencia: ¿empieza cada generación con la caché vacía, y pasas a cada paso la caché que "
+        "devolvió el anterior? Si tu attention no cumple sus pruebas públicas con la máscara causal, arréglala antes.")
+
+# %% [raw]
+# # END TESTS
+
+# %% [raw]
+# # END QUESTION
+
+# %% [markdown]
 # ### El camino entre dos tokens: la tabla 1 del artículo
 #
 # En el paso 2, la influencia del principio de la secuencia en una RNN tenía que atravesar un jacobiano por token y se desvanecía. En la atención, el último token mira al primero **directamente**: el camino tiene longitud 1. Medimos $\partial y_T / \partial x_1$, cuánto cambia la salida de la última posición al mover el **primer token**, con una secuencia de 60 vectores de dimensión 16, como la del paso 2, y una cabeza al azar (por diferencias finitas):
@@ -1020,7 +1362,72 @@ for T in [1, 5, 10, 20, 40, 60]:
 # | Convolucional | $O(k \cdot n \cdot d^2)$ | $O(1)$ | $O(\log_k n)$ |
 #
 # El precio de la autoatención está en la primera columna: su coste crece con $n^2$, porque cada token se compara con todos.
-#
+
+# %% [raw]
+# # BEGIN QUESTION
+# name: coste
+
+# %% [markdown]
+# **Ejercicio sin nota E: `productos_escalares`.** Generar $n$ tokens uno a uno exige, en cada paso $t = 1, \dots, n$, la atención del token $t$ sobre los $t$ tokens que ya hay. Escribe `productos_escalares(n)`, que devuelva la tupla `(sin_cache, con_cache)`: cuántos productos escalares $q \cdot k$ calcula en total una cabeza para generar $n$ tokens **sin caché**, recalculando en cada paso la atención causal completa del prefijo (sus $t \times t$ puntuaciones: la máscara pone a $-\infty$ las prohibidas, pero después de calcularlas), y **con caché**, una sola consulta contra las $t$ claves. Antes de escribirla, predice cómo crece cada número con $n$: ¿como $n$, como $n^2$ o como $n^3$?
+
+# %% [raw]
+# # BEGIN SOLUTION
+
+# %%
+# BEGIN SOLUTION NO PROMPT
+def productos_escalares(n):
+    """(sin_cache, con_cache): los productos escalares q·k que calcula una cabeza para generar n tokens."""
+    sin_cache = sum(t * t for t in range(1, n + 1))                # el paso t recalcula t × t puntuaciones
+    con_cache = sum(t for t in range(1, n + 1))                    # el paso t: una consulta contra t claves
+    return sin_cache, con_cache
+# END SOLUTION
+""" # BEGIN PROMPT
+def productos_escalares(n):
+    """(sin_cache, con_cache): los productos escalares q·k que calcula una cabeza para generar n tokens."""
+    raise NotImplementedError("Escribe productos_escalares: sustituye esta línea por tu código (ejercicio sin nota).")
+""" # END PROMPT
+
+# %% [markdown] tags=["solution-note"]
+# > **Por qué así.** Sin caché, el paso $t$ calcula $t^2$ puntuaciones, y en total $1 + 4 + \dots + n^2 = n(n + 1)(2n + 1)/6$, que crece como $n^3/3$; con caché, $1 + 2 + \dots + n = n(n + 1)/2$, que crece como $n^2/2$. Con $n = 1000$ son 333 833 500 frente a 500 500, unas 667 veces más. La caché no cambia la fila 1 de la tabla del artículo: la atención de una secuencia sigue costando $O(n^2 \cdot d)$; lo que evita es repetir ese coste en cada token generado.
+
+# %% [raw]
+# # END SOLUTION
+
+# %% [raw]
+# # BEGIN TESTS
+
+# %%
+""" # BEGIN TEST CONFIG
+points: 0
+""" # END TEST CONFIG
+def test_coste_cuenta_los_productos_escalares_de_generar(productos_escalares):
+    # Los totales, contados al preparar la clase con los dos bucles de generación.
+    cuentas = {1: (1, 1), 2: (5, 3), 5: (55, 15), 12: (650, 78), 1000: (333833500, 500500)}
+    for n, (sin_cache, con_cache) in cuentas.items():
+        try:
+            respuesta = productos_escalares(n)
+        except NotImplementedError as falta:
+            raise AssertionError(f"Todavía no se puede comprobar: {falta}") from None
+        assert isinstance(respuesta, tuple) and len(respuesta) == 2, (
+            f"productos_escalares debe devolver la tupla (sin_cache, con_cache), y devolvió {respuesta!r}.")
+        mia_sin, mia_con = respuesta
+        assert (mia_sin, mia_con) != (con_cache, sin_cache) or n == 1, (
+            f"Para n = {n} tus dos números están al revés: sin caché se calcula más, no menos.")
+        assert mia_con == con_cache, (
+            f"Con caché, generar {n} tokens calcula {con_cache} productos escalares y tu función dice {mia_con}: "
+            "en el paso t, la consulta del token nuevo se compara con las t claves de la caché, la suya incluida.")
+        assert mia_sin == sin_cache, (
+            f"Sin caché, generar {n} tokens calcula {sin_cache} productos escalares y tu función dice {mia_sin}: "
+            "en el paso t se recalcula la atención causal completa del prefijo, t consultas contra t claves, y eso "
+            "en cada uno de los n pasos, no solo en el último.")
+
+# %% [raw]
+# # END TESTS
+
+# %% [raw]
+# # END QUESTION
+
+# %% [markdown]
 # ### Post-LN y pre-LN
 #
 # El bloque del paso 8 es **post-LN**, como el del artículo original: la normalización va después de cada suma, $x \leftarrow \text{LayerNorm}(x + \text{Subcapa}(x))$. La mayoría de los modelos grandes actuales, desde GPT-2, usan **pre-LN** (o su variante con RMSNorm): normalizan la entrada de cada subcapa y dejan la suma fuera, $x \leftarrow x + \text{Subcapa}(\text{LayerNorm}(x))$, con una última LayerNorm al final de la pila:
@@ -1029,7 +1436,10 @@ for T in [1, 5, 10, 20, 40, 60]:
 # |---|---|---|
 # | Primera subcapa | $x \leftarrow \text{LayerNorm}(x + \text{MultiHead}(x))$ | $x \leftarrow x + \text{MultiHead}(\text{LayerNorm}(x))$ |
 # | Segunda subcapa | $x \leftarrow \text{LayerNorm}(x + \text{FFN}(x))$ | $x \leftarrow x + \text{FFN}(\text{LayerNorm}(x))$ |
-# | Camino residual | pasa por cada LayerNorm | va de la entrada a la salida sin ninguna operación |
+#
+# Dibujados uno al lado del otro, con sus conexiones residuales en verde, se ve dónde está la diferencia: en post-LN, cada camino residual acaba en una suma que va seguida de una normalización, así que lo que entra en el bloque llega a la salida después de atravesar dos normalizaciones; en pre-LN, las normalizaciones están en las ramas de las subcapas, y el camino residual va de la entrada a la salida pasando solo por sumas.
+#
+# ![Dos bloques Transformer, uno al lado del otro. A la izquierda, post-LN: entrada, atención multicabeza, suma, normalización de capa, FFN por token, suma, normalización de capa y salida; dos conexiones residuales verdes saltan la atención y la FFN y llegan a las sumas, y la segunda sale después de la primera normalización. A la derecha, pre-LN: entrada, normalización de capa, atención multicabeza, suma, normalización de capa, FFN por token, suma y salida; las dos conexiones residuales verdes saltan cada normalización con su subcapa, y entre ellas solo hay una suma](attachment:post_ln_pre_ln.png)
 #
 # En pre-LN el camino residual llega intacto de la primera capa a la última, y eso hace más estable entrenar pilas profundas: Xiong et al. (2020, *On Layer Normalization in the Transformer Architecture*) muestran que pre-LN entrena sin el calentamiento de la tasa de aprendizaje que post-LN necesita. El laboratorio de ablación mide la otra cara: sin ningún camino residual, dos bloques ya aprenden peor.
 
@@ -1089,20 +1499,24 @@ for T in [1, 5, 10, 20, 40, 60]:
 # ```
 #
 # o cambia `False` por `True` en la celda siguiente y ejecútala. Imprime un JSON con el mismo contrato que `lab.py` (`kind`, `evidence` con cada hecho y sus números por semilla, `limitations`) y dibuja en `ablacion.png` las curvas de pérdida y el gradiente que llega a $W_Q$ y $W_K$, con la pieza (azul) y sin ella (rojo). Un hecho se cumple solo si la pérdida sin la pieza es mayor en todas las semillas, o si la diferencia supera la variación entre semillas.
+#
+# **Sus números también son evidencia para el reto.** No hace falta entrenar para citarlos: `lab.py` trae lo que mide `ablacion.py` con sus semillas 0, 1 y 2 en `result.ablacion` (la celda del laboratorio lo muestra al final), medido al preparar la clase, y entrenar otra vez da los mismos números. Se citan como cualquier otro número del laboratorio, diciendo de qué medición salen: «sin dividir por $\sqrt{d_k}$, la pérdida en secuencias nuevas con la semilla 0 es 0,4862».
 
 # %% tags=["graded-only"]
 EJECUTAR_ABLACION = False  # True para entrenar las seis configuraciones por tres semillas (unos segundos)
 
 if EJECUTAR_ABLACION:
     import ablacion
+    import lab
 
     evidencia_ablacion, curvas_ablacion = ablacion.run()
     ablacion.figure(curvas_ablacion, "ablacion.png")
     for hecho in evidencia_ablacion["evidence"]:
         print(f"[{'se cumple' if hecho['holds'] else 'NO se cumple'}] {hecho['fact']}")
         for clave, valores in hecho["values"].items():
-            print(f"    {ablacion.GLOSSES[clave]}: {', '.join(f'{v:.3g}'.replace('.', ',') for v in valores)}")
+            print(f"    {lab.GLOSSES[clave]}: {', '.join(f'{v:.4g}'.replace('.', ',') for v in valores)}")
     print("Curvas en ablacion.png")
+    print(f"¿Son los números que lab.py trae en result.ablacion? {'Sí' if evidencia_ablacion == lab.ABLATION else 'No'}")
 
 # %% [markdown] tags=["graded-only"]
 # ## Preguntas

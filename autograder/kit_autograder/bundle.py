@@ -71,9 +71,13 @@ class Bundle:
                 if path.is_file()} if folder.is_dir() else {}
 
     def question_names(self):
-        """The zip's questions in the lesson's order (its functions, then its data questions),
-        then any other test file the zip holds, by name: the order every output shows."""
+        """The zip's graded questions in the lesson's order (its functions, then its data
+        questions), then any other test file the zip holds, by name: the order every output
+        shows. The lesson's practice exercises (``practice`` in the plugin's settings, from the
+        rubric) are left out: their checks are public, worth 0 and for the student alone, so
+        grading neither runs nor reports them."""
         shipped = {path.stem for path in (self.source / "tests").glob("*.py")}
+        shipped -= set(self.settings.get("practice") or ())
         ordered = [q for q in lesson_module.questions(self.lesson) if q in shipped]
         return ordered + sorted(shipped - set(ordered))
 

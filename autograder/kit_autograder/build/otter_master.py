@@ -8,7 +8,7 @@ here, at build time, from the lesson:
   lesson's reference;
 * the kit's own cells (``# <kit: NAME>``: the grader's init and export, the lab and the
   validator) come from ``cells/NAME.py``, the same for every lesson;
-* the points of each question come from ``rubrics/``;
+* the points of each question come from ``rubrics/`` (a practice exercise's are 0);
 * one hidden test per hidden case and one per criterion of a data question, each a one-line
   call into ``kit_autograder.incell``;
 * the kit plugin's settings in ``plugins:`` (the lesson, the salt of the hidden inputs and the
@@ -186,17 +186,28 @@ def manual_questions(nb) -> list:
     return [config["name"] for config in question_configs(nb) if config.get("manual")]
 
 
-def check_questions(nb, lesson):
+def practice_questions(nb, automatic) -> list:
+    """The names of the master's practice exercises, in its order: its questions that are
+    neither written (``manual``) nor graded automatically (``automatic``: the lesson's
+    functions and data questions). Their tests are all public and worth 0."""
+    return [config["name"] for config in question_configs(nb)
+            if not config.get("manual") and config["name"] not in automatic]
+
+
+def check_questions(nb, lesson, practice=()):
     """The master's questions are the lesson's: each one it does not mark ``manual`` is a
-    function or data question of the lesson, and each of those has its question. A name
-    only the master has would build a question no door grades."""
+    function or data question of the lesson, or a practice exercise the rubric lists
+    (``practice``), and each graded one has its question. A name only the master has would
+    build a question no door grades."""
     graded = lesson_questions(lesson)
     named = [config["name"] for config in question_configs(nb) if not config.get("manual")]
     for name in named:
-        if name not in graded:
+        if name not in graded and name not in practice:
             raise MasterError(f"question {name} is not one lesson {lesson.NAME} grades (it "
-                              f"has: {', '.join(graded)}); correct the name, or add "
-                              "`manual: true` if a person grades it", f"name: {name}")
+                              f"has: {', '.join(graded)}); correct the name, add "
+                              "`manual: true` if a person grades it, or list it under "
+                              "practice: in the rubric with `points: 0` if it is an exercise "
+                              "no door grades", f"name: {name}")
     missing = [name for name in graded if name not in named]
     if missing:
         raise MasterError(f"has no question for {', '.join(missing)} of lesson {lesson.NAME}; "
@@ -268,13 +279,15 @@ def hidden_tests_for(question, lesson):
 
 
 def _add_hidden_tests(nb, lesson):
-    """Insert each question's hidden tests just before its END TESTS."""
+    """Insert each graded question's hidden tests just before its END TESTS (a practice
+    exercise has none: its checks are its public tests)."""
     cells, question = [], None
+    graded = set(lesson.FUNCTIONS) | set(lesson.DATA_QUESTIONS)
     for cell in nb.cells:
         config = _raw_config(cell, QUESTION_HEADER)
         if config is not None:
             question = config["name"]
-        if cell.cell_type == "raw" and cell.source.strip() == "# END TESTS":
+        if cell.cell_type == "raw" and cell.source.strip() == "# END TESTS" and question in graded:
             cells += [nbformat.v4.new_code_cell(source)
                       for source in hidden_tests_for(question, lesson)]
         cells.append(cell)
@@ -296,8 +309,11 @@ def _fill_plugin_settings(nb, lesson, rubric, salt, autograder_files):
         config = _raw_config(cell, CONFIG_HEADER)
         if config is None:
             continue
+        # The practice exercises' checks are the student's alone: the grader neither runs nor
+        # reports them (bundle.Bundle.question_names).
         settings = {"lesson": lesson.NAME, "salt": salt,
-                    "manual_points": manual_points(rubric)}
+                    "manual_points": manual_points(rubric),
+                    "practice": list(rubric.get("practice") or {})}
         plugins = config.get("plugins") or []
         if PLUGIN not in [p if isinstance(p, str) else next(iter(p)) for p in plugins]:
             raise MasterError(f"its ASSIGNMENT CONFIG does not list the kit's plugin; add "

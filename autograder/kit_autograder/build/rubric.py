@@ -2,12 +2,17 @@
 
 A rubric has ``questions:`` (graded automatically: a function's total, or a challenge's
 ``criteria`` with points each) and may have ``written:`` (questions a person grades with the
-levels given there). Either section may be absent.
+levels given there) and ``practice:`` (exercises with public checks only, worth 0: Otter
+questions whose tests are all public, so that ``grader.check`` and ``otter check`` work as
+usual, and which no door grades). Any section may be absent.
 """
 
 from pathlib import Path
 
 import yaml
+
+
+SECTIONS = ("questions", "written", "practice")
 
 
 class RubricError(ValueError):
@@ -31,9 +36,16 @@ def load_rubric(path, shown=None):
         raise RubricError(f"{where}: not valid YAML ({getattr(exc, 'problem', None) or exc}); "
                           "fix the file's syntax") from None
     if not isinstance(rubric, dict):
-        raise RubricError(f"{shown}: not a mapping; give it `questions:` and `written:`")
-    rubric.setdefault("questions", {})
-    rubric.setdefault("written", {})
+        raise RubricError(f"{shown}: not a mapping; give it `questions:`, `written:` and, for "
+                          "exercises worth nothing, `practice:`")
+    for section in SECTIONS:
+        rubric[section] = rubric.get(section) or {}
+    worth = [name for name, entry in rubric["practice"].items()
+             if not isinstance(entry, dict) or entry.get("points") != 0]
+    if worth:
+        raise RubricError(f"{shown}: gives points under practice: to {', '.join(worth)}; a "
+                          "practice exercise has only public checks and no door grades it: write "
+                          "`points: 0`, or make it a graded question under questions:")
     rubric["_source"] = shown
     return rubric
 
@@ -44,7 +56,7 @@ def question_points(rubric, name):
     A question with ``criteria`` (the extension) is graded one hidden test per criterion, so its
     points are the list of the criteria's points, in order.
     """
-    entry = rubric["questions"].get(name) or rubric["written"].get(name)
+    entry = next((rubric[section][name] for section in SECTIONS if name in rubric[section]), None)
     if entry is None:
         raise RubricError(f"question {name!r} has no entry in {rubric.get('_source', 'the rubric')}")
     if "criteria" in entry:
@@ -74,6 +86,8 @@ def points_table(rubric):
     rows += [f"| Texto del reto (a mano) | `{entry['texto']}` | {_points(entry['points'])} |"
              if entry.get("texto") else f"| Pregunta escrita | {name} | {_points(entry['points'])} |"
              for name, entry in rubric["written"].items()]
+    rows += [f"| Ejercicio sin nota | `{name}`: {entry['ejercicio']} | 0 |"
+             for name, entry in rubric["practice"].items()]
     total = sum(sum(p) if isinstance(p, list) else p
                 for p in (question_points(rubric, n)
                           for n in list(rubric["questions"]) + list(rubric["written"])))
@@ -104,18 +118,21 @@ def _points(value):
     return f"{float(value):g}".replace(".", ",")
 
 
-WHAT_AN_ENTRY_HOLDS = {"questions": "its points", "written": "points, pregunta and niveles"}
+WHAT_AN_ENTRY_HOLDS = {"questions": "its points", "written": "points, pregunta and niveles",
+                       "practice": "`points: 0` and its `ejercicio:` title"}
 
 
-def check_matches(rubric, lesson_questions, master_questions, lesson_name):
+def check_matches(rubric, lesson_questions, master_questions, lesson_name, practice_questions=()):
     """The rubric grades exactly the lesson's questions: the automatic ones
     (``lesson_questions``, the lesson's functions and data questions) under ``questions:``,
     the written ones the master marks as manual (``master_questions``) under ``written:``
-    (besides those that read a challenge text, ``texto:``).
+    (besides those that read a challenge text, ``texto:``), and the master's other questions,
+    its practice exercises (``practice_questions``), under ``practice:``.
     A question only the rubric has would add points no door grades; one it lacks has none."""
     source = rubric.get("_source", "the rubric")
     problems = []
-    for section, wanted in (("questions", lesson_questions), ("written", master_questions)):
+    for section, wanted in (("questions", lesson_questions), ("written", master_questions),
+                            ("practice", practice_questions)):
         # A written entry with `texto` reads one of the challenge's texts, not a master cell.
         listed = [name for name, entry in (rubric.get(section) or {}).items()
                   if section == "questions" or not (isinstance(entry, dict) and "texto" in entry)]
@@ -125,7 +142,12 @@ def check_matches(rubric, lesson_questions, master_questions, lesson_name):
             problems.append(f"{source}: lists under {section}: {', '.join(extra)}, which lesson "
                             f"{lesson_name} does not have (it has: {', '.join(wanted) or 'none'}); "
                             "remove it or correct its name")
-        if missing:
+        if missing and section == "practice":
+            problems.append(f"{source}: does not list the master's exercise "
+                            f"{', '.join(missing)}, which no door grades; add "
+                            f"{'it' if len(missing) == 1 else 'them'} under practice: with "
+                            f"{WHAT_AN_ENTRY_HOLDS[section]}")
+        elif missing:
             problems.append(f"{source}: gives no points to {', '.join(missing)} of lesson "
                             f"{lesson_name}; add {'it' if len(missing) == 1 else 'them'} under "
                             f"{section}: with {WHAT_AN_ENTRY_HOLDS[section]}")
