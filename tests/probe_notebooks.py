@@ -42,6 +42,9 @@ class Probe:
     habits: tuple = ()
     styles: tuple = ()  # names in STYLES: correct answers written otherwise
     bug: str = ""  # a name in BUGS
+    # Or several, one per graded function: each is graded with the reference standing in for
+    # the others, so four mistakes in one notebook are judged as four notebooks would be.
+    bugs: tuple = ()
     # Edge cases: what each function must score ("full" or "loses") and the phrases its
     # section must hold; a function not listed must keep full marks.
     expect: dict = field(default_factory=dict)
@@ -51,6 +54,10 @@ class Probe:
     @property
     def buggy_function(self):
         return BUGS[self.bug].function if self.bug else None
+
+    @property
+    def all_bugs(self):
+        return ((self.bug,) if self.bug else ()) + tuple(self.bugs)
 
 
 # --- correct answers in other styles ----------------------------------------------------------
@@ -1465,10 +1472,15 @@ BUGS.update({
     return h + layer_norm(np.maximum(0, h @ W1 + b1) @ W2 + b2)
 ''',), ("devuelve x tal cual",), ("transformer_block.located_norm_not_after_sums",)),
 })
-PROBES += [_buggy(name) for name in (
-    "att_return_in_loop", "att_softmax_twice", "att_rounded", "att_clipped", "mh_tanh_concat",
-    "mh_last_block_of_w_o", "mh_weights_concatenated", "pe_rows_reversed", "pe_omega_reversed",
-    "pe_precedence", "blk_outer_residual", "blk_norm_then_add")]
+PROBES += [
+    Probe("bugs_located_7", "buggy", bugs=("att_return_in_loop", "mh_tanh_concat",
+                                           "pe_rows_reversed", "blk_outer_residual")),
+    Probe("bugs_located_8", "buggy", bugs=("att_softmax_twice", "mh_last_block_of_w_o",
+                                           "pe_omega_reversed", "blk_norm_then_add")),
+    Probe("bugs_located_9", "buggy", bugs=("att_rounded", "mh_weights_concatenated",
+                                           "pe_precedence")),
+    Probe("bugs_located_10", "buggy", bugs=("att_clipped",)),
+]
 STYLES.update({
     "att_named_tuple": ("attention", ('''\
 from typing import NamedTuple
@@ -1491,14 +1503,19 @@ def attention(Q, K, V, mask=None):
     return np.concatenate(outs, axis=1) @ W_O
 ''',)),
 })
+# Packed one bug per function: each function is graded with the reference standing in for
+# the others, so each of the four is judged alone, at a quarter of the notebooks.
 PROBES += [
-    _buggy("att_no_exponential"), _buggy("att_scores_returned"), _buggy("att_seeded_dropout"),
-    _buggy("att_finite_mask"), _buggy("mh_other_heads_kv"), _buggy("mh_split_stride"),
-    _buggy("mh_residual_inside"), _buggy("mh_always_causal"), _buggy("pe_int_buffer"),
-    _buggy("pe_omega_per_column"), _buggy("pe_pos_i_swapped"), _buggy("pe_degrees"),
-    _buggy("pe_exponent_4i"), _buggy("blk_returns_first_sublayer"),
-    _buggy("blk_second_norm_columns"), _buggy("blk_residual_multiplied"),
-    _buggy("blk_ffn_on_sum"), _buggy("blk_half_ffn"), _buggy("blk_max_for_maximum"),
+    Probe("bugs_located_1", "buggy", bugs=("att_no_exponential", "mh_other_heads_kv",
+                                           "pe_int_buffer", "blk_returns_first_sublayer")),
+    Probe("bugs_located_2", "buggy", bugs=("att_scores_returned", "mh_split_stride",
+                                           "pe_omega_per_column", "blk_second_norm_columns")),
+    Probe("bugs_located_3", "buggy", bugs=("att_seeded_dropout", "mh_residual_inside",
+                                           "pe_pos_i_swapped", "blk_residual_multiplied")),
+    Probe("bugs_located_4", "buggy", bugs=("att_finite_mask", "mh_always_causal",
+                                           "pe_degrees", "blk_ffn_on_sum")),
+    Probe("bugs_located_5", "buggy", bugs=("pe_exponent_4i", "blk_half_ffn")),
+    Probe("bugs_located_6", "buggy", bugs=("blk_max_for_maximum",)),
     # A named tuple read by name in multihead: the reference's attention must answer in it.
     _correct("ok_named_tuple", styles=("att_named_tuple", "mh_named_fields")),
 ]
@@ -1558,8 +1575,8 @@ def build_one(probe, student, correct_nb, seed):
             _special(nb, style, student)
         else:
             _apply_style(nb, style)
-    if probe.bug:
-        bug = BUGS[probe.bug]
+    for name in probe.all_bugs:
+        bug = BUGS[name]
         _replace(nb, bug.function, bug.cells)
     rng = random.Random(seed)
     for habit in probe.habits:
@@ -1588,7 +1605,9 @@ def check_table():
     for probe in PROBES:
         assert all(h in HABITS for h in probe.habits), probe.name
         assert all(s in STYLES or s in SPECIAL for s in probe.styles), probe.name
-        assert not probe.bug or probe.bug in BUGS, probe.name
-    assert set(BUGS) == {p.bug for p in PROBES if p.bug}, "every bug has its notebook"
+        assert all(bug in BUGS for bug in probe.all_bugs), probe.name
+        functions = [BUGS[bug].function for bug in probe.all_bugs]
+        assert len(functions) == len(set(functions)), f"{probe.name}: one bug per function"
+    assert set(BUGS) == {b for p in PROBES for b in p.all_bugs}, "every bug has its notebook"
     used = {s for p in PROBES for s in p.styles}
     assert set(STYLES) <= used, sorted(set(STYLES) - used)

@@ -54,3 +54,44 @@ def test_make_grade_cuts_the_base_question_when_the_frequency_is_named(built_dis
     assert failed_public  # the public omega test fails for this mistake
     text = (out / "feedback" / "frecuencia.md").read_text("utf-8")
     assert "tu omega es" in text and "¿usas la base 10000?" not in text
+
+
+def test_a_public_test_that_fails_through_another_function_names_it_by_measurement(
+        built_dist, autograder_zip, tmp_path):
+    """Blame by measurement (issue 31.3): multihead's causal public test fails when the
+    student's own attention is wrong, though multihead is right. The grader runs it again with
+    the reference's attention standing in, says the failure is attention's and cuts the
+    test's guess «¿pasas la máscara a cada cabeza?». The control: a multihead that really drops
+    the mask keeps its own test's guess, and no other function is blamed."""
+    notebooks = Notebooks(built_dist)
+    log_softmax = (
+        "def attention(Q, K, V, mask=None):\n"
+        "    s = Q @ K.T / np.sqrt(K.shape[-1])\n"
+        "    if mask is not None:\n"
+        "        s = np.where(mask, s, -np.inf)\n"
+        "    w = s - np.log(np.exp(s - s.max(-1, keepdims=True)).sum(-1, keepdims=True))"
+        " - s.max(-1, keepdims=True)\n"
+        "    return w @ V, w\n")
+    no_mask = (
+        "def multihead(X, heads, W_O, mask=None):\n"
+        "    outs = [attention(X @ q, X @ k, X @ v)[0] for q, k, v in heads]\n"
+        "    return np.concatenate(outs, axis=1) @ W_O\n")
+    files = {"atencion.ipynb": notebooks.with_function("correct", "attention", log_softmax),
+             "sin_mascara.ipynb": notebooks.with_function("correct", "multihead", no_mask)}
+    out = tmp_path / "out"
+    grade_here(write_folder(tmp_path / "in", files), out, autograder_zip)
+    records = read_records(out)
+
+    def failing_multihead_tests(name):
+        return [v for v in records[name].verdicts
+                if v.public and not v.passed and v.question == "multihead"]
+
+    (through_attention,) = failing_multihead_tests("atencion.ipynb")
+    assert through_attention.blamed == ["attention"]
+    text = (out / "feedback" / "atencion.md").read_text("utf-8")
+    assert "el fallo está en tu `attention`, no aquí" in text
+    assert "¿pasas la máscara a cada cabeza?" not in text
+    own = failing_multihead_tests("sin_mascara.ipynb")
+    assert own and all(v.blamed == [] for v in own)  # its own function fails: not rerun
+    assert "el fallo está en tu `attention`" not in (out / "feedback" / "sin_mascara.md").read_text(
+        "utf-8")

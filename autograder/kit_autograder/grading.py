@@ -151,7 +151,7 @@ class Grader:
                                               proxies)
             if data_question.texts is not None:
                 record.texts.update(data_question.texts(values))
-        public_verdicts = self._public_tests(conversation, values, proxies)
+        public_verdicts, public_failures = self._public_tests(conversation, values, proxies)
         identity = hidden_inputs.identity(world)
         for function in self.lesson.FUNCTIONS:
             verdicts, diagnoses = self._grade_function(conversation, function, identity,
@@ -159,6 +159,7 @@ class Grader:
             record.verdicts += verdicts
             if diagnoses:
                 record.diagnoses[function] = diagnoses
+        self._blame(public_failures, {**values, **proxies}, conversation, record.verdicts)
         _without_guesses(public_verdicts, record.diagnoses)
         record.verdicts += data_verdicts + public_verdicts  # the order the feedback shows
         ending = job.close(kill=conversation.failed is not None)
@@ -294,10 +295,9 @@ class Grader:
         """The zip's public tests, run here with the student's functions answered by the job:
         what the student saw in ``grader.check``, worth no points. Each test function is
         called directly, so what reaches the student is the test's own Spanish message (or
-        the grader's), never Otter's English report. A failing test that uses several graded
-        functions is run again with the reference in place of each in turn, to say which
-        one it fails for (``Verdict.blamed``)."""
-        verdicts = []
+        the grader's), never Otter's English report. Returns the verdicts, and the failing
+        ones with their test (for ``_blame``)."""
+        verdicts, failures = [], []
         environment = {**values, **proxies}
         for question, test_file in self.tests.items():
             for case in (test_file.test_cases if test_file else []):
@@ -308,13 +308,22 @@ class Grader:
                 except JobFailed as failed:
                     conversation.failed = failed.reason
                     continue
-                blamed = [] if message is None else self._blamed_safely(case, environment,
-                                                                        conversation)
                 verdicts.append(Verdict(question, case.body.test_func.__name__, case.name,
                                         message is None, [message] if message else [],
-                                        ["public"] if message else [], public=True,
-                                        blamed=blamed))
-        return verdicts
+                                        ["public"] if message else [], public=True))
+                if message is not None:
+                    failures.append((verdicts[-1], case))
+        return verdicts, failures
+
+    def _blame(self, failures, environment, conversation, verdicts):
+        """Which function each failing public test fails for (``Verdict.blamed``), measured
+        where it is in doubt: the test's own function passes all its hidden cases, so the
+        failure comes through another one it depends on. A test whose own function fails its
+        hidden cases is that function's (the reruns cost a trained model each)."""
+        failing = {v.question for v in verdicts if not v.public and not v.passed}
+        for verdict, case in failures:
+            if verdict.question not in failing and not conversation.failed:
+                verdict.blamed = self._blamed_safely(case, environment, conversation)
 
     def _blamed_safely(self, case, environment, conversation):
         """``_blamed``, where a bug of ours only leaves the blame unmeasured."""
