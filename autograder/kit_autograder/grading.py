@@ -319,7 +319,9 @@ class Grader:
         """Which function each failing public test fails for (``Verdict.blamed``), measured
         where it is in doubt: the test's own function passes all its hidden cases, so the
         failure comes through another one it depends on. A test whose own function fails its
-        hidden cases is that function's (the reruns cost a trained model each)."""
+        hidden cases is that function's (the reruns cost a trained model each). It runs after
+        the hidden cases were sent to the job, and all it reports is one function's name: no
+        value a test computes reaches the student from here."""
         failing = {v.question for v in verdicts if not v.public and not v.passed}
         for verdict, case in failures:
             if verdict.question not in failing and not conversation.failed:
