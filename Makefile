@@ -52,6 +52,11 @@ $(STAMP): requirements.txt Makefile
 		     $(PY) -m pip install --quiet --upgrade pip && \
 		     $(PY) -m pip install --progress-bar off -r requirements.txt; }
 	$(PY) -c 'import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()["purelib"], "kit055.pth").write_text("$(CURDIR)\n$(CURDIR)/assignments\n$(CURDIR)/autograder\n")'
+	@# jsonschema imports rfc3987_syntax, when installed (JupyterLab's jupyter-events brings it),
+	@# only to check "iri" formats, and that import builds a Lark grammar: 0.8 s of CPU in every
+	@# Python process that touches nbformat or jsonschema, hundreds of them in `make test`.
+	@# The kit checks no IRI: this venv refuses that one import, and jsonschema skips the format.
+	$(PY) -c 'import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()["purelib"], "kit055_imports.pth").write_text("import sys; sys.modules.setdefault(\"rfc3987_syntax\", None)\n")'
 	touch $(STAMP)
 
 # Master notebook -> $(DIST)/student (the student notebook, lab, assessment)
