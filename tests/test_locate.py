@@ -91,9 +91,26 @@ def test_the_messages_quote_no_number_of_the_hidden_case():
         assert not any(number in message for number in shown)
 
 
-def test_make_grade_says_the_located_place_instead_of_the_generic_hint(built_dist,
-                                                                      autograder_zip,
-                                                                      tmp_path):
+# Blame by measurement (issue 31.3), graded in the same batch: an attention that is wrong makes
+# multihead's causal public test fail though multihead is right; a multihead that drops the
+# mask is the control.
+LOG_SOFTMAX_ATTENTION = (
+    "def attention(Q, K, V, mask=None):\n"
+    "    s = Q @ K.T / np.sqrt(K.shape[-1])\n"
+    "    if mask is not None:\n"
+    "        s = np.where(mask, s, -np.inf)\n"
+    "    w = s - np.log(np.exp(s - s.max(-1, keepdims=True)).sum(-1, keepdims=True))"
+    " - s.max(-1, keepdims=True)\n"
+    "    return w @ V, w\n")
+MULTIHEAD_WITHOUT_MASK = (
+    "def multihead(X, heads, W_O, mask=None):\n"
+    "    outs = [attention(X @ q, X @ k, X @ v)[0] for q, k, v in heads]\n"
+    "    return np.concatenate(outs, axis=1) @ W_O\n")
+
+
+@pytest.fixture(scope="module")
+def graded(built_dist, autograder_zip, tmp_path_factory):
+    """``(records, out)`` of one make grade batch of the notebooks below."""
     notebooks = Notebooks(built_dist)
     files = {
         "tanh.ipynb": notebooks.with_function("correct", "transformer_block", HEAD + (
@@ -117,10 +134,18 @@ def test_make_grade_says_the_located_place_instead_of_the_generic_hint(built_dis
             "def multihead(X, heads, W_O, mask=None):\n"
             "    outs = [attention(X @ q, X @ k, X @ v, mask)[0] for q, k, v in heads]\n"
             "    return np.stack(outs, axis=-1).reshape(X.shape[0], -1) @ W_O\n")),
+        "atencion.ipynb": notebooks.with_function("correct", "attention", LOG_SOFTMAX_ATTENTION),
+        "sin_mascara.ipynb": notebooks.with_function("correct", "multihead",
+                                                     MULTIHEAD_WITHOUT_MASK),
     }
-    out = tmp_path / "out"
-    grade_here(write_folder(tmp_path / "in", files), out, autograder_zip)
-    records = read_records(out)
+    folder = tmp_path_factory.mktemp("localiza")
+    out = folder / "out"
+    grade_here(write_folder(folder / "in", files), out, autograder_zip)
+    return read_records(out), out
+
+
+def test_make_grade_says_the_located_place_instead_of_the_generic_hint(graded):
+    records, out = graded
     for name, function, where in (
             ("tanh.ipynb", "transformer_block", "located_ffn_inside"),
             ("doble.ipynb", "transformer_block", "located_attention_sublayer"),
@@ -131,6 +156,28 @@ def test_make_grade_says_the_located_place_instead_of_the_generic_hint(built_dis
         text = (out / "feedback" / f"{name[:-6]}.md").read_text("utf-8")
         assert "**Diagnóstico**: el fallo está en" in text
         assert "revisa las residuales, la FFN y la máscara" not in text
+
+
+def test_a_public_test_that_fails_through_another_function_names_it_by_measurement(graded):
+    """The grader runs multihead's failing causal test again with the reference's attention
+    standing in, says the failure is attention's and cuts the test's guess «¿pasas la máscara
+    a cada cabeza?». The control: a multihead that really drops the mask fails its own
+    hidden cases, so its test is not rerun and no other function is blamed."""
+    records, out = graded
+
+    def failing_multihead_tests(name):
+        return [v for v in records[name].verdicts
+                if v.public and not v.passed and v.question == "multihead"]
+
+    (through_attention,) = failing_multihead_tests("atencion.ipynb")
+    assert through_attention.blamed == ["attention"]
+    text = (out / "feedback" / "atencion.md").read_text("utf-8")
+    assert "el fallo está en tu `attention`, no aquí" in text
+    assert "¿pasas la máscara a cada cabeza?" not in text
+    own = failing_multihead_tests("sin_mascara.ipynb")
+    assert own and all(v.blamed == [] for v in own)
+    assert "el fallo está en tu `attention`" not in (
+        out / "feedback" / "sin_mascara.md").read_text("utf-8")
 
 
 # --- attention and multihead: every failing case, one place ------------------------------
