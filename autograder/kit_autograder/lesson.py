@@ -35,10 +35,12 @@ and may provide:
 * ``summarize(function, judged)``: ``[Diagnosis]`` explaining the function's failing cases
   together (``verdicts.summary.Judged``, one per answered case), each said once; without it,
   each case's own diagnoses are grouped (``verdicts.summary.grouped``);
-* ``locate(function, inputs, call)``: when only hints explain a function's failures, where it
-  departs from the reference on the failing case ``inputs``, as ``(finding id, Spanish
-  message)`` or None; ``call(probe_inputs)`` runs the student's function again in the sandbox
-  and returns its parts (None if it raised), so the lesson can switch parts of it off.
+* ``locate(function, inputs, call)``: when no naming diagnosis covers every failing case, where
+  the function departs from the reference on the failing case ``inputs``, as ``(finding id,
+  Spanish message)``, a list of them from precise to general, or None
+  (``verdicts.summary.located``); ``call(probe_inputs)`` runs the student's function again in
+  the sandbox and returns its parts (None if it raised), so the lesson can switch parts of it
+  off.
 
 Everything else a lesson may bring lives in its folder under a fixed name, each optional:
 ``master.py`` (required by ``make assign``), ``figures/``, ``explorer/index.html``, and
