@@ -25,12 +25,17 @@ NBFORMAT3 = json.dumps({"metadata": {"name": "attention"}, "nbformat": 3, "nbfor
                         "worksheets": [{"cells": [], "metadata": {}}]}).encode()
 def memory_in_subprocesses(megabytes_each, count=3):
     """Processes each under its own address-space limit, together over the job's memory,
-    which only the zygote's poll of the whole job can see."""
+    which only the zygote's poll of the whole job can see. The cell waits until every child
+    holds its memory: on a loaded machine the children could otherwise still be writing it
+    when the cell's own time runs out and the grading calls end, and the poll see nothing."""
     return (
         "import subprocess, sys, time\n"
         "hijos = [subprocess.Popen([sys.executable, '-c',\n"
-        f"         \"import time; x = b'x' * ({megabytes_each} * 2**20); time.sleep(120)\"])\n"
+        f"         \"import time; x = b'x' * ({megabytes_each} * 2**20); print(1, flush=True); \"\n"
+        "         \"time.sleep(120)\"], stdout=subprocess.PIPE)\n"
         f"         for _ in range({count})]\n"
+        "for hijo in hijos:\n"
+        "    hijo.stdout.readline()\n"
         "time.sleep(120)\n")
 MEMORY_BOMB = """\
 import numpy as np

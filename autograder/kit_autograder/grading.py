@@ -31,7 +31,7 @@ from .verdicts import summary
 from .verdicts.in_process import as_called
 from .verdicts.messages import (cell_error_text, error_message, shell_escapes_note,
                                 unverified_message)
-from .verdicts.outcome import Outcome
+from .verdicts.outcome import Failure, Outcome
 from .verdicts.record import Diagnosis, Flag, Record, Verdict
 from .verdicts.sizes import CaseSizes
 
@@ -200,7 +200,7 @@ class Grader:
         explains the failing ones together (the lesson's ``summarize``), said once."""
         spec = self.lesson.FUNCTIONS[function]
         defining = _defining_cell_error(function, cell_errors)
-        verdicts, judged, unstable = [], [], None
+        verdicts, judged, unstable, side_effect_cases = [], [], None, []
         for case in self.lesson.cases_for(function):
             inputs = case.inputs(generator(self.salt, identity, function, case.name))
             outcome = conversation.call(function, inputs, spec)
@@ -214,13 +214,17 @@ class Grader:
                 traceback.print_exc()
                 verdicts.append(_unverified(function, case.name, case.description, "internal"))
                 continue
+            effects = side_effects(outcome)
+            if effects:
+                side_effect_cases.append(case.name)
             if defining is not None and (outcome.error or {}).get("kind") == "missing":
                 # Not "missing" as the student sees it: its cell ran and failed. Say that.
                 failures[0].message = defining
-            shown = summary.symptoms(failures)
-            verdicts.append(Verdict(function, case.name, case.description, not failures,
+            shown = summary.symptoms(failures) + effects
+            verdicts.append(Verdict(function, case.name, case.description, not shown,
                                     [failure.message for failure in shown],
                                     [failure.details.get("kind", "") for failure in shown]))
+            # The lesson explains its own failures; a side effect is the engine's to say.
             judged.append(summary.Judged(case.name, case.description, inputs, outcome,
                                          failures))
             if failures and outcome.parts is not None and unstable is None:
@@ -238,6 +242,16 @@ class Grader:
         if unstable:
             diagnoses = [Diagnosis("finding", UNSTABLE.format(function=function),
                                    [j.case for j in judged if j.failures], ["nondeterministic"])]
+        stale = self._stale(conversation, function, spec, judged, identity)
+        if stale is not None:
+            # An answer kept from another call explains every failure better than any
+            # mistake, as an answer that changes from call to call does.
+            _fail_case(verdicts, stale, STALE_SYMPTOM)
+            diagnoses = [Diagnosis("finding", STALE.format(function=function),
+                                   [v.case for v in verdicts if not v.passed],
+                                   ["side_effects.stale_answer"])]
+        if side_effect_cases:
+            diagnoses += _side_effect_diagnoses(function, verdicts, side_effect_cases)
         summary.annotate(verdicts, diagnoses)
         for diagnosis in diagnoses:
             if diagnosis.located:  # the class report's blind spot: found, but not catalogued
@@ -245,6 +259,33 @@ class Grader:
                     if verdict.case in diagnosis.cases and not verdict.passed:
                         verdict.kinds.append("located")
         return verdicts, diagnoses
+
+    def _stale(self, conversation, function, spec, judged, identity):
+        """The case whose answer the function gives again for other inputs of the same
+        shapes, or None: the first passing case is called once more with its arrays of
+        numbers drawn afresh, and if the reference's answer changes and the student's is the
+        one it gave before, it answers from something it kept (a cache keyed on sizes or on
+        an object's id). Only functions with arrays of numbers to redraw are probed."""
+        first = next((j for j in judged if not j.failures and j.outcome.parts is not None),
+                     None)
+        if first is None:
+            return None
+        redrawn = _redrawn(first.inputs, generator(self.salt, identity, function,
+                                                   f"{first.case}:again"))
+        if redrawn is None:
+            return None
+        again = conversation.call(function, redrawn, spec)
+        if again.parts is None:
+            return None
+        try:
+            expected = self.lesson.judge(function, redrawn, again)
+        except Exception:  # a bug of ours: no claim
+            traceback.print_exc()
+            return None
+        # Stale: it fails there, and a part of its answer is the one it gave before.
+        kept = any(np.shape(new) == np.shape(old) and np.array_equal(new, old)
+                   for new, old in zip(again.parts, first.outcome.parts))
+        return first.case if expected and kept else None
 
     def _located(self, conversation, function, spec, failing):
         """The lesson's ``locate``, if any, on every failing case (``summary.located``): it
@@ -433,7 +474,8 @@ class _Conversation:
             return Outcome(unverified=failed.reason)
         if "error" in reply:
             return Outcome(error=reply["error"])
-        return Outcome(parts=reply["parts"])
+        return Outcome(parts=reply["parts"], mutated=tuple(reply.get("mutated", ())),
+                       aliased=bool(reply.get("aliased")))
 
     def proxy(self, name, parts, when_missing=None, stand_ins=()):
         """The student's ``name`` as a plain callable for trusted code (the lab, the public
@@ -549,6 +591,79 @@ UNSTABLE = ("tu `{function}` no da el mismo resultado dos veces con la misma ent
             "dropout o números al azar? Al evaluar no puede haber azar (el dropout solo se usa "
             "al entrenar), y mientras lo haya ninguna comparación con la referencia dice nada: "
             "quítalo y vuelve a comprobarla")
+
+
+MUTATED = ("tu `{function}` cambia los arrays que recibe ({names}): quien la llama sigue "
+           "usándolos y los encuentra cambiados, y si le pasa el mismo array dos veces (como "
+           "la autoatención, con Q = K = V), el cambio estropea también el resultado. Trabaja "
+           "sobre una copia: {name} = {name} + …, no {name} += … (o {name} = {name}.copy() "
+           "al empezar)")
+ALIASED = ("tu `{function}` cambia, al llamarla otra vez, lo que devolvió antes: devuelve "
+           "vistas de un array suyo que reutiliza (un búfer global o guardado). Devuelve un "
+           "array nuevo en cada llamada")
+STALE = ("tu `{function}` da, para otra entrada de las mismas formas, parte de la misma "
+         "respuesta que para la anterior: ¿guardas resultados entre llamadas (una caché por "
+         "tamaños o por id de un objeto)? Calcula cada respuesta con la entrada que recibe")
+STALE_SYMPTOM = ("con otros valores de las mismas formas devuelve parte de la respuesta que "
+                 "dio para este caso")
+
+
+def side_effects(outcome):
+    """The side effects of one answered call, as failures of its case."""
+    found = []
+    if outcome.mutated:
+        names = ", ".join(outcome.mutated)
+        found.append(Failure(f"cambia los arrays que recibe ({names})", None,
+                             {"kind": "side_effect"}))
+    if outcome.aliased:
+        found.append(Failure("cambia lo que la función había devuelto antes", None,
+                             {"kind": "side_effect"}))
+    return found
+
+
+def _side_effect_diagnoses(function, verdicts, cases):
+    """One finding per kind of side effect, for the cases that had it."""
+    said = []
+    mutated = [v for v in verdicts if v.case in cases and
+               any(m.startswith("cambia los arrays") for m in v.messages)]
+    if mutated:
+        names = sorted({name for v in mutated for m in v.messages
+                        if m.startswith("cambia los arrays")
+                        for name in m[m.index("(") + 1:m.rindex(")")].split(", ")})
+        said.append(Diagnosis("finding", MUTATED.format(function=function,
+                                                        names=", ".join(names), name=names[0]),
+                              [v.case for v in mutated], ["side_effects.mutates_arguments"]))
+    aliased = [v.case for v in verdicts if v.case in cases and
+               "cambia lo que la función había devuelto antes" in v.messages]
+    if aliased:
+        said.append(Diagnosis("finding", ALIASED.format(function=function), aliased,
+                              ["side_effects.changes_earlier_answers"]))
+    return said
+
+
+def _fail_case(verdicts, case, message):
+    for verdict in verdicts:
+        if verdict.case == case:
+            verdict.passed = False
+            verdict.messages.append(message)
+            verdict.kinds.append("side_effect")
+
+
+def _redrawn(inputs, rng):
+    """``inputs`` with every array of real numbers drawn afresh, same shapes (nested in
+    lists and tuples too), or None when it has none: masks, sizes and other values stay."""
+    changed = [False]
+
+    def redraw(value):
+        if isinstance(value, np.ndarray) and np.issubdtype(value.dtype, np.floating):
+            changed[0] = True
+            return rng.normal(size=value.shape) * (np.std(value) or 1.0)
+        if isinstance(value, (list, tuple)):
+            return type(value)(redraw(item) for item in value)
+        return value
+
+    redrawn = {name: redraw(value) for name, value in inputs.items()}
+    return redrawn if changed[0] else None
 
 
 def _same_parts(first, second):

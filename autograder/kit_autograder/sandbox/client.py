@@ -489,7 +489,17 @@ def _checked_result(reply, parts):
     for value in values:
         if type(value) is not np.ndarray or value.dtype != np.float64 or value.ndim > 4:
             raise JobFailed("protocol", "a part is not a float64 array")
-    return {"parts": values}
+    checked = {"parts": values}
+    # Side effects (inside/calls.py): only the grader's own parameter names, and a flag.
+    mutated = reply.get("mutated", [])
+    if not isinstance(mutated, list) or len(mutated) > 8 or not all(
+            isinstance(name, str) and len(name) <= 40 and name.isprintable() for name in mutated):
+        raise JobFailed("protocol", "bad side effects")
+    if mutated:
+        checked["mutated"] = mutated
+    if reply.get("aliased") is True:
+        checked["aliased"] = True
+    return checked
 
 
 def _checked_ran(reply):

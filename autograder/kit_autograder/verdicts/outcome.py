@@ -17,6 +17,10 @@ class Outcome:
     parts: Optional[list] = None
     error: Optional[dict] = None
     unverified: Optional[str] = None
+    # Side effects of a call that answered: the parameters whose arrays it changed, and
+    # whether it changed what the function had returned before (sandbox/inside/calls.py).
+    mutated: tuple = ()
+    aliased: bool = False
 
 
 @dataclass

@@ -72,11 +72,14 @@ def call(sock, namespace, message):
 
     previous = signal.signal(signal.SIGALRM, alarm)
     signal.setitimer(signal.ITIMER_REAL, float(message.get("seconds", 10)))
+    args, kwargs = message.get("args", []), message.get("kwargs", {})
+    given = _arrays_given(args, kwargs, message.get("names", []))
     try:
         with np.errstate(all="ignore"):
-            result = call_as_notebook(function, message.get("args", []),
-                                      message.get("kwargs", {}), message.get("names", []))
-            return {"parts": split_parts(result, parts)}
+            result = call_as_notebook(function, args, kwargs, message.get("names", []))
+            reply = {"parts": split_parts(result, parts)}
+            reply.update(_side_effects(name, given, result))
+            return reply
     except CallTimeout:
         return {"error": {"kind": "time"}}
     except _Refused as refused:
@@ -91,6 +94,49 @@ def call(sock, namespace, message):
                 namespace[stand_in] = saved[stand_in]
             else:
                 namespace.pop(stand_in, None)
+
+
+# --- side effects: what a call changed besides its answer -------------------------------------
+
+# The arrays each function last returned, as returned and as they were: a function that
+# answers with views of one buffer of its own changes its earlier answers when called again.
+_RETURNED = {}
+
+
+def _arrays_given(args, kwargs, names):
+    """``[(parameter name, array, copy)]`` of every array the call hands the function."""
+    found = []
+
+    def walk(name, value, depth=0):
+        if isinstance(value, np.ndarray):
+            found.append((name, value, value.copy()))
+        elif isinstance(value, (list, tuple)) and depth < MAX_STAND_IN_DEPTH:
+            for item in value:
+                walk(name, item, depth + 1)
+
+    for index, value in enumerate(args):
+        walk(names[index] if index < len(names) else f"#{index}", value)
+    for key, value in kwargs.items():
+        walk(str(key), value)
+    return found
+
+
+def _side_effects(name, given, result):
+    """``{"mutated": [parameters whose arrays the call changed], "aliased": True when it
+    changed what this function returned before}``, only what happened."""
+    effects = {}
+    mutated = sorted({parameter for parameter, array, copy in given
+                      if array.shape != copy.shape
+                      or not np.array_equal(array, copy, equal_nan=True)})
+    if mutated:
+        effects["mutated"] = mutated[:8]
+    earlier = _RETURNED.get(name, ())
+    if any(not np.array_equal(array, copy, equal_nan=True) for array, copy in earlier):
+        effects["aliased"] = True
+    values = result if isinstance(result, (tuple, list)) else (result,)
+    _RETURNED[name] = [(value, value.copy()) for value in values
+                       if isinstance(value, np.ndarray)]
+    return effects
 
 
 class _Refused(Exception):
