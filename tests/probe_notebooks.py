@@ -1472,6 +1472,43 @@ BUGS.update({
     return h + layer_norm(np.maximum(0, h @ W1 + b1) @ W2 + b2)
 ''',), ("devuelve x tal cual",), ("transformer_block.located_norm_not_after_sums",)),
 })
+BUGS.update({
+    # Side effects (the third blind probe): each passes every hidden case called once.
+    "att_scales_q_in_place": Bug("attention", _att('''\
+    Q /= np.sqrt(K.shape[-1])  # escalo las consultas
+    scores = Q @ K.T
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = softmax(scores)
+    return weights @ V, weights
+'''), ("cambia los arrays que recibe (Q)",), ("side_effects.mutates_arguments",)),
+    "pe_shared_buffer": Bug("positional_encoding", ('''\
+_BUFER = np.zeros((4096, 4096))
+
+
+def positional_encoding(n_positions, d_model):
+    omega = 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)
+    angles = np.arange(n_positions)[:, None] * omega
+    pe = _BUFER[:n_positions, :d_model]  # sin reservar memoria cada vez
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return pe, omega
+''',), ("lo que devolvió antes",), ("side_effects.changes_earlier_answers",)),
+    "att_cache_by_shape": Bug("attention", ('''\
+_PESOS = {}
+
+
+def attention(Q, K, V, mask=None):
+    clave = (Q.shape, K.shape, mask is None)  # las mismas formas, los mismos pesos
+    if clave not in _PESOS:
+        scores = Q @ K.T / np.sqrt(K.shape[-1])
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        _PESOS[clave] = softmax(scores)
+    weights = _PESOS[clave]
+    return weights @ V, weights
+''',), ("guardas resultados entre llamadas",), ("side_effects.stale_answer",)),
+})
 PROBES += [
     Probe("bugs_located_7", "buggy", bugs=("att_return_in_loop", "mh_tanh_concat",
                                            "pe_rows_reversed", "blk_outer_residual")),
@@ -1479,7 +1516,9 @@ PROBES += [
                                            "pe_omega_reversed", "blk_norm_then_add")),
     Probe("bugs_located_9", "buggy", bugs=("att_rounded", "mh_weights_concatenated",
                                            "pe_precedence")),
-    Probe("bugs_located_10", "buggy", bugs=("att_clipped",)),
+    Probe("bugs_located_10", "buggy", bugs=("att_clipped", "pe_shared_buffer")),
+    Probe("bugs_side_effects_1", "buggy", bugs=("att_scales_q_in_place",)),
+    Probe("bugs_side_effects_2", "buggy", bugs=("att_cache_by_shape",)),
 ]
 STYLES.update({
     "att_named_tuple": ("attention", ('''\

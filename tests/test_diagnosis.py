@@ -403,16 +403,21 @@ def test_float16_is_named_as_precision_not_as_a_scale():
 def test_a_shape_error_of_hidden_sizes_gets_what_the_notebook_asked_not_a_sentence_per_case():
     """Sizes the case does not declare are «otro tamaño»: a sentence of only those repeated
     the error's own line once per case. What the notebook asked for is said instead."""
-    from attention.shapes import ASKED, explain_error
+    from attention.shapes import ASKED, FOREIGN_SIZE, explain_error
     from draws import draw, get_case
 
     inputs = draw(get_case("attention", "rectangular"), 0)
     hidden = {"kind": "broadcast", "numbers": [], "shapes": [[4123, 5521], [7777, 4904]]}
-    assert explain_error("attention", inputs, hidden) == [(None, ASKED["attention"])]
+    # Sizes from nowhere in the inputs: where they come from is asked, once for every case.
+    assert explain_error("attention", inputs, hidden) == [FOREIGN_SIZE, (None, ASKED["attention"])]
     n, d_k = inputs["Q"].shape
     known = {**hidden, "shapes": [[n, d_k], [7777, 4904]]}  # control: one size of the case
     said = explain_error("attention", inputs, known)
-    assert len(said) == 2 and "en este caso" in said[0][1]
+    assert len(said) == 3 and "en este caso" in said[0][1]
+    # The control of the question: an error whose sizes are all the case's does not ask it.
+    m = inputs["K"].shape[0]
+    own = {**hidden, "shapes": [[n, m], [n, d_k]]}
+    assert FOREIGN_SIZE not in explain_error("attention", inputs, own)
 
 
 # --- mistakes met in notebooks in the wild (issue 31) ------------------------------------------

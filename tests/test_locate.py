@@ -43,6 +43,21 @@ def second_residual_from_input(x, heads, W_O, W1, b1, W2, b2, mask=None):
     return LN(x + np.maximum(0, x1 @ W1 + b1) @ W2 + b2)
 
 
+def fixed_ffn(x, heads, W_O, W1, b1, W2, b2, mask=None):
+    # Weights of its own in place of the ones it receives, as a notebook's global would be.
+    W1, b1, W2, b2 = (np.full_like(a, 0.1) for a in (W1, b1, W2, b2))
+    x1 = LN(x + MH(x, heads, W_O, mask))
+    return LN(x1 + np.maximum(0, x1 @ W1 + b1) @ W2 + b2)
+
+
+def ffn_misses_the_last_token(x, heads, W_O, W1, b1, W2, b2, mask=None):
+    x1 = LN(x + MH(x, heads, W_O, mask))
+    ffn = np.zeros_like(x1)
+    for t in range(len(x1) - 1):
+        ffn[t] = np.maximum(0, x1[t] @ W1 + b1) @ W2 + b2
+    return LN(x1 + ffn)
+
+
 def inputs_of(case_name):
     case = next(c for c in cases.cases_for("transformer_block") if c.name == case_name)
     return case.inputs()
@@ -57,6 +72,8 @@ def located(block, case="causal"):
     (tanh_ffn, "transformer_block.located_ffn_inside"),
     (doubled_attention, "transformer_block.located_attention_sublayer"),
     (no_norm_at_all, "transformer_block.located_norm_not_after_sums"),
+    (fixed_ffn, "transformer_block.located_ignored_arguments"),
+    (ffn_misses_the_last_token, "transformer_block.located_ffn_last_token"),
     (second_residual_from_input, "transformer_block.located_chaining"),
 ])
 def test_each_block_bug_is_located_where_it_departs(block, where):
@@ -64,7 +81,7 @@ def test_each_block_bug_is_located_where_it_departs(block, where):
     outcome = Outcome(parts=(np.asarray(block(**inputs)),))
     failures = judge("transformer_block", inputs, outcome)
     assert failures  # the bug is a bug on this case
-    if block is not second_residual_from_input:
+    if block not in (second_residual_from_input, fixed_ffn):
         # The control: without locating, no catalogued mistake is named, only a hint.
         said = diagnose.diagnose("transformer_block", inputs, outcome, failures,
                                  reference_parts("transformer_block", inputs))
@@ -244,6 +261,16 @@ def heads_interleaved(X, heads, W_O, mask=None):
     return np.stack(_outputs(X, heads, mask), axis=-1).reshape(X.shape[0], -1) @ W_O
 
 
+def causal_when_no_mask(Q, K, V, mask=None):
+    return ATT(Q, K, V, np.tril(np.ones((len(Q), len(K)), dtype=bool)) if mask is None else mask)
+
+
+def last_head_left_out(X, heads, W_O, mask=None):
+    outs = _outputs(X, heads[:-1], mask)
+    width = sum(out.shape[1] for out in outs)
+    return np.concatenate(outs, axis=1) @ W_O[:width]
+
+
 def divided_by_root_h(X, heads, W_O, mask=None):
     return np.concatenate(_outputs(X, heads, mask), axis=1) @ W_O / np.sqrt(len(heads))
 
@@ -286,6 +313,8 @@ def places(function, student, seed=3):
     ("multihead", queries_as_keys, "multihead.located_each_head"),
     ("multihead", mask_dropped, "multihead.located_mask"),
     ("multihead", divided_by_root_h, "multihead.located_scaled"),
+    ("attention", causal_when_no_mask, "attention.located_always_causal"),
+    ("multihead", last_head_left_out, "multihead.located_last_head_missing"),
 ])
 @pytest.mark.parametrize("seed", [3, 11])
 def test_each_attention_and_multihead_bug_departs_at_one_place_on_every_failing_case(

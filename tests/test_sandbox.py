@@ -110,3 +110,35 @@ def test_without_hiding_a_shown_figure_would_print_its_english_repr():
     hidden, shown = done.stdout.rsplit("} {", 1)
     assert hidden == "{'text/plain': ''", done.stdout + done.stderr
     assert "<Figure size" in shown
+
+
+def test_a_call_reports_the_arrays_it_changed_and_the_answers_it_overwrote():
+    """Side effects, measured inside the job (sandbox/inside/calls.py): the parameters whose
+    arrays the call changed, and whether it changed what the function returned before. The
+    controls: a function that works on copies and returns new arrays reports nothing."""
+    import numpy as np
+    from kit_autograder.sandbox.inside import calls
+
+    def in_place(Q, K):
+        Q /= 2
+        return Q @ K.T
+
+    def on_copies(Q, K):
+        return (Q / 2) @ K.T
+
+    buffer = np.zeros((4, 4))
+
+    def views(n):
+        buffer[:n, :n] = n
+        return buffer[:n, :n]
+
+    Q, K = np.ones((2, 3)), np.ones((2, 3))
+    given = calls._arrays_given([Q, K], {}, ["Q", "K"])
+    assert calls._side_effects("a", given, in_place(Q, K)) == {"mutated": ["Q"]}
+    Q = np.ones((2, 3))
+    given = calls._arrays_given([Q, K], {}, ["Q", "K"])
+    assert calls._side_effects("b", given, on_copies(Q, K)) == {}
+    assert calls._side_effects("views", [], views(2)) == {}
+    assert calls._side_effects("views", [], views(3)) == {"aliased": True}
+    assert calls._side_effects("copies", [], views(2).copy()) == {}
+    assert calls._side_effects("copies", [], views(3).copy()) == {}

@@ -8,7 +8,7 @@ compared with the reference's on the same probe, and the first step of the noteb
 where they part is said. One module per function; none quotes a value of the hidden case.
 """
 
-from . import locate_attention, locate_block, locate_multihead, locate_positional
+from . import locate_attention, locate_block, locate_ignored, locate_multihead, locate_positional
 
 LOCATORS = {
     "attention": locate_attention.locate,
@@ -17,10 +17,26 @@ LOCATORS = {
     "transformer_block": locate_block.locate,
 }
 
+# Each function's probe drawn afresh with the case's shapes, without the mask and with enough
+# tokens: on one query, or on the first row under a causal mask, the weights are 1 whatever Q
+# and K are, which is no sign of ignoring them. Ignoring an argument is a property of the code.
+PROBES = {
+    "attention": lambda inputs: locate_attention._moderate(dict(inputs, mask=None))[0],
+    "multihead": locate_multihead._fresh,
+    "transformer_block": lambda inputs: locate_block._probe(dict(inputs, mask=None)),
+}
+
 
 def locate(function, inputs, call):
     """``(finding id, Spanish message)`` for where ``function`` departs on ``inputs`` (a
     failing case), or None. ``call(probe_inputs)`` runs the student's function and returns
     its parts, or None when it raised."""
     locator = LOCATORS.get(function)
-    return None if locator is None else locator(inputs, call)
+    if locator is None:
+        return None
+    # An argument the function never reads explains everything after it: said first.
+    probe = PROBES[function](inputs) if function in PROBES else inputs
+    names = locate_ignored.ignored(function, probe, call)
+    if names:
+        return locate_ignored.message(function, names)
+    return locator(inputs, call)

@@ -96,6 +96,10 @@ SCORES_TRANSFORMED = ("attention.located_between_scores_and_weights",
                       "fila cambia las puntuaciones o los pesos (una segunda función, un "
                       "recorte, una ReLU…): entre Q·Kᵀ/√d_k y pesos·V solo van la máscara y la "
                       "softmax (paso 3)")
+ALWAYS_CAUSAL = ("attention.located_always_causal",
+                 "la máscara: sin máscara (mask=None) tu atención aplica una máscara causal. Sin "
+                 "máscara cada consulta atiende a todas las claves; la máscara que llega es la "
+                 "única que se aplica, y solo cuando llega (paso 3, punto 2)")
 SCORES = ("attention.located_scores",
           "las puntuaciones: cada fila de tus pesos suma 1, pero no es la softmax de Q·Kᵀ por "
           "ningún factor. Revisa el producto escalar de cada consulta con cada clave, y que "
@@ -255,6 +259,10 @@ def _measured_form(call, probe, output, weights, expected_output, expected_weigh
         return ROUNDED[0], ROUNDED[1].format(digits=digits)
     if Q.shape == K.shape and agrees(weights, reference.softmax(Q @ Q.T / np.sqrt(K.shape[-1]))):
         return QUERIES_AS_KEYS
+    causal = np.tril(np.ones(weights.shape, dtype=bool))
+    if probe.get("mask") is None and agrees(weights, reference.attention(
+            Q, K, probe["V"], causal)[1]):
+        return ALWAYS_CAUSAL
     if _without_exponential(call, probe):
         return NO_EXPONENTIAL
     factor = _dropout_factor(weights, expected_weights)

@@ -39,6 +39,14 @@ AFTER_HEADS = ("multihead.located_after_heads",
                "identidad, tu salida es una función de la salida correcta, valor a valor (una "
                "tanh, una ReLU, un redondeo…). La concatenación de las cabezas va tal cual al "
                "producto por W_O (paso 6)")
+LAST_HEAD_MISSING = ("multihead.located_last_head_missing",
+                     "las cabezas que concatenas: con W_O igual a la identidad tu salida es la "
+                     "concatenación correcta sin la última cabeza (sus columnas valen 0). "
+                     "¿Recorres range(len(heads) − 1)? Van todas, las h (paso 6)")
+HEADS_MISSING = ("multihead.located_heads_missing",
+                 "las cabezas que concatenas: con W_O igual a la identidad tu salida tiene "
+                 "bien las columnas de unas cabezas y a 0 las de otras: cada cabeza de la "
+                 "lista tiene su bloque en la concatenación (paso 6)")
 COMBINING = ("multihead.located_combining",
              "cómo combinas las cabezas: cada cabeza, con las demás anuladas (W_V = 0), da sus "
              "valores correctos, pero en otras columnas que las suyas. La salida es "
@@ -153,12 +161,32 @@ def _one_live_head(inputs, heads, live):
     return _padded(inputs, quiet)
 
 
+def _missing_heads(got, expected, heads):
+    """LAST_HEAD_MISSING or HEADS_MISSING when each head's block of columns is either right
+    or all 0, some of each; else None."""
+    if got.shape != expected.shape:
+        return None
+    right, zero, start = [], [], 0
+    for _, _, W_V in heads:
+        width = np.shape(W_V)[1]
+        block, want = got[:, start:start + width], expected[:, start:start + width]
+        right.append(agrees(block, want))
+        zero.append(bool(np.all(np.abs(block) <= tolerances.ATOL)))
+        start += width
+    if not all(r or z for r, z in zip(right, zero)) or all(right) or not any(right):
+        return None
+    return LAST_HEAD_MISSING if right[:-1] == [True] * (len(right) - 1) else HEADS_MISSING
+
+
 def _heads_step(inputs, call, padded_all):
     """Why every head right alone is wrong together: the concatenation's order (the right
     columns, reordered), another head's matrices (identical heads agree) or the splitting."""
+    heads = list(inputs["heads"])
+    missing = _missing_heads(*padded_all, heads)
+    if missing is not None:
+        return missing
     if _column_permutation(*padded_all):
         return CONCATENATION
-    heads = list(inputs["heads"])
     alone = [_answer(call, _one_live_head(inputs, heads, i)) for i in range(len(heads))]
     if all(answer is not None and _column_permutation(*answer) for answer in alone):
         return COMBINING
@@ -180,6 +208,7 @@ def _fresh(inputs, seed=PROBE_SEED):
     return dict(inputs, X=X, mask=None)
 
 
+
 def locate(inputs, call):
     """``(finding id, Spanish message)`` for where ``multihead`` departs on ``inputs``, or
     None when no probe locates it (or the student's function raises on a probe)."""
@@ -195,6 +224,8 @@ def locate(inputs, call):
                (unmasked, OUTPUT_PROJECTION)]
     for probe, step in probes:
         answer = _answer(call, probe)
+        if answer is None and step is EACH_HEAD:
+            continue  # one head alone may be what it cannot take (a loop to len(heads) − 1)
         if answer is None:
             return None
         departs = not agrees(*answer)

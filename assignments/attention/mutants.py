@@ -138,7 +138,8 @@ def positional_encoding_with(n_positions, d_model, *, exponent="2i/d", inverted=
     """Sinusoidal encoding with switches: the frequencies' exponent and direction, where the
     positions start, which function the even columns carry, how the columns are laid out, and
     whether pe comes back transposed (``True``) or, built as (d_model, n_positions), reshaped
-    to the right shape instead of transposed (``"reshaped"``).
+    to the right shape instead of transposed (``"reshaped"``), or its table of angles, built as
+    (frequencies, positions), reshaped so (``"angles reshaped"``).
 
     ``exponent="j/d"`` gives every column its own frequency, so a cosine no longer shares the
     frequency of its sine; ``"2i/(d-1)"`` and ``"(2i+1)/d"`` are the exponent's two off-by-ones;
@@ -156,6 +157,8 @@ def positional_encoding_with(n_positions, d_model, *, exponent="2i/d", inverted=
         powers = np.arange(d_model) / d_model
     omega = 10000 ** powers if inverted else 1 / 10000 ** powers
     angles = np.arange(first, first + n_positions)[:, None] * omega
+    if transposed == "angles reshaped":  # the table built (frequencies, positions), reshaped
+        angles = np.outer(omega, np.arange(first, first + n_positions)).reshape(n_positions, -1)
     sin, cos = {"sin": (np.sin, np.cos), "cos": (np.cos, np.sin),
                 "cos, cos": (np.cos, np.cos)}[even]
     if exponent == "j/d":
@@ -168,7 +171,7 @@ def positional_encoding_with(n_positions, d_model, *, exponent="2i/d", inverted=
         pe = np.concatenate([sin(angles), cos(angles[:, : d_model // 2])], axis=1)
     if transposed == "reshaped":
         return pe.T.reshape(n_positions, d_model), omega
-    return (pe.T if transposed else pe), omega
+    return (pe.T if transposed is True else pe), omega
 
 
 # --- transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None) -------------------------------
@@ -219,8 +222,8 @@ def transformer_block_with(x, heads, W_O, W1, b1, W2, b2, mask=None, *, pre_ln=F
         hidden = z @ (W1.T if w1 == "W1.T" else W1)
         if biases and b1_used and not b1_after_relu:
             hidden = hidden + b1
-        if activation in ("relu", "relu after W2"):
-            hidden = np.maximum(0, hidden) if activation == "relu" else hidden
+        if activation in ("relu", "relu after W2", "relu, also after W2"):
+            hidden = hidden if activation == "relu after W2" else np.maximum(0, hidden)
         elif activation == "leaky":
             hidden = np.where(hidden > 0, hidden, slope * hidden)
         elif activation == "gelu":
@@ -232,7 +235,7 @@ def transformer_block_with(x, heads, W_O, W1, b1, W2, b2, mask=None, *, pre_ln=F
         if layers == 1:  # the first layer's output is the FFN's: d_ff columns, not d_model
             return hidden
         out = hidden @ W2 + b2 if biases and b2_used else hidden @ W2
-        return np.maximum(0, out) if activation == "relu after W2" else out
+        return np.maximum(0, out) if activation.endswith("after W2") else out
 
     if pre_ln:  # x ← x + MultiHead(LN(x)); x ← x + FFN(LN(x)), with no norm at the end
         h = mixed(norm(x)) + (x if attention_residual else 0)
@@ -297,7 +300,8 @@ MISTAKES = {
     "positional_encoding.positions_from_one": [dict(first=1)],
     "positional_encoding.frequency_not_inverted": [dict(inverted=True)],
     "positional_encoding.column_index_exponent": [dict(exponent="j/d")],
-    "positional_encoding.reshaped_not_transposed": [dict(transposed="reshaped")],
+    "positional_encoding.reshaped_not_transposed": [dict(transposed="reshaped"),
+                                                    dict(transposed="angles reshaped")],
     "positional_encoding.exponent_over_d_minus_one": [dict(exponent="2i/(d-1)")],
     "positional_encoding.exponent_2i_plus_1": [dict(exponent="(2i+1)/d")],
     "positional_encoding.cos_everywhere": [dict(even="cos, cos")],
@@ -305,7 +309,8 @@ MISTAKES = {
     "transformer_block.no_attention_residual": [dict(attention_residual=False)],
     "transformer_block.no_ffn_residual": [dict(ffn_residual=False)],
     "transformer_block.no_relu": [dict(activation="none")],
-    "transformer_block.relu_after_second_layer": [dict(activation="relu after W2")],
+    "transformer_block.relu_after_second_layer": [dict(activation="relu after W2"),
+                                                  dict(activation="relu, also after W2")],
     "transformer_block.gelu_instead_of_relu": [dict(activation="gelu"),
                                                dict(activation="gelu_erf")],
     "transformer_block.ffn_without_biases": [dict(biases=False)],

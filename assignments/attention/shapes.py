@@ -218,6 +218,25 @@ WEIGHTS_CONCATENATED = ("multihead.weights_concatenated",
                         "concatena el primero, de forma (n, d_v)")
 
 
+FOREIGN_SIZE = ("shapes.foreign_size",
+                "un tamaño de este error no es ninguno de los de las entradas de la función ni "
+                "un producto de ellos: revisa de dónde sale (¿una variable global del "
+                "cuaderno, como X, W1 o d_k, en lugar de un argumento? ¿un número escrito a "
+                "mano? ¿un ±1?)")
+
+
+def _foreign_size(function, inputs, error):
+    """True when the error reports a size that is none of the case's, nor a product of them:
+    a size the function took from somewhere else than its arguments."""
+    sizes, shown = named_sizes(function, inputs), case_sizes(function, inputs)
+    values = [v for v in [*error.get("numbers", []),
+                          *(d for shape in error.get("shapes", []) for d in shape)]
+              if type(v) is int and v > 1]
+    return error.get("kind") in SHAPE_KINDS and any(
+        product_named(v, sizes, shown) == shown.number(v) and not shown.allows(v)
+        for v in values)
+
+
 def _multihead_cause(function, inputs, error):
     """What the left side of a product that does not fit says about the concatenation."""
     numbers = error.get("numbers", [])
@@ -247,7 +266,8 @@ def explain_error(function, inputs, error):
     # Said apart from the case's sizes, so that every case that raised it says it once.
     cause = ([KEEPDIMS] if _reduced_without_keepdims(error) else []) + (
         [TRANSPOSED] if _transposed_operands(error) else []) + _multihead_cause(
-        function, inputs, error)
+        function, inputs, error) + ([FOREIGN_SIZE] if _foreign_size(function, inputs, error)
+                                    else [])
     if not sentences:
         return cause + [(None, ASKED[function])] if shape_error else []
     return [(note and note[0], "; ".join(sentences))] + cause + [(None, ASKED[function])]
