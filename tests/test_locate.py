@@ -45,7 +45,10 @@ def second_residual_from_input(x, heads, W_O, W1, b1, W2, b2, mask=None):
 
 def fixed_ffn(x, heads, W_O, W1, b1, W2, b2, mask=None):
     # Weights of its own in place of the ones it receives, as a notebook's global would be.
-    W1, b1, W2, b2 = (np.full_like(a, 0.1) for a in (W1, b1, W2, b2))
+    # Drawn, not constant: a constant W2 adds one number per row, which the LayerNorm removes,
+    # and the block would really return its first sublayer.
+    rng = np.random.default_rng(0)
+    W1, b1, W2, b2 = (rng.normal(size=np.shape(a)) for a in (W1, b1, W2, b2))
     x1 = LN(x + MH(x, heads, W_O, mask))
     return LN(x1 + np.maximum(0, x1 @ W1 + b1) @ W2 + b2)
 
@@ -56,6 +59,13 @@ def ffn_misses_the_last_token(x, heads, W_O, W1, b1, W2, b2, mask=None):
     for t in range(len(x1) - 1):
         ffn[t] = np.maximum(0, x1[t] @ W1 + b1) @ W2 + b2
     return LN(x1 + ffn)
+
+
+def returns_first_sublayer(x, heads, W_O, W1, b1, W2, b2, mask=None):
+    # It also never reads W1…b2: the whole answer it returns is what explains that.
+    x1 = LN(x + MH(x, heads, W_O, mask))
+    LN(x1 + np.maximum(0, x1 @ W1 + b1) @ W2 + b2)
+    return x1
 
 
 def inputs_of(case_name):
@@ -75,13 +85,14 @@ def located(block, case="causal"):
     (fixed_ffn, "transformer_block.located_ignored_arguments"),
     (ffn_misses_the_last_token, "transformer_block.located_ffn_last_token"),
     (second_residual_from_input, "transformer_block.located_chaining"),
+    (returns_first_sublayer, "transformer_block.located_returns_first_sublayer"),
 ])
 def test_each_block_bug_is_located_where_it_departs(block, where):
     inputs = inputs_of("causal")
     outcome = Outcome(parts=(np.asarray(block(**inputs)),))
     failures = judge("transformer_block", inputs, outcome)
     assert failures  # the bug is a bug on this case
-    if block not in (second_residual_from_input, fixed_ffn):
+    if block not in (second_residual_from_input, fixed_ffn, returns_first_sublayer):
         # The control: without locating, no catalogued mistake is named, only a hint.
         said = diagnose.diagnose("transformer_block", inputs, outcome, failures,
                                  reference_parts("transformer_block", inputs))

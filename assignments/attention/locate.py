@@ -17,6 +17,12 @@ LOCATORS = {
     "transformer_block": locate_block.locate,
 }
 
+# Answers recognised whole, before any part is probed.
+WHOLE_ANSWERS = {
+    "multihead": locate_multihead.whole_answer,
+    "transformer_block": locate_block.whole_answer,
+}
+
 # Each function's probe drawn afresh with the case's shapes, without the mask and with enough
 # tokens: on one query, or on the first row under a causal mask, the weights are 1 whatever Q
 # and K are, which is no sign of ignoring them. Ignoring an argument is a property of the code.
@@ -34,7 +40,13 @@ def locate(function, inputs, call):
     locator = LOCATORS.get(function)
     if locator is None:
         return None
-    # An argument the function never reads explains everything after it: said first.
+    # An answer that is a whole known value explains everything, the arguments it then
+    # ignores included (a block returning its first sublayer never reads W1…b2): said first.
+    whole = WHOLE_ANSWERS.get(function)
+    found = whole(inputs, call) if whole is not None else None
+    if found is not None:
+        return found
+    # Then an argument the function never reads, which explains everything after it.
     probe = PROBES[function](inputs) if function in PROBES else inputs
     names = locate_ignored.ignored(function, probe, call)
     if names:

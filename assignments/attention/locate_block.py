@@ -209,8 +209,10 @@ def _first_sublayer(call, inputs):
     return ATTENTION_SUBLAYER
 
 
-def _intermediate(call, inputs):
-    """A value of the correct block short of its output that the student's returns, or None."""
+def whole_answer(inputs, call):
+    """``(finding id, Spanish message)`` when the student's block returns a whole value of the
+    correct block short of its output (which explains any argument it then ignores), or None."""
+    inputs = _probe(inputs)
     answer = _answer(call, inputs)
     if answer is None:
         return None
@@ -221,7 +223,7 @@ def _intermediate(call, inputs):
                          (first + ffn, RETURNS_BEFORE_LAST_NORM),
                          (correct + inputs["x"], INPUT_ADDED_AFTER)):
         if agrees(answer, value):
-            return found
+            return found[0], f"el fallo está en {found[1]}"
     return None
 
 
@@ -230,9 +232,6 @@ def locate(inputs, call):
     case), or None. ``call(probe_inputs)`` runs the student's block and returns its parts, or
     None when it raised."""
     inputs = _probe(inputs)
-    found = _intermediate(call, inputs)
-    if found is not None:
-        return found[0], f"el fallo está en {found[1]}"
     agree, answers = [], {}
     for name, names in PROBES.items():
         probe = _switched_off(inputs, names)

@@ -124,21 +124,23 @@ def _column_permutation(got, expected):
     return True
 
 
-def _whole_forms(inputs, call):
-    """A whole wrong form that the unmasked case measures exactly, or None: the input added
-    to the output (a residual), or a causal mask nobody asked for."""
+def whole_answer(inputs, call):
+    """``(finding id, Spanish message)`` for a whole wrong form that the unmasked case measures
+    exactly, or None: the input added to the output (a residual), or a causal mask nobody
+    asked for."""
+    inputs = _fresh(inputs)
     X = np.asarray(inputs["X"], dtype=np.float64)
     answer = _answer(call, inputs)
     if answer is None or agrees(*answer):
         return None
     got, expected = answer
-    if got.shape == X.shape and agrees(got, expected + X):
-        return RESIDUAL_INSIDE
+    found = None
     n = X.shape[0]
-    if n > 1 and agrees(got, reference.multihead(**dict(inputs, mask=_causal(n,
-                                                                               inputs["mask"])))):
-        return ALWAYS_CAUSAL
-    return None
+    if got.shape == X.shape and agrees(got, expected + X):
+        found = RESIDUAL_INSIDE
+    elif n > 1 and agrees(got, reference.multihead(**dict(inputs, mask=_causal(n)))):
+        found = ALWAYS_CAUSAL
+    return None if found is None else (found[0], f"el fallo está en {found[1]}")
 
 
 # At least this many distinct values before a value-by-value function is said to be seen.
@@ -213,9 +215,6 @@ def locate(inputs, call):
     """``(finding id, Spanish message)`` for where ``multihead`` departs on ``inputs``, or
     None when no probe locates it (or the student's function raises on a probe)."""
     unmasked = _fresh(inputs)
-    whole = _whole_forms(unmasked, call)
-    if whole is not None:
-        return whole[0], f"el fallo está en {whole[1]}"
     probes = []
     if inputs.get("mask") is not None:
         probes.append((unmasked, MASK))  # agrees without the mask: the mask is the step
