@@ -420,6 +420,24 @@ def test_a_shape_error_of_hidden_sizes_gets_what_the_notebook_asked_not_a_senten
     assert FOREIGN_SIZE not in explain_error("attention", inputs, own)
 
 
+def test_a_count_of_a_size_from_nowhere_reads_as_spanish():
+    """«A tiene d_model columnas» names a size; a count the case does not declare reads «un
+    número de columnas que no sale de las entradas», never «otro tamaño columnas»."""
+    from attention.shapes import error_in_sizes
+    from draws import draw, get_case
+
+    inputs = draw(get_case("multihead", "dos_cabezas"), 0)
+    d_model = inputs["X"].shape[1]
+    said = error_in_sizes("multihead", inputs, {"kind": "matmul", "numbers": [d_model, 7777],
+                                                "shapes": []})
+    assert "A tiene un número de columnas que no sale de las entradas y B tiene d_model" in said
+    assert "otro tamaño columnas" not in said
+    # The control: a count the case declares is named as before.
+    said = error_in_sizes("multihead", inputs, {"kind": "matmul", "numbers": [d_model, d_model],
+                                                "shapes": []})
+    assert "A tiene d_model" in said and "columnas y B tiene d_model" in said
+
+
 # --- mistakes met in notebooks in the wild (issue 31) ------------------------------------------
 
 

@@ -408,6 +408,42 @@ def test_each_positional_encoding_bug_departs_at_one_place_on_every_failing_case
         assert found[1].startswith("el fallo está en ") and found[1].endswith("(paso 7)")
 
 
+def _cached_by_length():
+    kept = {}
+
+    def positional_encoding(n_positions, d_model):
+        if n_positions not in kept:
+            kept[n_positions] = reference.positional_encoding(n_positions, d_model)
+        return kept[n_positions]
+    return positional_encoding
+
+
+def _global_d_model(n_positions, d_model):
+    return reference.positional_encoding(n_positions, 16)  # the notebook's d_model = 16
+
+
+@pytest.mark.parametrize("make", [_cached_by_length, lambda: _global_d_model])
+def test_the_right_encoding_of_other_sizes_is_located_in_the_arguments(make):
+    """A cache keyed on n_positions (filled by the notebook's own call of another d_model),
+    or a global d_model: the answer is the right one for other sizes, and that is said."""
+    student = make()
+    located_somewhere = False
+    for case in cases.cases_for("positional_encoding"):
+        inputs = case.inputs()
+        student(inputs["n_positions"], inputs["d_model"] + 2)  # an earlier call, same length
+        found = locate.locate("positional_encoding", inputs,
+                              lambda probe: _parts("positional_encoding", student(**probe)))
+        right = reference.positional_encoding(**inputs)
+        if all(np.shape(a) == np.shape(b) and np.allclose(a, b)
+               for a, b in zip(student(**inputs), right)):
+            assert found is None  # the control: where its answer is right, nothing is said
+            continue
+        located_somewhere = True
+        assert found[0] == "positional_encoding.located_other_arguments", (case.name, found)
+        assert "¿Guardas resultados entre llamadas" in found[1]
+    assert located_somewhere
+
+
 def test_a_correct_positional_encoding_is_located_nowhere_and_a_catalogued_one_is_named():
     for case in cases.cases_for("positional_encoding"):
         inputs = case.inputs()

@@ -60,6 +60,9 @@ OMEGA_PER_COLUMN = "positional_encoding.located_omega_per_column"
 POS_AND_I_SWAPPED = "positional_encoding.located_pos_and_i_swapped"
 ROWS_REVERSED = "positional_encoding.located_rows_reversed"
 ROWS_NORMALISED = "positional_encoding.located_rows_normalised"
+OTHER_ARGUMENTS = "positional_encoding.located_other_arguments"
+# Larger answers are not rebuilt to be compared: no case asks for one.
+MAX_REBUILT = 4096
 
 
 def _trailing_zero_columns(pe):
@@ -126,6 +129,17 @@ def _whole_forms(pe, omega, expected_pe, expected_omega, inputs):
     return None
 
 
+def _for_other_arguments(pe, omega, expected_pe):
+    """True when ``pe`` (and ``omega``) are the right answer for sizes other than the case's:
+    the answer to another call, kept in a cache keyed on n_positions, or computed with a
+    notebook's global d_model."""
+    if pe.ndim != 2 or pe.shape == expected_pe.shape or not 0 < max(pe.shape) <= MAX_REBUILT:
+        return False
+    other_pe, other_omega = reference.positional_encoding(*pe.shape)
+    return agrees(pe, other_pe) and (omega.shape != other_omega.shape
+                                     or agrees(omega, other_omega, OMEGA_ATOL))
+
+
 def locate(inputs, call):
     """``(finding id, Spanish message)`` for where ``positional_encoding`` departs on
     ``inputs``, or None when its shapes are not the notebook's or nothing departs."""
@@ -137,6 +151,13 @@ def locate(inputs, call):
     whole = _whole_forms(pe, omega, expected_pe, expected_omega, inputs)
     if whole is not None:
         return whole
+    if _for_other_arguments(pe, omega, expected_pe):
+        return OTHER_ARGUMENTS, (
+            "el fallo está en los argumentos con los que calculas: tu pe es la correcta, pero "
+            "para otros n_positions o d_model (mira su forma), los de otra llamada. ¿Guardas "
+            "resultados entre llamadas (una caché por n_positions) o usas una variable global "
+            "del cuaderno, como d_model, en lugar del argumento? Calcula cada respuesta con los "
+            "argumentos que recibe (paso 7)")
     if pe.shape != expected_pe.shape or omega.shape != expected_omega.shape:
         return None  # the shape facts say it better
     if not agrees(omega, expected_omega, OMEGA_ATOL):

@@ -16,7 +16,7 @@ its name or as «otro tamaño»: code that spelled a hidden input into a shape g
 from itertools import combinations_with_replacement
 
 import numpy as np
-from kit_autograder.verdicts.sizes import CaseSizes, MAX_SHOWN_DIMENSIONS
+from kit_autograder.verdicts.sizes import CaseSizes, MAX_SHOWN_DIMENSIONS, OTHER_SIZE
 
 
 def named_sizes(function, inputs):
@@ -58,6 +58,13 @@ def name_of(size, sizes, shown):
     """``size`` by its names in this case ("d_v = d_model/h"), or as ``shown`` shows it."""
     names = [name for name, value in sizes.items() if value == size]
     return " = ".join(names) if names else shown.number(size)
+
+
+def counted(size, noun, sizes, shown):
+    """«d_model columnas»; a size that is none of the case's reads «un número de columnas que no
+    sale de las entradas», never «otro tamaño columnas»."""
+    named = name_of(size, sizes, shown)
+    return f"un número de {noun} que no sale de las entradas" if named == OTHER_SIZE else f"{named} {noun}"
 
 
 def shape_named(shape, sizes, shown):
@@ -125,8 +132,8 @@ def error_in_sizes(function, inputs, error):
         said = (f"guardas un array {shape_named(shapes[0], sizes, shown)} donde cabe uno "
                 f"{shape_named(shapes[1], sizes, shown)}")
     elif kind == "matmul" and len(numbers) >= 2:
-        said = (f"en un producto A @ B, A tiene {name_of(numbers[1], sizes, shown)} columnas y "
-                f"B tiene {name_of(numbers[0], sizes, shown)} filas")
+        said = (f"en un producto A @ B, A tiene {counted(numbers[1], 'columnas', sizes, shown)} y "
+                f"B tiene {counted(numbers[0], 'filas', sizes, shown)}")
     elif kind == "concatenate" and len(numbers) >= 5:
         said = (f"concatenas arrays que en el eje {shown.number(numbers[0])} miden "
                 f"{name_of(numbers[2], sizes, shown)} y {name_of(numbers[4], sizes, shown)}")
@@ -135,7 +142,7 @@ def error_in_sizes(function, inputs, error):
                 f"operando y {name_of(numbers[2], sizes, shown)} en otro")
     elif kind == "index" and len(numbers) >= 3:
         index = f"el índice {numbers[0]}" if shown.allows(numbers[0]) else "un índice"
-        said = f"usas {index} en un eje de {name_of(numbers[2], sizes, shown)} posiciones"
+        said = f"usas {index} en un eje de {counted(numbers[2], 'posiciones', sizes, shown)}"
     else:
         return None
     return f"en este caso, con {_case(sizes)}, {said}"
