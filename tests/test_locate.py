@@ -68,6 +68,17 @@ def returns_first_sublayer(x, heads, W_O, W1, b1, W2, b2, mask=None):
     return x1
 
 
+def norm_before_sum(x, heads, W_O, W1, b1, W2, b2, mask=None):
+    x1 = LN(x) + MH(x, heads, W_O, mask)  # the parenthesis closed early, in both sublayers
+    return LN(x1) + np.maximum(0, x1 @ W1 + b1) @ W2 + b2
+
+
+def positions_added_again(x, heads, W_O, W1, b1, W2, b2, mask=None):
+    x = x + reference.positional_encoding(*x.shape)[0]
+    x1 = LN(x + MH(x, heads, W_O, mask))
+    return LN(x1 + np.maximum(0, x1 @ W1 + b1) @ W2 + b2)
+
+
 def inputs_of(case_name):
     case = next(c for c in cases.cases_for("transformer_block") if c.name == case_name)
     return case.inputs()
@@ -86,6 +97,9 @@ def located(block, case="causal"):
     (ffn_misses_the_last_token, "transformer_block.located_ffn_last_token"),
     (second_residual_from_input, "transformer_block.located_chaining"),
     (returns_first_sublayer, "transformer_block.located_returns_first_sublayer"),
+    # Located as the chaining and as what reaches the last LayerNorm before: guesses.
+    (norm_before_sum, "transformer_block.located_norm_before_sum"),
+    (positions_added_again, "transformer_block.located_positions_added"),
 ])
 def test_each_block_bug_is_located_where_it_departs(block, where):
     inputs = inputs_of("causal")
@@ -286,6 +300,17 @@ def divided_by_root_h(X, heads, W_O, mask=None):
     return np.concatenate(_outputs(X, heads, mask), axis=1) @ W_O / np.sqrt(len(heads))
 
 
+def output_transposed(X, heads, W_O, mask=None):
+    # Column vectors throughout, never transposed back: (d_model, n).
+    return MH(X, heads, W_O, mask).T
+
+
+def output_normalised(X, heads, W_O, mask=None):
+    # The block's Norm inside multihead, after W_O, without ε: a per-token standardisation.
+    out = MH(X, heads, W_O, mask)
+    return (out - out.mean(axis=-1, keepdims=True)) / out.std(axis=-1, keepdims=True)
+
+
 def _parts(function, answer):
     answer = answer if isinstance(answer, tuple) else (answer,)
     return tuple(np.asarray(part, dtype=np.float64) for part in answer)
@@ -326,6 +351,9 @@ def places(function, student, seed=3):
     ("multihead", divided_by_root_h, "multihead.located_scaled"),
     ("attention", causal_when_no_mask, "attention.located_always_causal"),
     ("multihead", last_head_left_out, "multihead.located_last_head_missing"),
+    # Both departed at «each head» before: one head alone with W_O = I is already wrong.
+    ("multihead", output_transposed, "multihead.located_output_transposed"),
+    ("multihead", output_normalised, "multihead.located_output_normalised"),
 ])
 @pytest.mark.parametrize("seed", [3, 11])
 def test_each_attention_and_multihead_bug_departs_at_one_place_on_every_failing_case(

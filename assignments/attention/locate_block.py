@@ -109,6 +109,15 @@ RETURNS_FIRST_SUBLAYER = (
     "lo que devuelves: tu bloque devuelve la salida de la primera subcapa, "
     "LayerNorm(x + MultiHead(x)), y la segunda, LayerNorm(y + FFN(y)), no llega a la salida. "
     "Devuelve el resultado de la segunda subcapa (paso 8)")
+NORM_BEFORE_SUM = (
+    "transformer_block.located_norm_before_sum",
+    "los paréntesis de cada subcapa: tu bloque suma LayerNorm(x) + Subcapa(x), y cada "
+    "subcapa es LayerNorm(x + Subcapa(x)): la suma residual va dentro de la LayerNorm (paso 8)")
+POSITIONS_ADDED = (
+    "transformer_block.located_positions_added",
+    "la entrada del bloque: tu bloque es el correcto aplicado a x más la codificación "
+    "posicional. Las posiciones se suman una sola vez, a los embeddings, antes del primer "
+    "bloque (paso 7); el bloque usa la x que recibe tal cual (paso 8)")
 INPUT_ADDED_AFTER = (
     "transformer_block.located_input_added_after",
     "lo que devuelves: tu salida es la correcta más x, la entrada del bloque. Cada residual "
@@ -219,12 +228,26 @@ def whole_answer(inputs, call):
     first = reference.transformer_block(**_switched_off(inputs, FFN))  # LN(x + MH(x))
     ffn = np.maximum(0, first @ inputs["W1"] + inputs["b1"]) @ inputs["W2"] + inputs["b2"]
     correct = reference.transformer_block(**inputs)
-    for value, found in ((first, RETURNS_FIRST_SUBLAYER),
-                         (first + ffn, RETURNS_BEFORE_LAST_NORM),
-                         (correct + inputs["x"], INPUT_ADDED_AFTER)):
-        if agrees(answer, value):
+    forms = ((lambda: first, RETURNS_FIRST_SUBLAYER),
+             (lambda: first + ffn, RETURNS_BEFORE_LAST_NORM),
+             (lambda: correct + inputs["x"], INPUT_ADDED_AFTER),
+             (lambda: _norm_before_sum(inputs), NORM_BEFORE_SUM),
+             (lambda: reference.transformer_block(**dict(
+                 inputs, x=inputs["x"] + reference.positional_encoding(*np.shape(inputs["x"]))[0])),
+              POSITIONS_ADDED))
+    for value, found in forms:
+        if agrees(answer, value()):
             return found[0], f"el fallo está en {found[1]}"
     return None
+
+
+def _norm_before_sum(inputs):
+    """LayerNorm(x) + Subcapa(x) in both sublayers, the parenthesis closed early."""
+    ln = reference.layer_norm
+    x1 = ln(inputs["x"]) + reference.multihead(inputs["x"], inputs["heads"], inputs["W_O"],
+                                               inputs.get("mask"))
+    ffn = np.maximum(0, x1 @ inputs["W1"] + inputs["b1"]) @ inputs["W2"] + inputs["b2"]
+    return ln(x1) + ffn
 
 
 def locate(inputs, call):

@@ -64,6 +64,15 @@ ALWAYS_CAUSAL = ("multihead.located_always_causal",
                  "la máscara: tu multihead aplica la máscara causal aunque no se la pidan. Sin "
                  "máscara (mask=None) cada token atiende a todos; la máscara que llega es la "
                  "única que se aplica, tal cual, a cada cabeza (paso 6)")
+TRANSPOSED_OUTPUT = ("multihead.located_output_transposed",
+                     "lo que devuelves: tu salida es la correcta traspuesta, una columna por "
+                     "token. multihead devuelve una fila por token, de forma (n, d_model), como "
+                     "X: si calculas con vectores columna, traspón al final (paso 6)")
+NORMALISED_OUTPUT = ("multihead.located_output_normalised",
+                     "lo que devuelves: tu salida es la correcta con cada fila normalizada "
+                     "(media 0 y varianza 1). La normalización de capa es del bloque "
+                     "Transformer (paso 8): multihead devuelve solo "
+                     "Concat(head_1, …, head_h)·W_O (paso 6)")
 SCALED = ("multihead.located_scaled",
           "un factor de más: con W_O igual a la identidad tu salida es la concatenación "
           "correcta multiplicada por un número. La salida es concatenación·W_O, sin dividir "
@@ -126,8 +135,8 @@ def _column_permutation(got, expected):
 
 def whole_answer(inputs, call):
     """``(finding id, Spanish message)`` for a whole wrong form that the unmasked case measures
-    exactly, or None: the input added to the output (a residual), or a causal mask nobody
-    asked for."""
+    exactly, or None: the input added to the output (a residual), a causal mask nobody asked
+    for, the output transposed, or each of its rows normalised (the block's LayerNorm)."""
     inputs = _fresh(inputs)
     X = np.asarray(inputs["X"], dtype=np.float64)
     answer = _answer(call, inputs)
@@ -140,6 +149,10 @@ def whole_answer(inputs, call):
         found = RESIDUAL_INSIDE
     elif n > 1 and agrees(got, reference.multihead(**dict(inputs, mask=_causal(n)))):
         found = ALWAYS_CAUSAL
+    elif got.shape == expected.T.shape and agrees(got, expected.T):
+        found = TRANSPOSED_OUTPUT
+    elif got.shape == expected.shape and agrees(got, reference.layer_norm(expected)):
+        found = NORMALISED_OUTPUT
     return None if found is None else (found[0], f"el fallo está en {found[1]}")
 
 
