@@ -220,25 +220,28 @@ def _first_sublayer(call, inputs):
 
 def whole_answer(inputs, call):
     """``(finding id, Spanish message)`` when the student's block returns a whole value of the
-    correct block short of its output (which explains any argument it then ignores), or None."""
+    correct block short of its output (which explains any argument it then ignores), the block
+    with LayerNorm's parenthesis closed early, or the block on x plus the positions; or None."""
     inputs = _probe(inputs)
     answer = _answer(call, inputs)
     if answer is None:
         return None
     first = reference.transformer_block(**_switched_off(inputs, FFN))  # LN(x + MH(x))
-    ffn = np.maximum(0, first @ inputs["W1"] + inputs["b1"]) @ inputs["W2"] + inputs["b2"]
     correct = reference.transformer_block(**inputs)
-    forms = ((lambda: first, RETURNS_FIRST_SUBLAYER),
-             (lambda: first + ffn, RETURNS_BEFORE_LAST_NORM),
-             (lambda: correct + inputs["x"], INPUT_ADDED_AFTER),
-             (lambda: _norm_before_sum(inputs), NORM_BEFORE_SUM),
-             (lambda: reference.transformer_block(**dict(
-                 inputs, x=inputs["x"] + reference.positional_encoding(*np.shape(inputs["x"]))[0])),
-              POSITIONS_ADDED))
-    for value, found in forms:
-        if agrees(answer, value()):
+    shifted = dict(inputs, x=inputs["x"] + reference.positional_encoding(*np.shape(inputs["x"]))[0])
+    for value, found in ((first, RETURNS_FIRST_SUBLAYER),
+                         (first + _ffn(first, inputs), RETURNS_BEFORE_LAST_NORM),
+                         (correct + inputs["x"], INPUT_ADDED_AFTER),
+                         (_norm_before_sum(inputs), NORM_BEFORE_SUM),
+                         (reference.transformer_block(**shifted), POSITIONS_ADDED)):
+        if agrees(answer, value):
             return found[0], f"el fallo está en {found[1]}"
     return None
+
+
+def _ffn(h, inputs):
+    """ReLU(h·W1 + b1)·W2 + b2 with the case's weights."""
+    return np.maximum(0, h @ inputs["W1"] + inputs["b1"]) @ inputs["W2"] + inputs["b2"]
 
 
 def _norm_before_sum(inputs):
@@ -246,8 +249,7 @@ def _norm_before_sum(inputs):
     ln = reference.layer_norm
     x1 = ln(inputs["x"]) + reference.multihead(inputs["x"], inputs["heads"], inputs["W_O"],
                                                inputs.get("mask"))
-    ffn = np.maximum(0, x1 @ inputs["W1"] + inputs["b1"]) @ inputs["W2"] + inputs["b2"]
-    return ln(x1) + ffn
+    return ln(x1) + _ffn(x1, inputs)
 
 
 def locate(inputs, call):

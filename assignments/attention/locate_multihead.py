@@ -223,7 +223,6 @@ def _fresh(inputs, seed=PROBE_SEED):
     return dict(inputs, X=X, mask=None)
 
 
-
 def locate(inputs, call):
     """``(finding id, Spanish message)`` for where ``multihead`` departs on ``inputs``, or
     None when no probe locates it (or the student's function raises on a probe)."""
