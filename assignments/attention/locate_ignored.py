@@ -9,6 +9,7 @@ student's does not, the function ignores that argument.
 
 import numpy as np
 
+from kit_autograder.hidden_inputs import redrawn
 from reference import attention as reference
 
 from .functions import FUNCTIONS
@@ -16,19 +17,6 @@ from .probe_compare import agrees
 
 # A fixed generator: the probe never quotes, and never needs, the case's own values.
 PROBE_SEED = 8056
-
-
-def _redrawn(value, rng):
-    """``value`` with its real numbers drawn afresh (nested heads too), or None when it has
-    none (a mask, a size)."""
-    if isinstance(value, np.ndarray) and np.issubdtype(value.dtype, np.floating):
-        return rng.normal(size=value.shape) * (float(np.std(value)) or 1.0)
-    if isinstance(value, (list, tuple)):
-        items = [_redrawn(item, rng) for item in value]
-        if all(item is None for item in items):
-            return None
-        return type(value)(new if new is not None else old for new, old in zip(items, value))
-    return None
 
 
 def _same(first, second):
@@ -48,7 +36,7 @@ def ignored(function, inputs, call):
     rng = np.random.default_rng(PROBE_SEED)
     names = []
     for name, value in inputs.items():
-        new = _redrawn(value, rng)
+        new = redrawn(value, rng)
         if new is None:
             continue
         probe = dict(inputs, **{name: new})

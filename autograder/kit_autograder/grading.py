@@ -650,20 +650,12 @@ def _fail_case(verdicts, case, message):
 
 
 def _redrawn(inputs, rng):
-    """``inputs`` with every array of real numbers drawn afresh, same shapes (nested in
-    lists and tuples too), or None when it has none: masks, sizes and other values stay."""
-    changed = [False]
-
-    def redraw(value):
-        if isinstance(value, np.ndarray) and np.issubdtype(value.dtype, np.floating):
-            changed[0] = True
-            return rng.normal(size=value.shape) * (np.std(value) or 1.0)
-        if isinstance(value, (list, tuple)):
-            return type(value)(redraw(item) for item in value)
-        return value
-
-    redrawn = {name: redraw(value) for name, value in inputs.items()}
-    return redrawn if changed[0] else None
+    """``inputs`` with every array of real numbers drawn afresh (``hidden_inputs.redrawn``),
+    or None when it has none."""
+    new = {name: hidden_inputs.redrawn(value, rng) for name, value in inputs.items()}
+    if all(value is None for value in new.values()):
+        return None
+    return {name: value if new[name] is None else new[name] for name, value in inputs.items()}
 
 
 def _same_parts(first, second):

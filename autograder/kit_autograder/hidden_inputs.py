@@ -58,3 +58,18 @@ def generator(salt: bytes, submission_identity: bytes, function: str, case: str)
     message = b"\0".join([submission_identity, function.encode(), case.encode()])
     seed = hmac.new(salt, message, hashlib.sha256).digest()
     return np.random.default_rng(int.from_bytes(seed, "big"))
+
+
+def redrawn(value, rng):
+    """``value`` with every array of real numbers in it drawn afresh from ``rng``, same shapes
+    and the same spread (nested in lists and tuples too), or None when it holds none: masks,
+    sizes and other values are kept. The probes that ask «does the answer follow the input?»
+    (a cache, an ignored argument) share it."""
+    if isinstance(value, np.ndarray) and np.issubdtype(value.dtype, np.floating):
+        return rng.normal(size=value.shape) * (float(np.std(value)) or 1.0)
+    if isinstance(value, (list, tuple)):
+        items = [redrawn(item, rng) for item in value]
+        if all(item is None for item in items):
+            return None
+        return type(value)(new if new is not None else old for new, old in zip(items, value))
+    return None
