@@ -343,6 +343,35 @@ def test_a_shape_failure_is_reported_beside_the_properties_it_breaks():
     assert_named("attention", attention, "attention.weights_transposed")
 
 
+@pytest.mark.parametrize(("reshape", "said"), [
+    (lambda omega: omega[None, :], "un eje de tamaño 1 de más"),
+    (lambda omega: omega[:, None], "un eje de tamaño 1 de más"),
+])
+def test_a_size_one_axis_is_named_only_when_the_values_are_right(reshape, said):
+    """omega returned as a (1, k) row or a (k, 1) column holds the right values: the shape
+    failure says the axis is extra. The control, the same row with wrong values, must not."""
+    from draws import get_case, draw, outcome
+    from attention.standard import reference_parts, violations
+
+    def positional_encoding(n_positions, d_model):
+        pe, omega = reference.positional_encoding(n_positions, d_model)
+        return pe, reshape(omega)
+
+    def wrong_values(n_positions, d_model):
+        pe, omega = reference.positional_encoding(n_positions, d_model)
+        return pe, reshape(omega * 1.5)
+    inputs = draw(get_case("positional_encoding", "d_impar"), 0)
+    expected = reference_parts("positional_encoding", inputs)
+    failures = violations("positional_encoding", inputs,
+                          outcome("positional_encoding", positional_encoding, inputs), expected)
+    assert [f.details["kind"] for f in failures] == ["shape"]
+    assert said in failures[0].message
+    control = violations("positional_encoding", inputs,
+                         outcome("positional_encoding", wrong_values, inputs), expected)
+    assert [f.details["kind"] for f in control] == ["shape"]
+    assert "tamaño 1" not in control[0].message
+
+
 @pytest.mark.parametrize(("function", "source", "entry"), [
     ("attention", "scores = scores + mask", "attention.mask_added"),
     ("multihead", "one attention", "multihead.heads_not_split"),

@@ -311,6 +311,27 @@ def output_normalised(X, heads, W_O, mask=None):
     return (out - out.mean(axis=-1, keepdims=True)) / out.std(axis=-1, keepdims=True)
 
 
+def one_softmax_for_all_heads(X, heads, W_O, mask=None):
+    # Every head's scores side by side, one softmax along the row of all of them.
+    scores = [(X @ W_Q) @ (X @ W_K).T / np.sqrt(W_K.shape[1]) for W_Q, W_K, _ in heads]
+    if mask is not None:
+        scores = [np.where(mask, s, -np.inf) for s in scores]
+    weights = np.split(SM(np.concatenate(scores, axis=1)), len(heads), axis=1)
+    return np.concatenate([w @ (X @ W_V) for w, (_, _, W_V) in zip(weights, heads)],
+                          axis=1) @ W_O
+
+
+def softmax_across_heads(X, heads, W_O, mask=None):
+    # The softmax over the heads' axis of a stack (h, n, n): each weight against the others'.
+    scores = np.stack([(X @ W_Q) @ (X @ W_K).T / np.sqrt(W_K.shape[1])
+                       for W_Q, W_K, _ in heads])
+    if mask is not None:
+        scores = np.where(mask, scores, -1e9)
+    weights = SM(scores, axis=0)
+    return np.concatenate([w @ (X @ W_V) for w, (_, _, W_V) in zip(weights, heads)],
+                          axis=1) @ W_O
+
+
 def _parts(function, answer):
     answer = answer if isinstance(answer, tuple) else (answer,)
     return tuple(np.asarray(part, dtype=np.float64) for part in answer)
@@ -354,6 +375,11 @@ def places(function, student, seed=3):
     # Both departed at «each head» before: one head alone with W_O = I is already wrong.
     ("multihead", output_transposed, "multihead.located_output_transposed"),
     ("multihead", output_normalised, "multihead.located_output_normalised"),
+    # Said «cómo separas las cabezas» before, though every head alone is right.
+    ("multihead", one_softmax_for_all_heads, "multihead.located_shared_weights"),
+    # With one head alone its softmax over the heads' axis gives weights of 1: that head's
+    # own attention already departs, and that is what is said.
+    ("multihead", softmax_across_heads, "multihead.located_each_head"),
 ])
 @pytest.mark.parametrize("seed", [3, 11])
 def test_each_attention_and_multihead_bug_departs_at_one_place_on_every_failing_case(

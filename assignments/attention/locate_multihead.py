@@ -47,6 +47,12 @@ HEADS_MISSING = ("multihead.located_heads_missing",
                  "las cabezas que concatenas: con W_O igual a la identidad tu salida tiene "
                  "bien las columnas de unas cabezas y a 0 las de otras: cada cabeza de la "
                  "lista tiene su bloque en la concatenación (paso 6)")
+SHARED_WEIGHTS = ("multihead.located_shared_weights",
+                  "los pesos de cada cabeza: cada cabeza sola es correcta, pero con varias los "
+                  "pesos de una cabeza cambian cuando cambias W_Q o W_K de otra, y no cuando "
+                  "cambias su W_V. Cada cabeza calcula sus puntuaciones y su softmax solo con "
+                  "sus propias W_Q y W_K (¿una softmax común a todas las cabezas, o un reshape "
+                  "que mezcla sus puntuaciones?) (paso 6)")
 COMBINING = ("multihead.located_combining",
              "cómo combinas las cabezas: cada cabeza, con las demás anuladas (W_V = 0), da sus "
              "valores correctos, pero en otras columnas que las suyas. La salida es "
@@ -206,7 +212,34 @@ def _heads_step(inputs, call, padded_all):
     if all(answer is not None and _column_permutation(*answer) for answer in alone):
         return COMBINING
     same = _answer(call, _padded(inputs, [heads[0]] * len(heads)))
-    return OTHER_HEADS if same is not None and agrees(*same) else SPLITTING
+    if same is not None and agrees(*same):
+        return OTHER_HEADS
+    return SHARED_WEIGHTS if _weights_shared(inputs, call, heads) else SPLITTING
+
+
+def _first_block(inputs, call, heads):
+    """The student's first head's block of columns on the padded probe (W_O = identity)."""
+    parts = call(_padded(inputs, heads))
+    if parts is None or len(parts) != 1:
+        return None
+    return np.asarray(parts[0], dtype=np.float64)[:, :np.shape(heads[0][2])[1]]
+
+
+def _weights_shared(inputs, call, heads):
+    """True when the first head's output moves with the other heads' W_Q and W_K but not with
+    their W_V: its weights depend on the others' scores, its values do not."""
+    rng = np.random.default_rng(PROBE_SEED + 2)
+
+    def redrawn(which):
+        return [head if i == 0 else tuple(rng.normal(size=np.shape(W)) if k in which else W
+                                          for k, W in enumerate(head))
+                for i, head in enumerate(heads)]
+    base, scores_moved, values_moved = (_first_block(inputs, call, h) for h in
+                                        (heads, redrawn((0, 1)), redrawn((2,))))
+    if any(block is None or block.shape != base.shape for block in
+           (base, scores_moved, values_moved)) or len(heads) < 2:
+        return False
+    return not agrees(base, scores_moved) and agrees(base, values_moved)
 
 
 # Probes draw X afresh (a fixed generator, never the case's values) with at least this many

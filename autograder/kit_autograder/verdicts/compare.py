@@ -30,11 +30,29 @@ def _shape(shape):
     return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
+def _size_one_axis(got, expected, *, atol, rtol):
+    """A hint when the values are the reference's and only a size-1 axis is extra or missing
+    (a .squeeze(), a [None] or a reshape(1, -1)): measured, so it is said only when true."""
+    if got.size != expected.size or np.squeeze(got).shape != np.squeeze(expected).shape:
+        return ""
+    if not same_within(np.squeeze(got), np.squeeze(expected), atol=atol, rtol=rtol):
+        return ""
+    if got.ndim > expected.ndim:
+        return (" (los valores son los correctos, pero con un eje de tamaño 1 de más: "
+                "¿un reshape, un [None] o un np.newaxis?)")
+    if got.ndim < expected.ndim:
+        return (" (los valores son los correctos, pero falta un eje de tamaño 1: "
+                "¿un .squeeze() o un índice [0] que lo quita?)")
+    return (" (los valores son los correctos, pero el eje de tamaño 1 está en otro sitio: "
+            "¿un reshape o una traspuesta de más?)")
+
+
 def compare_part(name, got, expected, *, atol, rtol, sizes=NO_SIZES) -> list:
     """The failures of one returned array against the reference's (empty when it matches).
     ``sizes``: the case's (sizes.py), the only numbers of the student's shape that are shown."""
     if got.shape != expected.shape:
-        hint = " (¿la devuelves traspuesta?)" if got.ndim == 2 and got.shape[::-1] == expected.shape else ""
+        hint = _size_one_axis(got, expected, atol=atol, rtol=rtol) or (
+            " (¿la devuelves traspuesta?)" if got.ndim == 2 and got.shape[::-1] == expected.shape else "")
         return [Failure(f"{name}: forma {sizes.shape(got.shape)} en lugar de "
                         f"{_shape(expected.shape)}{hint}", name,
                         {"kind": "shape", "got": list(got.shape),
