@@ -291,8 +291,10 @@ def _fingerprint(path) -> Optional[str]:
         return None
 
 
-def run_lab(seed, notebook=None, lab=None, timeout=LAB_TIMEOUT_S, in_process=False) -> LabRun:
-    """Run lab.py once, as the student would, and keep what it printed.
+def run_lab(seed, notebook=None, lab=None, timeout=LAB_TIMEOUT_S, in_process=False,
+            again=False) -> LabRun:
+    """Run lab.py once, as the student would, and keep what it printed; ``again``: one more
+    run, never the kept one (whether two runs agree is a measurement).
 
     ``in_process`` runs it in this process (no timeout: for the notebook, where starting
     another Python costs more than the lab), with the same result as the command line.
@@ -304,8 +306,10 @@ def run_lab(seed, notebook=None, lab=None, timeout=LAB_TIMEOUT_S, in_process=Fal
     notebooks = [Path(notebook)] if notebook else sorted(lab.parent.glob("*.ipynb"))
     key = (repr(seed), str(lab.resolve()), _fingerprint(lab), timeout,
            tuple((str(path.resolve()), _fingerprint(path)) for path in notebooks))
+    runner = _run_lab_in_process if in_process else _run_lab
+    if again:
+        return runner(_lab_arguments(seed, notebook), lab, timeout)
     if key not in _LAB_RUNS:
-        runner = _run_lab_in_process if in_process else _run_lab
         _LAB_RUNS[key] = runner(_lab_arguments(seed, notebook), lab, timeout)
     return _LAB_RUNS[key]
 
@@ -401,10 +405,13 @@ def _lab_run(shown: str, returncode: int, stdout: str, stderr: str) -> LabRun:
 class _Context:
     """What the criteria share: the data, where the notebook is, and at most one lab run."""
 
-    def __init__(self, data: dict, notebook=None, lab=None, timeout=LAB_TIMEOUT_S, in_process=False):
+    def __init__(self, data: dict, notebook=None, lab=None, timeout=LAB_TIMEOUT_S, in_process=False,
+                 rerun=None):
         self.data, self.notebook, self.lab, self.timeout = data, notebook, lab, timeout
         self.in_process = in_process
         self._run = None
+        self._rerun = rerun or (lambda: run_lab(data.get("seed"), notebook, lab, timeout,
+                                                in_process, again=True))
         self.glosses = None  # the lab's Spanish for its keys, when the caller has the lab
 
     @property
@@ -424,6 +431,15 @@ class _Context:
         except json.JSONDecodeError:
             return None
         return fresh if isinstance(fresh, dict) else None
+
+    def fresh_again(self):
+        """A second fresh run's JSON, or None: whether the lab repeats itself on the student's
+        functions tells randomness from a copy made before a fix (or edited)."""
+        try:
+            again = json.loads(self._rerun().stdout or "")
+        except (json.JSONDecodeError, TypeError):
+            return None
+        return again if isinstance(again, dict) else None
 
     def field(self, name: str) -> str:
         extension = self.data["student_extension"]
@@ -468,25 +484,36 @@ def lab_output_unchanged(ctx: _Context) -> str:
     changed = _differences(fresh, mine, "")
     if not changed or _explained_by_definition_order(fresh, mine):
         return ""
-    listed = ", ".join(f"«{path or 'raíz'}»" for path in changed[:3])
-    more = f" y {len(changed) - 3} más" if len(changed) > 3 else ""
-    return (
-        f"Lo que imprimió lab.py ha cambiado en {listed}{more}. Si no la editaste, "
-        f"{_changing_functions(fresh, changed)} da un resultado distinto en cada ejecución "
-        "(¿dropout o números al azar?). "
-        f"No edites su salida: vuelve a generarla con «{ctx.run.command}» y añade solo "
-        "student_extension."
-    )
+    said = f"Lo que imprimió lab.py ha cambiado en {_listed(changed)}"
+    again = ctx.fresh_again()
+    moving = _differences(fresh, again, "") if again is not None else []
+    if moving:
+        return (f"{said}, y no por tu copia: dos ejecuciones nuevas de lab.py con la misma "
+                f"semilla dan resultados distintos en {_listed(moving)}: "
+                f"{_changing_functions(fresh, moving, repeated=True)} da un resultado distinto en cada "
+                "ejecución (¿dropout o números al azar?). Quita el azar, vuelve a generar la "
+                f"salida con «{ctx.run.command}» y añade solo student_extension.")
+    return (f"{said}: una ejecución nueva con la misma semilla da otros valores, y dos "
+            "ejecuciones nuevas coinciden entre sí, así que tus funciones ya no dan lo que "
+            "guardaste. ¿La generaste antes de corregir alguna función, o la editaste? No edites "
+            f"su salida: vuelve a generarla con «{ctx.run.command}» y añade solo "
+            "student_extension.")
 
+
+def _listed(paths) -> str:
+    shown = ", ".join(f"«{path or 'raíz'}»" for path in paths[:3])
+    return shown + (f" y {len(paths) - 3} más" if len(paths) > 3 else "")
 
 _EVIDENCE_INDEX = re.compile(r"^evidence\[(\d+)\]")
 
 
-def _changing_functions(fresh, changed) -> str:
+def _changing_functions(fresh, changed, repeated=False) -> str:
     """Who changes between runs: the functions every changed fact of the lab uses, by name,
-    or «alguna de tus funciones» when the changes are not all in facts that say so."""
+    or «alguna de tus funciones» when the changes are not all in facts that say so.
+    ``repeated``: ``changed`` compares two fresh runs, so a fact that came out the same in both
+    clears the functions it uses (unless that would clear them all)."""
     evidence = fresh.get("evidence") if isinstance(fresh.get("evidence"), list) else []
-    used = []
+    used, moved = [], set()
     for path in changed:
         match = _EVIDENCE_INDEX.match(path or "")
         item = evidence[int(match[1])] if match and int(match[1]) < len(evidence) else None
@@ -494,7 +521,13 @@ def _changing_functions(fresh, changed) -> str:
         if not functions:
             return "alguna de tus funciones"
         used.append({f for f in functions if isinstance(f, str)})
-    common = sorted(set.intersection(*used)) if used else []
+        moved.add(int(match[1]))
+    common = set.intersection(*used) if used else set()
+    if repeated:
+        cleared = {f for i, item in enumerate(evidence) if i not in moved and isinstance(item, dict)
+                   for f in (item.get("functions") or []) if isinstance(f, str)}
+        common = (common - cleared) or common
+    common = sorted(common)
     if not common:
         return "alguna de tus funciones"
     if len(common) == 1:
@@ -725,18 +758,19 @@ CRITERION_IDS = tuple(c.id for c in CRITERIA)
 
 
 def validate(data, notebook=None, *, lab=None, only=None, timeout=LAB_TIMEOUT_S,
-             in_process=False, lab_run=None, glosses=None) -> list:
+             in_process=False, lab_run=None, glosses=None, rerun=None) -> list:
     """The criteria's results, in rubric order; ``UnusableInput`` when nothing can be graded.
 
     ``only`` restricts the run to one criterion id; ``notebook`` defaults to the lab's own
     choice (this assignment's notebook beside lab.py); ``in_process`` runs the lab here;
     ``lab_run``: a lab run already made, as the grader makes one from trusted code
-    (challenge.py), instead of running lab.py at all.
+    (challenge.py), instead of running lab.py at all; ``rerun``: how to make another
+    (criterion 3 asks whether two runs agree).
     """
     check_usable(data)
     if only is not None and only not in CRITERION_IDS:
         raise ValueError(f"unknown criterion {only!r}; expected one of {CRITERION_IDS}")
-    ctx = _Context(data, notebook, lab, timeout, in_process)
+    ctx = _Context(data, notebook, lab, timeout, in_process, rerun)
     ctx._run = lab_run
     ctx.glosses = glosses
     results = []
@@ -924,7 +958,8 @@ def run_in_notebook(path="resultado.json", namespace=None) -> int:
         module = _import_lab(lab)
         functions, unavailable = module.LAB.functions_of(namespace)
         results = validate(data, lab_run=lab_run_for(data, module, functions, unavailable),
-                           glosses=dict(getattr(module.LAB, "glosses", {}) or {}))
+                           glosses=dict(getattr(module.LAB, "glosses", {}) or {}),
+                           rerun=lambda: lab_run_for(data, module, functions, unavailable))
     except UnusableInput as exc:
         print(f"No se puede validar: {exc}")
         return 2

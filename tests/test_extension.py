@@ -614,6 +614,33 @@ def test_a_result_that_changes_between_runs_names_the_functions_its_facts_use():
     assert extension._changing_functions(fresh, ["seed"]) == "alguna de tus funciones"
 
 
+
+def test_criterion_3_tells_randomness_from_a_stale_copy_by_a_second_fresh_run():
+    """Issue 31: a block with dropout read «No edites su salida», as if the student had edited.
+    A second fresh run decides: runs that disagree are randomness, named by the facts that
+    moved (a fact that repeats clears its functions); runs that agree mean the saved copy is
+    not what the functions give now, and only then is an edit mentioned."""
+    def fact(i, functions, value):
+        return {"id": f"f{i}", "functions": functions, "values": {"v": value}}
+
+    def printed(values):
+        return printed_by_lab({"seed": 55, "evidence": [
+            fact(0, ["attention"], values[0]),
+            fact(1, ["attention", "transformer_block"], values[1])]})
+
+    saved = {"seed": 55, "evidence": [fact(0, ["attention"], 1.0),
+                                      fact(1, ["attention", "transformer_block"], 2.0)],
+             "student_extension": GOOD_EXTENSION}
+    (random,) = validate(saved, only="lab_output_unchanged", lab_run=printed([1.0, 2.5]),
+                         rerun=lambda: printed([1.0, 2.7]))
+    assert not random.passed and "y no por tu copia" in random.message
+    assert "tu `transformer_block`" in random.message and "No edites" not in random.message
+    # The control: two fresh runs that agree, and a saved copy that does not.
+    (stale,) = validate(saved, only="lab_output_unchanged", lab_run=printed([1.0, 2.5]),
+                        rerun=lambda: printed([1.0, 2.5]))
+    assert not stale.passed and "dos ejecuciones nuevas coinciden" in stale.message
+    assert "No edites su salida" in stale.message and "transformer_block" not in stale.message
+
 # -- the ablation's numbers, carried by the lab as result.ablacion, are citable (issue 33) ------
 
 
