@@ -86,6 +86,48 @@ def test_pre_ln_with_gelu_is_named_as_both():
                  "transformer_block.gelu_instead_of_relu")
 
 
+def test_gpt2s_pre_ln_with_a_last_layer_norm_is_named_pre_ln():
+    """A fifth blind probe's block: pre-LN with GPT-2's LayerNorm after the last sum was said
+    to depart at «cómo se encadenan las dos subcapas». The control: post-LN passes."""
+    def transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None):
+        x = x + reference.multihead(_norm(x), heads, W_O, mask)
+        x = x + np.maximum(0, _norm(x) @ W1 + b1) @ W2 + b2
+        return _norm(x)
+    assert_named("transformer_block", transformer_block, "transformer_block.pre_ln")
+    assert not summaries("transformer_block", reference.transformer_block, range(3))[0][0]
+
+
+def test_nan_with_a_mask_and_large_scores_names_both_causes_and_how_to_tell():
+    """With a mask and scores of 1000 a NaN may come from either cause, and the hint cannot
+    call the function: it said «la exponencial desborda» for a mask multiplied by −∞ (a fifth
+    blind probe). Without a mask only the overflow is possible, and only it is said."""
+    from attention.diagnose import _attention_hints
+    from kit_autograder.verdicts.outcome import Failure
+
+    def attention(Q, K, V, mask=None):
+        scores = Q @ K.T / np.sqrt(K.shape[1])
+        if mask is not None:
+            scores = scores * mask + (-np.inf) * (~np.asarray(mask, dtype=bool))
+        weights = reference.softmax(scores)
+        return weights @ V, weights
+
+    with np.errstate(all="ignore"):
+        found = summaries("attention", attention, range(2))
+    said = " ".join(d.message for _, diagnoses in found.values() for d in diagnoses)
+    assert "dos causas posibles" in said and "multiplicar −∞ por 0" in said
+    # The control, the branch itself: the same large case without its mask says the overflow.
+    from draws import get_case, draw
+    large = draw(get_case("attention", "puntuaciones_grandes"), 0)
+    nan = [Failure("aparecen NaN", "la salida", {"kind": "nonfinite"})]
+    for inputs, expected in ((large, "dos causas posibles"),
+                             (dict(large, mask=None), "con puntuaciones grandes: la exponencial")):
+        parts = reference.attention(**inputs)
+        (hint,) = _attention_hints(inputs, parts, nan, parts)
+        assert expected in hint
+    (hint,) = _attention_hints(dict(large, mask=None), parts, nan, parts)
+    assert "−∞" not in hint
+
+
 def test_no_ffn_residual_and_no_biases_are_named_together():
     def transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None):
         x = _norm(x + reference.multihead(x, heads, W_O, mask))

@@ -332,6 +332,32 @@ def softmax_across_heads(X, heads, W_O, mask=None):
                           axis=1) @ W_O
 
 
+def scores_carried_over(X, heads, W_O, mask=None):
+    # The scores are summed into one buffer that is never reset: head i sees heads 0..i's.
+    scores, outs = 0.0, []
+    for W_Q, W_K, W_V in heads:
+        scores = scores + (X @ W_Q) @ (X @ W_K).T / np.sqrt(W_K.shape[1])
+        masked = scores if mask is None else np.where(mask, scores, -np.inf)
+        outs.append(SM(masked) @ (X @ W_V))
+    return np.concatenate(outs, axis=1) @ W_O
+
+
+def mask_read_transposed(Q, K, V, mask=None):
+    # mask[j][i] in a loop: it raises where the mask is not square, which this harness
+    # cannot take; the square masks are where the place is measured.
+    if mask is not None and np.shape(mask)[0] == np.shape(mask)[1]:
+        mask = np.asarray(mask).T
+    return ATT(Q, K, V, mask)
+
+
+def unmasked_weights_returned(Q, K, V, mask=None):
+    return ATT(Q, K, V, mask)[0], ATT(Q, K, V)[1]
+
+
+def heads_get_mask_transposed(X, heads, W_O, mask=None):
+    return MH(X, heads, W_O, None if mask is None else np.asarray(mask).T)
+
+
 def _parts(function, answer):
     answer = answer if isinstance(answer, tuple) else (answer,)
     return tuple(np.asarray(part, dtype=np.float64) for part in answer)
@@ -377,6 +403,11 @@ def places(function, student, seed=3):
     ("multihead", output_normalised, "multihead.located_output_normalised"),
     # Said «cómo separas las cabezas» before, though every head alone is right.
     ("multihead", one_softmax_for_all_heads, "multihead.located_shared_weights"),
+    ("multihead", scores_carried_over, "multihead.located_shared_weights"),
+    # Both said only «la máscara» before; each is now the form measured.
+    ("attention", mask_read_transposed, "attention.located_mask_transposed"),
+    ("attention", unmasked_weights_returned, "attention.located_unmasked_weights"),
+    ("multihead", heads_get_mask_transposed, "multihead.located_mask_transposed"),
     # With one head alone its softmax over the heads' axis gives weights of 1: that head's
     # own attention already departs, and that is what is said.
     ("multihead", softmax_across_heads, "multihead.located_each_head"),
@@ -437,8 +468,28 @@ def _row_zero_swapped(n_positions, d_model):
     return pe, omega
 
 
+def _stacked_then_reshaped(n_positions, d_model):
+    # (2, n, d/2) stacked on the first axis and reshaped to (n, d): rows of other positions.
+    # With d_model odd the cosines have one column fewer, so the blocks are joined flat.
+    angles = np.arange(n_positions)[:, None] * _omega(d_model)
+    sines, cosines = np.sin(angles), np.cos(angles[:, : d_model // 2])
+    pe = np.concatenate([sines.ravel(), cosines.ravel()]).reshape(n_positions, d_model)
+    return pe, _omega(d_model)
+
+
+def _tiled_frequencies(n_positions, d_model):
+    # One frequency per column, np.tile(omega, 2) where np.repeat(omega, 2) is meant.
+    w = _omega(d_model)
+    angles = np.arange(n_positions)[:, None] * np.tile(w, 2)[:d_model]
+    pe = np.where(np.arange(d_model) % 2 == 0, np.sin(angles), np.cos(angles))
+    return pe, w
+
+
 @pytest.mark.parametrize("student, where", [
     (_encoding(lambda d: np.maximum(_omega(d), 0.05)), "located_omega"),
+    # Both said «la fila de la posición 0» or «los ángulos» before.
+    (_tiled_frequencies, "located_column_frequencies"),
+    (_stacked_then_reshaped, "located_places"),
     (_encoding(lambda d: np.append(_omega(d)[:-1], _omega(d)[-2])), "located_omega"),
     (_encoding(_omega, cosine=lambda a: np.cos(a + 0.5)), "located_cosines"),
     (_encoding(_omega, sine=lambda a: 0.5 * np.sin(a)), "located_sines"),
@@ -458,8 +509,10 @@ def test_each_positional_encoding_bug_departs_at_one_place_on_every_failing_case
         assert all(f.details.get("kind") == "hint" for f in said), said
         found = locate.locate("positional_encoding", inputs,
                               lambda probe: _parts("positional_encoding", student(**probe)))
-        assert found[0] == f"positional_encoding.{where}", (case.name, found)
-        assert found[1].startswith("el fallo está en ") and found[1].endswith("(paso 7)")
+        # A measured form comes with its general place after it: the first is what is said.
+        first = summary._places(found)[0]
+        assert first[0] == f"positional_encoding.{where}", (case.name, found)
+        assert first[1].startswith("el fallo está en ") and first[1].endswith("(paso 7)")
 
 
 def _cached_by_length():

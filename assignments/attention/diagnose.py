@@ -399,13 +399,22 @@ def _attention_hints(inputs, parts, failures, expected_parts):
     weights = parts[1]
     if "nonfinite" in _kinds(failures):
         scores = inputs["Q"] @ inputs["K"].T / np.sqrt(inputs["K"].shape[-1])
+        # Both causes are possible where a mask meets large scores, and this hint cannot call
+        # the function to tell them apart: it says both, and how to tell.
+        overflow = ("la exponencial desborda y ∞/∞ da NaN: resta el máximo de cada fila antes "
+                    "de exponenciar")
+        minus_infinity = ("operar con −∞ da NaN: una fila entera a −∞, restar −∞, o multiplicar "
+                          "−∞ por 0; revisa dónde pones −∞ y sobre qué eje haces la softmax")
+        masked = inputs.get("mask") is not None
         if np.abs(scores).max() > OVERFLOW_SCORE:
-            return ["aparecen NaN o infinitos con puntuaciones grandes: la exponencial desborda "
-                    "y ∞/∞ da NaN; resta el máximo de cada fila antes de exponenciar (paso 3)"]
-        if inputs.get("mask") is not None:
+            if not masked:
+                return [f"aparecen NaN o infinitos con puntuaciones grandes: {overflow} (paso 3)"]
+            return ["aparecen NaN o infinitos con puntuaciones grandes y máscara, y hay dos "
+                    f"causas posibles: o {overflow}, o {minus_infinity}. Si los casos con máscara "
+                    "y puntuaciones pequeñas también dan NaN, es la segunda (paso 3)"]
+        if masked:
             return ["aparecen NaN o infinitos aunque las puntuaciones son pequeñas: suelen "
-                    "venir de operar con −∞ (una fila entera a −∞, o restar −∞); revisa dónde "
-                    "pones −∞ y sobre qué eje haces la softmax (paso 3)"]
+                    f"venir de la máscara, porque {minus_infinity} (paso 3)"]
         return []
     failed = _failed_parts(failures)
     if "los pesos" not in failed:

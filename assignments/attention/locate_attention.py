@@ -34,6 +34,15 @@ MASK = ("attention.located_mask",
         "la máscara: sin máscara tu atención coincide con la correcta, y con ella no. Pon −∞ "
         "en las puntuaciones donde la máscara vale False antes de la softmax, para que esas "
         "claves reciban peso exactamente 0 (paso 3, punto 2)")
+MASK_TRANSPOSED = ("attention.located_mask_transposed",
+                   "la máscara: tu atención coincide con la correcta si le pasas la máscara "
+                   "traspuesta, así que la lees al revés: mask[i, j] dice si la consulta i (la "
+                   "fila) puede mirar la clave j (la columna), no al contrario; revisa el orden "
+                   "de los índices (paso 3, punto 2)")
+UNMASKED_WEIGHTS = ("attention.located_unmasked_weights",
+                    "los pesos que devuelves: tu salida sí usa la máscara, pero los pesos que "
+                    "devuelves son los de antes de aplicarla. Devuelve los mismos pesos con los "
+                    "que calculas la salida (paso 3, punto 2)")
 WEIGHTS_TIMES_V = ("attention.located_weights_times_v",
                    "el último paso: tus pesos coinciden con los correctos, pero tu salida no es "
                    "pesos·V, la media de los valores ponderada por cada fila de pesos "
@@ -295,6 +304,25 @@ def _weights_step(probe, weights, expected):
     return SCORES
 
 
+def _mask_form(call, probe):
+    """MASK_TRANSPOSED or UNMASKED_WEIGHTS when the masked probe's answer is exactly that
+    form, else None."""
+    parts = call(probe)
+    if parts is None or len(parts) != 2:
+        return None
+    output, weights = (np.asarray(part, dtype=np.float64) for part in parts)
+    mask = np.asarray(probe["mask"], dtype=bool)
+    expected_output, _ = reference.attention(**probe)
+    if mask.shape[0] == mask.shape[1] and not np.array_equal(mask, mask.T):
+        transposed = reference.attention(**dict(probe, mask=mask.T))
+        if all(agrees(got, want) for got, want in zip((output, weights), transposed)):
+            return MASK_TRANSPOSED
+    unmasked = reference.attention(**dict(probe, mask=None))[1]
+    if agrees(output, expected_output) and agrees(weights, unmasked):
+        return UNMASKED_WEIGHTS
+    return None
+
+
 def locate(inputs, call):
     """``(finding id, Spanish message)`` for where ``attention`` departs on ``inputs``, or
     None when no probe locates it (or the student's function raises on a probe)."""
@@ -320,7 +348,8 @@ def locate(inputs, call):
                   if moderate["mask"] is not None else False)
         if masked is None:
             return None
-        found = MASK if masked else (LARGE_SCORES if scaled and _fails(call, inputs) else None)
+        found = (_mask_form(call, _small(moderate)) or MASK) if masked else (
+            LARGE_SCORES if scaled and _fails(call, inputs) else None)
     if found is None:
         return None
     if isinstance(found, list):  # from the most precise place to the most general

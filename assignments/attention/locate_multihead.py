@@ -51,8 +51,9 @@ SHARED_WEIGHTS = ("multihead.located_shared_weights",
                   "los pesos de cada cabeza: cada cabeza sola es correcta, pero con varias los "
                   "pesos de una cabeza cambian cuando cambias W_Q o W_K de otra, y no cuando "
                   "cambias su W_V. Cada cabeza calcula sus puntuaciones y su softmax solo con "
-                  "sus propias W_Q y W_K (¿una softmax común a todas las cabezas, o un reshape "
-                  "que mezcla sus puntuaciones?) (paso 6)")
+                  "sus propias W_Q y W_K (¿una softmax común a todas las cabezas, unas "
+                  "puntuaciones que pasan de una cabeza a la siguiente sin reiniciarse, o un "
+                  "reshape que las mezcla?) (paso 6)")
 COMBINING = ("multihead.located_combining",
              "cómo combinas las cabezas: cada cabeza, con las demás anuladas (W_V = 0), da sus "
              "valores correctos, pero en otras columnas que las suyas. La salida es "
@@ -66,6 +67,11 @@ RESIDUAL_INSIDE = ("multihead.located_residual_inside",
                    "lo que devuelves: tu salida es la correcta más X, la entrada. La conexión "
                    "residual, x + MultiHead(x), es del bloque Transformer (paso 8): multihead "
                    "devuelve solo Concat(head_1, …, head_h)·W_O (paso 6)")
+MASK_TRANSPOSED = ("multihead.located_mask_transposed",
+                   "la máscara: tu multihead coincide con la correcta si le pasas la máscara "
+                   "traspuesta, así que la lees al revés: mask[i, j] dice si el token i (la "
+                   "fila) puede mirar el token j (la columna), no al contrario. Pasa la máscara "
+                   "tal cual a la atención de cada cabeza (paso 6)")
 ALWAYS_CAUSAL = ("multihead.located_always_causal",
                  "la máscara: tu multihead aplica la máscara causal aunque no se la pidan. Sin "
                  "máscara (mask=None) cada token atiende a todos; la máscara que llega es la "
@@ -217,29 +223,39 @@ def _heads_step(inputs, call, padded_all):
     return SHARED_WEIGHTS if _weights_shared(inputs, call, heads) else SPLITTING
 
 
-def _first_block(inputs, call, heads):
-    """The student's first head's block of columns on the padded probe (W_O = identity)."""
+def _blocks(inputs, call, heads):
+    """The student's heads' blocks of columns on the padded probe (W_O = identity), or None."""
     parts = call(_padded(inputs, heads))
     if parts is None or len(parts) != 1:
         return None
-    return np.asarray(parts[0], dtype=np.float64)[:, :np.shape(heads[0][2])[1]]
+    got, start, blocks = np.asarray(parts[0], dtype=np.float64), 0, []
+    for _, _, W_V in heads:
+        blocks.append(got[:, start:start + np.shape(W_V)[1]])
+        start += np.shape(W_V)[1]
+    return blocks
 
 
 def _weights_shared(inputs, call, heads):
-    """True when the first head's output moves with the other heads' W_Q and W_K but not with
-    their W_V: its weights depend on the others' scores, its values do not."""
-    rng = np.random.default_rng(PROBE_SEED + 2)
-
-    def redrawn(which):
-        return [head if i == 0 else tuple(rng.normal(size=np.shape(W)) if k in which else W
-                                          for k, W in enumerate(head))
-                for i, head in enumerate(heads)]
-    base, scores_moved, values_moved = (_first_block(inputs, call, h) for h in
-                                        (heads, redrawn((0, 1)), redrawn((2,))))
-    if any(block is None or block.shape != base.shape for block in
-           (base, scores_moved, values_moved)) or len(heads) < 2:
+    """True when some head's output moves with the other heads' W_Q and W_K, and no head's
+    with the others' W_V: a head's weights depend on other heads' scores (a softmax shared
+    among them, scores carried from one head to the next), its values do not."""
+    if len(heads) < 2:
         return False
-    return not agrees(base, scores_moved) and agrees(base, values_moved)
+    rng = np.random.default_rng(PROBE_SEED + 2)
+    moved_by_scores, moved_by_values = False, False
+    for i in range(len(heads)):
+        def redrawn(which):
+            return [head if j == i else tuple(rng.normal(size=np.shape(W)) if k in which else W
+                                              for k, W in enumerate(head))
+                    for j, head in enumerate(heads)]
+        base, scores, values = (_blocks(inputs, call, h) for h in
+                                (heads, redrawn((0, 1)), redrawn((2,))))
+        if base is None or scores is None or values is None or any(
+                a.shape != b.shape for other in (scores, values) for a, b in zip(base, other)):
+            return False
+        moved_by_scores |= not agrees(base[i], scores[i])
+        moved_by_values |= not agrees(base[i], values[i])
+    return moved_by_scores and not moved_by_values
 
 
 # Probes draw X afresh (a fixed generator, never the case's values) with at least this many
@@ -254,6 +270,18 @@ def _fresh(inputs, seed=PROBE_SEED):
     n, d_model = np.shape(inputs["X"])
     X = np.random.default_rng(seed).normal(size=(max(n, MIN_TOKENS), d_model))
     return dict(inputs, X=X, mask=None)
+
+
+def _mask_transposed(inputs, call):
+    """MASK_TRANSPOSED when the case's answer is the reference's with the mask transposed."""
+    mask = np.asarray(inputs["mask"], dtype=bool)
+    if mask.ndim != 2 or mask.shape[0] != mask.shape[1] or np.array_equal(mask, mask.T):
+        return None
+    parts = call(inputs)
+    if parts is None or len(parts) != 1:
+        return None
+    transposed = reference.multihead(**dict(inputs, mask=mask.T))
+    return MASK_TRANSPOSED if agrees(np.asarray(parts[0], dtype=np.float64), transposed) else None
 
 
 def locate(inputs, call):
@@ -288,7 +316,8 @@ def locate(inputs, call):
                 case = _answer(call, inputs)
                 if case is None or agrees(*case):
                     return None
-                return MASK[0], f"el fallo está en {MASK[1]}"
+                found = _mask_transposed(inputs, call) or MASK
+                return found[0], f"el fallo está en {found[1]}"
             continue
         if departs:
             if step is CONCATENATION:

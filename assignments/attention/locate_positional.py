@@ -61,6 +61,8 @@ POS_AND_I_SWAPPED = "positional_encoding.located_pos_and_i_swapped"
 ROWS_REVERSED = "positional_encoding.located_rows_reversed"
 ROWS_NORMALISED = "positional_encoding.located_rows_normalised"
 OTHER_ARGUMENTS = "positional_encoding.located_other_arguments"
+PLACES = "positional_encoding.located_places"
+COLUMN_FREQUENCIES = "positional_encoding.located_column_frequencies"
 # Larger answers are not rebuilt to be compared: no case asks for one.
 MAX_REBUILT = 4096
 
@@ -129,6 +131,22 @@ def _whole_forms(pe, omega, expected_pe, expected_omega, inputs):
     return None
 
 
+def _columns_of_other_pairs(pe, omega):
+    """True when every column of ``pe`` is the sine (even column) or cosine (odd) of pos·ω_k
+    for some k, and some column's k is not its pair's, column // 2."""
+    if pe.shape[0] < 2:
+        return False
+    angles = np.arange(pe.shape[0])[:, None] * omega
+    other = False
+    for column in range(pe.shape[1]):
+        wave = np.sin(angles) if column % 2 == 0 else np.cos(angles)
+        pairs = [k for k in range(len(omega)) if agrees(pe[:, column], wave[:, k])]
+        if not pairs:
+            return False
+        other |= column // 2 not in pairs
+    return other
+
+
 def _for_other_arguments(pe, omega, expected_pe):
     """True when ``pe`` (and ``omega``) are the right answer for sizes other than the case's:
     the answer to another call, kept in a cache keyed on n_positions, or computed with a
@@ -176,13 +194,33 @@ def locate(inputs, call):
         return SINES, (
             "el fallo está en las columnas pares, los senos: tu omega es correcta y las "
             "columnas impares son cos(pos·ω_i), pero las pares no son sin(pos·ω_i) (paso 7)")
+    # A form measured exactly comes first, with the general place after it: the engine says
+    # the most precise place that every failing case shares.
+    specific = None
+    only_row_zero = agrees(pe[1:], expected_pe[1:])  # then ROW_ZERO says it exactly
+    if _columns_of_other_pairs(pe, omega):
+        specific = (COLUMN_FREQUENCIES,
+                    "el fallo está en la frecuencia de cada columna: cada columna de tu pe es un "
+                    "seno o un coseno de una de tus frecuencias, pero no siempre la de su pareja. "
+                    "Las columnas 2i y 2i + 1 usan las dos ω_i, ω_0, ω_0, ω_1, ω_1, …, lo que da "
+                    "np.repeat(omega, 2), no np.tile(omega, 2) (paso 7)")
+    elif (not only_row_zero and np.isfinite(pe).all()
+            and agrees(np.sort(pe, axis=None), np.sort(expected_pe, axis=None))):
+        specific = (PLACES,
+                    "el fallo está en dónde colocas los valores: tu pe tiene exactamente los "
+                    "valores de la correcta, pero en otras casillas. Cada fila es una posición "
+                    "y, dentro de ella, la pareja i ocupa las columnas 2i (su seno) y 2i + 1 (su "
+                    "coseno); revisa cómo juntas senos y cosenos (¿un stack y un reshape que "
+                    "mezclan filas de posiciones distintas?) (paso 7)")
     if not agrees(pe[0], expected_pe[0]):
-        return ROW_ZERO, (
-            "el fallo está en la fila de la posición 0: tu omega es correcta, pero con pos = 0 "
-            "todos los ángulos valen 0, así que esa fila es (0, 1, 0, 1, …), un seno y un "
-            "coseno de 0 por pareja, y la tuya no lo es (paso 7)")
-    return ANGLES, (
-        "el fallo está en los ángulos pos·ω_i: tu omega es correcta y la fila de la posición 0 "
-        "también, pero alguna fila siguiente no es sin(pos·ω_i), cos(pos·ω_i), … con su "
-        "propia pos. Cada fila usa su posición, 0, 1, 2, …, multiplicada por cada frecuencia "
-        "(paso 7)")
+        general = (ROW_ZERO,
+                   "el fallo está en la fila de la posición 0: tu omega es correcta, pero con "
+                   "pos = 0 todos los ángulos valen 0, así que esa fila es (0, 1, 0, 1, …), un "
+                   "seno y un coseno de 0 por pareja, y la tuya no lo es (paso 7)")
+    else:
+        general = (ANGLES,
+                   "el fallo está en los ángulos pos·ω_i: tu omega es correcta y la fila de la "
+                   "posición 0 también, pero alguna fila siguiente no es sin(pos·ω_i), "
+                   "cos(pos·ω_i), … con su propia pos. Cada fila usa su posición, 0, 1, 2, …, "
+                   "multiplicada por cada frecuencia (paso 7)")
+    return general if specific is None else [specific, general]

@@ -206,7 +206,8 @@ def transformer_block_with(x, heads, W_O, W1, b1, W2, b2, mask=None, *, pre_ln=F
                            b2_used=True, b1_after_relu=False, w1="W1", layers=2, norm_axis=-1,
                            eps=1e-5, ddof=0, pass_mask=True, final_norm=True,
                            ffn_on_block_input=False):
-    """A block with switches: pre-LN or post-LN, each residual and what the second one adds,
+    """A block with switches: pre-LN (``"with final norm"``: GPT-2's, a LayerNorm after the
+    last sum) or post-LN, each residual and what the second one adds,
     the FFN's activation (a leaky ReLU's ``slope``), its biases (both, or b_1 or b_2 alone;
     b_1 added after the ReLU), W_1 transposed, one layer instead of two, the LayerNorm's axis,
     epsilon and variance (``ddof=1`` divides by d_model − 1), the mask, the final norm and the
@@ -237,9 +238,10 @@ def transformer_block_with(x, heads, W_O, W1, b1, W2, b2, mask=None, *, pre_ln=F
         out = hidden @ W2 + b2 if biases and b2_used else hidden @ W2
         return np.maximum(0, out) if activation.endswith("after W2") else out
 
-    if pre_ln:  # x ← x + MultiHead(LN(x)); x ← x + FFN(LN(x)), with no norm at the end
+    if pre_ln:  # x ← x + MultiHead(LN(x)); x ← x + FFN(LN(x)); a last LN only in GPT-2's form
         h = mixed(norm(x)) + (x if attention_residual else 0)
-        return ffn(norm(x if ffn_on_block_input else h)) + (h if ffn_residual else 0)
+        out = ffn(norm(x if ffn_on_block_input else h)) + (h if ffn_residual else 0)
+        return norm(out) if pre_ln == "with final norm" else out
     h = norm(mixed(x) + (x if attention_residual else 0))
     residual = (h if second_residual == "h" else x) if ffn_residual else 0
     if final_norm == "ffn only":  # h + LayerNorm(FFN(h)): the sum itself is not normalized
@@ -305,7 +307,7 @@ MISTAKES = {
     "positional_encoding.exponent_over_d_minus_one": [dict(exponent="2i/(d-1)")],
     "positional_encoding.exponent_2i_plus_1": [dict(exponent="(2i+1)/d")],
     "positional_encoding.cos_everywhere": [dict(even="cos, cos")],
-    "transformer_block.pre_ln": [dict(pre_ln=True)],
+    "transformer_block.pre_ln": [dict(pre_ln=True), dict(pre_ln="with final norm")],
     "transformer_block.no_attention_residual": [dict(attention_residual=False)],
     "transformer_block.no_ffn_residual": [dict(ffn_residual=False)],
     "transformer_block.no_relu": [dict(activation="none")],
