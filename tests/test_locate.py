@@ -354,6 +354,21 @@ def unmasked_weights_returned(Q, K, V, mask=None):
     return ATT(Q, K, V, mask)[0], ATT(Q, K, V)[1]
 
 
+def mask_times_minus_infinity(Q, K, V, mask=None):
+    scores = Q @ K.T / np.sqrt(K.shape[1])
+    if mask is not None:
+        scores = scores * mask + (-np.inf) * (~np.asarray(mask, dtype=bool))
+    weights = SM(scores)
+    return weights @ V, weights
+
+
+def row_mean_subtracted(Q, K, V, mask=None):
+    scores = _scores(Q, K, mask)
+    e = np.exp(scores - scores.mean(axis=-1, keepdims=True))
+    weights = e / e.sum(axis=-1, keepdims=True)
+    return weights @ V, weights
+
+
 def heads_get_mask_transposed(X, heads, W_O, mask=None):
     return MH(X, heads, W_O, None if mask is None else np.asarray(mask).T)
 
@@ -407,6 +422,9 @@ def places(function, student, seed=3):
     # Both said only «la máscara» before; each is now the form measured.
     ("attention", mask_read_transposed, "attention.located_mask_transposed"),
     ("attention", unmasked_weights_returned, "attention.located_unmasked_weights"),
+    # Both got hints only, one of which said «la exponencial desborda» for the large case.
+    ("attention", mask_times_minus_infinity, "attention.located_mask_nan"),
+    ("attention", row_mean_subtracted, "attention.located_mask_nan"),
     ("multihead", heads_get_mask_transposed, "multihead.located_mask_transposed"),
     # With one head alone its softmax over the heads' axis gives weights of 1: that head's
     # own attention already departs, and that is what is said.

@@ -34,6 +34,12 @@ MASK = ("attention.located_mask",
         "la máscara: sin máscara tu atención coincide con la correcta, y con ella no. Pon −∞ "
         "en las puntuaciones donde la máscara vale False antes de la softmax, para que esas "
         "claves reciban peso exactamente 0 (paso 3, punto 2)")
+MASK_NAN = ("attention.located_mask_nan",
+            "cómo aplicas la máscara: sin máscara tu atención coincide con la correcta, y con "
+            "ella da NaN aunque las puntuaciones sean pequeñas, así que el NaN no es un "
+            "desbordamiento: sale de operar con −∞ (restar −∞, como la media de una fila que "
+            "lo contiene, o multiplicar −∞ por 0). Pon −∞ con np.where(mask, puntuaciones, "
+            "−np.inf) y resta el máximo de cada fila (paso 3, punto 2)")
 MASK_TRANSPOSED = ("attention.located_mask_transposed",
                    "la máscara: tu atención coincide con la correcta si le pasas la máscara "
                    "traspuesta, así que la lees al revés: mask[i, j] dice si la consulta i (la "
@@ -304,6 +310,13 @@ def _weights_step(probe, weights, expected):
     return SCORES
 
 
+def _not_finite(call, probe):
+    """True when the student's answer on ``probe`` has NaN or infinities (False if it raised)."""
+    parts = call(probe)
+    return parts is not None and not all(np.isfinite(np.asarray(p, dtype=np.float64)).all()
+                                         for p in parts)
+
+
 def _mask_form(call, probe):
     """MASK_TRANSPOSED or UNMASKED_WEIGHTS when the masked probe's answer is exactly that
     form, else None."""
@@ -344,6 +357,8 @@ def locate(inputs, call):
     elif not agrees(output, expected_output):
         found = WEIGHTS_TIMES_V
     else:  # right without the mask at moderate scores: the mask, or the scores' size
+        if moderate["mask"] is not None and _not_finite(call, _small(moderate)):
+            return MASK_NAN[0], f"el fallo está en {MASK_NAN[1]}"
         masked = (_departs(call, _small(moderate), leaks_count=True)
                   if moderate["mask"] is not None else False)
         if masked is None:
