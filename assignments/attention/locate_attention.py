@@ -8,6 +8,8 @@ score/√d_k exceeds MODERATE_SCORE (every weight then stays well above zero, an
 row of weights is its scores up to a constant); then the same without the mask. Each step is said only when a probe measures
 it: «la escala» only when the student's weights are exactly the softmax of Q·Kᵀ times some
 other factor, «las puntuaciones» only when they are distributions that no factor explains.
+Where only the mask departs, its form is measured too: NaN that small scores cannot explain
+(operating with −∞), the mask read transposed, or the unmasked weights returned.
 """
 
 import numpy as np

@@ -6,7 +6,9 @@ While multihead is graded, the attention it calls is the reference's, so a depar
 here is in the student's multihead itself. The probes make each step visible on its own:
 X is padded with zero columns (and every W_Q, W_K, W_V with zero rows) until d_model ≥ h·d_v,
 which changes no head's projections, so that W_O can be the identity and the output *is* the
-concatenation; one head alone, with the identity, shows that head by itself.
+concatenation; one head alone, with the identity, shows that head by itself. When every head is right alone
+and wrong together, redrawing the other heads' matrices tells a shared softmax or scores
+carried across heads (a head moves with the others' W_Q and W_K only) from a wrong split.
 """
 
 import numpy as np

@@ -3,6 +3,10 @@ order of step 7's formula: the frequencies ω_i, then the sines of the even colu
 cosines of the odd ones, each rebuilt from the student's own ω (right by then), then the angles
 pos·ω_i row by row.
 
+Before the row of position 0 and the angles, two forms measured exactly: every column a sine or cosine of
+one of the student's frequencies but not its pair's (np.tile for np.repeat), and the right values
+in the wrong cells (a stack and a reshape).
+
 The function has no other input than two sizes, so no probe is needed: its answer on the case
 is split into those parts and each is compared with what the formula gives. The messages name
 a part of the formula, never a value or an index that depends on the case.
