@@ -1473,6 +1473,66 @@ BUGS.update({
 ''',), ("devuelve x tal cual",), ("transformer_block.located_norm_not_after_sums",)),
 })
 BUGS.update({
+    # The fifth blind probe's forms, written anew: each was said at a vaguer place, or with a
+    # false overflow, before it was measured.
+    "att_mask_nan": Bug("attention", _att('''\
+    s = Q @ K.T / np.sqrt(K.shape[-1])
+    if mask is not None:
+        s = np.where(mask, s, -np.inf)
+    s = s - s.mean(axis=-1, keepdims=True)  # centro cada fila para que no desborde
+    e = np.exp(s)
+    weights = e / e.sum(axis=-1, keepdims=True)
+    return weights @ V, weights
+'''), ("no es un desbordamiento",), ("attention.located_mask_nan",)),
+    "att_mask_transposed": Bug("attention", _att('''\
+    scores = Q @ K.T / np.sqrt(K.shape[-1])
+    if mask is not None:
+        scores = np.where(np.transpose(mask), scores, -np.inf)
+    weights = softmax(scores)
+    return weights @ V, weights
+'''), ("la máscara traspuesta",), ("attention.located_mask_transposed",
+                                    # where the mask is not square it raises, and that is said
+                                    "shapes.transposed_operand")),
+    "att_unmasked_weights": Bug("attention", _att('''\
+    scores = Q @ K.T / np.sqrt(K.shape[-1])
+    pesos = softmax(scores)
+    if mask is None:
+        return pesos @ V, pesos
+    pesos_mascara = softmax(np.where(mask, scores, -np.inf))
+    return pesos_mascara @ V, pesos
+'''), ("los de antes de aplicarla",), ("attention.located_unmasked_weights",)),
+    "mh_scores_carried": Bug("multihead", (_HEAD_MH + '''\
+    acumuladas = np.zeros((X.shape[0], X.shape[0]))
+    salidas = []
+    for W_Q, W_K, W_V in heads:
+        acumuladas += (X @ W_Q) @ (X @ W_K).T / np.sqrt(W_K.shape[1])
+        s = acumuladas if mask is None else np.where(mask, acumuladas, -np.inf)
+        salidas.append(softmax(s) @ (X @ W_V))
+    return np.hstack(salidas) @ W_O
+''',), ("los pesos de una cabeza cambian",), ("multihead.located_shared_weights",)),
+    "mh_mask_transposed": Bug("multihead", (_HEAD_MH + '''\
+    m = None if mask is None else mask.T
+    outs = [attention(X @ q, X @ k, X @ v, m)[0] for q, k, v in heads]
+    return np.concatenate(outs, axis=1) @ W_O
+''',), ("la máscara traspuesta",), ("multihead.located_mask_transposed",)),
+    "pe_tiled": Bug("positional_encoding", (_HEAD_PE + _PE_RIGHT + '''\
+    por_columna = np.tile(omega, 2)[:d_model]
+    angulos = np.arange(n_positions)[:, None] * por_columna
+    pe = np.where(np.arange(d_model) % 2 == 0, np.sin(angulos), np.cos(angulos))
+    return pe, omega
+''',), ("la frecuencia de cada columna",), ("positional_encoding.located_column_frequencies",)),
+    "pe_flat_blocks": Bug("positional_encoding", (_HEAD_PE + _PE_RIGHT + '''\
+    senos, cosenos = np.sin(angles), np.cos(angles[:, : d_model // 2])
+    pe = np.concatenate([senos.ravel(), cosenos.ravel()]).reshape(n_positions, d_model)
+    return pe, omega
+''',), ("en otras casillas",), ("positional_encoding.located_places",)),
+    "blk_pre_ln_final_norm": Bug("transformer_block", (_HEAD_BLK + '''\
+    x = x + multihead(layer_norm(x), heads, W_O, mask)
+    x = x + np.maximum(0, layer_norm(x) @ W1 + b1) @ W2 + b2
+    return layer_norm(x)  # la normalización final, como en GPT-2
+''',), ("pre-LN",), ("transformer_block.pre_ln",)),
+})
+BUGS.update({
     # Side effects (the third blind probe): each passes every hidden case called once.
     "att_scales_q_in_place": Bug("attention", _att('''\
     Q /= np.sqrt(K.shape[-1])  # escalo las consultas
@@ -1555,6 +1615,11 @@ PROBES += [
                                            "pe_degrees", "blk_ffn_on_sum")),
     Probe("bugs_located_5", "buggy", bugs=("pe_exponent_4i", "blk_half_ffn")),
     Probe("bugs_located_6", "buggy", bugs=("blk_max_for_maximum",)),
+    Probe("bugs_probe5_1", "buggy", bugs=("att_mask_nan", "mh_scores_carried", "pe_tiled",
+                                           "blk_pre_ln_final_norm")),
+    Probe("bugs_probe5_2", "buggy", bugs=("att_mask_transposed", "mh_mask_transposed",
+                                           "pe_flat_blocks")),
+    Probe("bugs_probe5_3", "buggy", bugs=("att_unmasked_weights",)),
     # A named tuple read by name in multihead: the reference's attention must answer in it.
     _correct("ok_named_tuple", styles=("att_named_tuple", "mh_named_fields")),
 ]
