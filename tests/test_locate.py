@@ -53,6 +53,15 @@ def fixed_ffn(x, heads, W_O, W1, b1, W2, b2, mask=None):
     return LN(x1 + np.maximum(0, x1 @ W1 + b1) @ W2 + b2)
 
 
+def uncentred_variance(x, heads, W_O, W1, b1, W2, b2, mask=None):
+    # A LayerNorm written by hand whose variance is the mean of z², not of (z − mean)².
+    def norm(z):
+        return (z - z.mean(axis=-1, keepdims=True)) / np.sqrt((z ** 2).mean(axis=-1,
+                                                                          keepdims=True) + 1e-5)
+    x1 = norm(x + MH(x, heads, W_O, mask))
+    return norm(x1 + np.maximum(0, x1 @ W1 + b1) @ W2 + b2)
+
+
 def ffn_misses_the_last_token(x, heads, W_O, W1, b1, W2, b2, mask=None):
     x1 = LN(x + MH(x, heads, W_O, mask))
     ffn = np.zeros_like(x1)
@@ -100,6 +109,8 @@ def located(block, case="causal"):
     # Located as the chaining and as what reaches the last LayerNorm before: guesses.
     (norm_before_sum, "transformer_block.located_norm_before_sum"),
     (positions_added_again, "transformer_block.located_positions_added"),
+    # Said «la segunda residual» on some cases and «algunos tokens» on others: a guess.
+    (uncentred_variance, "transformer_block.located_norm_shift"),
 ])
 def test_each_block_bug_is_located_where_it_departs(block, where):
     inputs = inputs_of("causal")
@@ -342,6 +353,14 @@ def scores_carried_over(X, heads, W_O, mask=None):
     return np.concatenate(outs, axis=1) @ W_O
 
 
+def placeholder_column_kept(X, heads, W_O, mask=None):
+    # A zero column to start the concatenation, and the last column cut instead of it.
+    concat = np.zeros((X.shape[0], 1))
+    for out in _outputs(X, heads, mask):
+        concat = np.hstack([concat, out])
+    return concat[:, :-1] @ W_O
+
+
 def mask_read_transposed(Q, K, V, mask=None):
     # mask[j][i] in a loop: it raises where the mask is not square, which this harness
     # cannot take; the square masks are where the place is measured.
@@ -352,6 +371,11 @@ def mask_read_transposed(Q, K, V, mask=None):
 
 def unmasked_weights_returned(Q, K, V, mask=None):
     return ATT(Q, K, V, mask)[0], ATT(Q, K, V)[1]
+
+
+def scaled_after_softmax(Q, K, V, mask=None):
+    weights = SM(_scores(Q, K, mask) * np.sqrt(K.shape[1])) / np.sqrt(K.shape[1])
+    return weights @ V, weights
 
 
 def mask_times_minus_infinity(Q, K, V, mask=None):
@@ -419,11 +443,15 @@ def places(function, student, seed=3):
     # Said «cómo separas las cabezas» before, though every head alone is right.
     ("multihead", one_softmax_for_all_heads, "multihead.located_shared_weights"),
     ("multihead", scores_carried_over, "multihead.located_shared_weights"),
+    # Said «cada cabeza … revisa las tres proyecciones», which are right.
+    ("multihead", placeholder_column_kept, "multihead.located_head_columns_moved"),
     # Both said only «la máscara» before; each is now the form measured.
     ("attention", mask_read_transposed, "attention.located_mask_transposed"),
     ("attention", unmasked_weights_returned, "attention.located_unmasked_weights"),
     # Both got hints only, one of which said «la exponencial desborda» for the large case.
     ("attention", mask_times_minus_infinity, "attention.located_mask_nan"),
+    # Said «la softmax: tus pesos no son distribuciones», true but not where it departs.
+    ("attention", scaled_after_softmax, "attention.located_scaled_after_softmax"),
     ("attention", row_mean_subtracted, "attention.located_mask_nan"),
     ("multihead", heads_get_mask_transposed, "multihead.located_mask_transposed"),
     # With one head alone its softmax over the heads' axis gives weights of 1: that head's

@@ -68,6 +68,11 @@ SOFTMAX_NORMALISATION = ("attention.located_softmax_sum",
                          "la normalización de la softmax: tus pesos son proporcionales a los "
                          "correctos, pero sus filas no suman 1. Divide cada fila de "
                          "exponenciales por su propia suma (paso 3, punto 3)")
+SCALED_AFTER_SOFTMAX = ("attention.located_scaled_after_softmax",
+                        "el orden de la escala y la softmax: tus pesos son una softmax de Q·Kᵀ "
+                        "multiplicada por un mismo número, así que cada fila suma ese número y "
+                        "no 1. La escala 1/√d_k divide las puntuaciones antes de la softmax; "
+                        "después de ella no se multiplica por nada (pasos 3 y 4)")
 SOFTMAX = ("attention.located_softmax",
            "la softmax: tus pesos no son distribuciones (cada fila, no negativa y con suma 1). "
            "Exponencia las puntuaciones y divide cada fila por su suma (paso 3, punto 3)")
@@ -301,6 +306,9 @@ def _weights_step(probe, weights, expected):
             return SOFTMAX_AXIS
         if (rows > 0).all() and agrees(weights / rows[:, None], expected):
             return SOFTMAX_NORMALISATION
+        if (rows > 0).all() and agrees(rows, np.full_like(rows, rows[0])) \
+                and _row_softmax_of(weights / rows[:, None], Q @ K.T):
+            return SCALED_AFTER_SOFTMAX
         return SOFTMAX
     uniform = agrees(weights, np.full_like(weights, 1 / weights.shape[-1]))
     if not uniform and _row_softmax_of(weights, Q @ K.T):  # uniform: factor 0, no scale

@@ -67,9 +67,20 @@ FFN_INSIDE = (
     "np.maximum(0, ·) elemento a elemento, entre las dos capas, y b1 antes de la ReLU (paso 8)")
 SECOND_RESIDUAL = (
     "transformer_block.located_second_residual",
-    "la segunda residual: con la atención anulada y la FFN reducida a su sesgo b2, tu bloque no "
-    "coincide con el correcto. La segunda subcapa es LayerNorm(y + FFN(y)), con y la salida "
-    "de la primera LayerNorm sumada tal cual, sin escalar, y b2 sumado después de ·W2 "
+    # What this probe sees can come from either side of the second sum: a first LayerNorm that
+    # is wrong by a scale or shift per token is undone by the last one, and shows only here.
+    "la segunda residual o en lo que le llega: con la atención anulada y la FFN reducida a su "
+    "sesgo b2, tu bloque no coincide con el correcto. La segunda subcapa es LayerNorm(y + "
+    "FFN(y)), con y la salida de la primera LayerNorm (cada token con media 0 y varianza 1) "
+    "sumada tal cual, sin escalar, y b2 sumado después de ·W2. Si falta tu primera LayerNorm, "
+    "o normaliza con otras medias o varianzas, no se nota hasta aquí, porque la última lo "
+    "corrige (paso 8)")
+NORM_SHIFT = (
+    "transformer_block.located_norm_shift",
+    "la normalización: con la atención y la FFN anuladas, sumar el mismo número a todas las "
+    "columnas de cada token cambia tu bloque, y LayerNorm no cambia con eso, porque resta la "
+    "media de cada token antes de calcular su varianza. ¿Calculas la varianza como la media de "
+    "z² sin restar antes la media, o restas otra media? Usa la layer_norm que viene hecha "
     "(paso 8)")
 CHAINING = (
     "transformer_block.located_chaining",
@@ -190,6 +201,19 @@ def _normalisation(output, expected, x):
     return BETWEEN_NORMS
 
 
+# Added to every column of x and to b2 on the both-off probe: LayerNorm(z + c) = LayerNorm(z).
+SHIFT = 10.0
+
+
+def _shift_invariant(call, inputs):
+    """True unless adding one number to every feature of each token, before each LayerNorm,
+    changes the block with both sublayers off (or the student's block raised there)."""
+    probe = _switched_off(inputs, FFN + ("W_O",))
+    probe = dict(probe, x=probe["x"] + SHIFT, b2=probe["b2"] + SHIFT)
+    answer = _answer(call, probe)
+    return answer is None or agrees(answer, reference.transformer_block(**probe))
+
+
 def _second_sublayer(call, inputs):
     attention_off = _switched_off(inputs, ("W_O",))
     answer = _answer(call, attention_off)
@@ -265,7 +289,9 @@ def locate(inputs, call):
             return None
         agree.append(agrees(answers[name], reference.transformer_block(**probe)))
     ffn_off, attention_off, both_off = agree
-    if not both_off:
+    if both_off and not _shift_invariant(call, inputs):
+        found = NORM_SHIFT
+    elif not both_off:
         found = _normalisation(answers["both_off"], reference.layer_norm(inputs["x"]),
                                inputs["x"])
     elif not ffn_off and attention_off:

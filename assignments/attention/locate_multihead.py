@@ -87,6 +87,12 @@ NORMALISED_OUTPUT = ("multihead.located_output_normalised",
                      "(media 0 y varianza 1). La normalización de capa es del bloque "
                      "Transformer (paso 8): multihead devuelve solo "
                      "Concat(head_1, …, head_h)·W_O (paso 6)")
+HEAD_COLUMNS_MOVED = ("multihead.located_head_columns_moved",
+                      "dónde colocas la salida de cada cabeza: con una sola cabeza y W_O igual "
+                      "a la identidad, tus columnas son columnas de la salida correcta de esa "
+                      "cabeza, pero desplazadas o en otro orden (o alguna a 0). La cabeza i "
+                      "ocupa su bloque de d_v columnas de la concatenación, en orden y sin "
+                      "columnas de relleno (paso 6)")
 SCALED = ("multihead.located_scaled",
           "un factor de más: con W_O igual a la identidad tu salida es la concatenación "
           "correcta multiplicada por un número. La salida es concatenación·W_O, sin dividir "
@@ -118,6 +124,17 @@ def _answer(call, probe):
     if parts is None or len(parts) != 1:
         return None
     return np.asarray(parts[0], dtype=np.float64), reference.multihead(**probe)
+
+
+def _columns_moved(got, expected):
+    """True when every column of ``got`` is 0 or a column of ``expected``, but not in place."""
+    if got.shape != expected.shape:
+        return False
+    for column in got.T:
+        zero = bool(np.all(np.abs(column) <= tolerances.ATOL))
+        if not zero and not any(agrees(column, want) for want in expected.T):
+            return False
+    return not agrees(got, expected)
 
 
 def _scaled(got, expected):
@@ -305,6 +322,8 @@ def locate(inputs, call):
         departs = not agrees(*answer)
         if departs and step in (EACH_HEAD, CONCATENATION) and _scaled(*answer):
             step = SCALED
+        elif departs and step is EACH_HEAD and _columns_moved(*answer):
+            step = HEAD_COLUMNS_MOVED
         elif departs and step is EACH_HEAD and _value_by_value(*answer):
             # The same function on a second draw too, or the order was a coincidence.
             again = _answer(call, _padded(_fresh(inputs, PROBE_SEED + 1),
