@@ -62,6 +62,13 @@ def uncentred_variance(x, heads, W_O, W1, b1, W2, b2, mask=None):
     return norm(x1 + np.maximum(0, x1 @ W1 + b1) @ W2 + b2)
 
 
+def spread_over_tokens(x, heads, W_O, W1, b1, W2, b2, mask=None):
+    # The last LayerNorm written by hand: the mean of each token, the variance of each column.
+    x1 = LN(x + MH(x, heads, W_O, mask))
+    z = x1 + np.maximum(0, x1 @ W1 + b1) @ W2 + b2
+    return (z - z.mean(axis=-1, keepdims=True)) / np.sqrt(z.var(axis=0, keepdims=True) + 1e-5)
+
+
 def ffn_misses_the_last_token(x, heads, W_O, W1, b1, W2, b2, mask=None):
     x1 = LN(x + MH(x, heads, W_O, mask))
     ffn = np.zeros_like(x1)
@@ -111,6 +118,8 @@ def located(block, case="causal"):
     (positions_added_again, "transformer_block.located_positions_added"),
     # Said «la segunda residual» on some cases and «algunos tokens» on others: a guess.
     (uncentred_variance, "transformer_block.located_norm_shift"),
+    # Said «no tienen media 0 … resta su propia media», which it does.
+    (spread_over_tokens, "transformer_block.located_last_norm_spread_over_tokens"),
 ])
 def test_each_block_bug_is_located_where_it_departs(block, where):
     inputs = inputs_of("causal")

@@ -98,6 +98,12 @@ LAST_NORM_COLUMNS = (
     "la última LayerNorm: con las dos subcapas anuladas, tu salida tiene media 0 por columnas, "
     "no por filas, así que normalizas sobre los tokens (axis=0). LayerNorm normaliza cada "
     "token por separado, sobre el último eje (paso 8)")
+LAST_NORM_SPREAD_OVER_TOKENS = (
+    "transformer_block.located_last_norm_spread_over_tokens",
+    "la última LayerNorm: con las dos subcapas anuladas, cada token está centrado en su propia "
+    "media, pero cada columna de tu salida está dividida por un número distinto: la desviación "
+    "típica la calculas sobre los tokens (axis=0), no sobre las columnas de cada token "
+    "(axis=-1), como la media (paso 8)")
 LAST_NORM_SCALE = (
     "transformer_block.located_last_norm_scale",
     "la última LayerNorm: con las dos subcapas anuladas, las filas de tu salida tienen media 0 "
@@ -195,7 +201,10 @@ def _normalisation(output, expected, x):
         return NOTHING_ADDED
     if np.abs(output.mean(axis=-1)).max() > tolerances.ATOL:
         columns = output.shape[0] > 1 and np.abs(output.mean(axis=0)).max() <= tolerances.ATOL
-        return LAST_NORM_COLUMNS if columns else LAST_NORM_MEAN
+        if columns:
+            return LAST_NORM_COLUMNS
+        return LAST_NORM_SPREAD_OVER_TOKENS if _scaled_per_column(output, expected) \
+            else LAST_NORM_MEAN
     if np.abs(output.var(axis=-1) - expected.var(axis=-1)).max() > 10 * tolerances.ATOL:
         return LAST_NORM_SCALE
     return BETWEEN_NORMS
@@ -212,6 +221,20 @@ def _shift_invariant(call, inputs):
     probe = dict(probe, x=probe["x"] + SHIFT, b2=probe["b2"] + SHIFT)
     answer = _answer(call, probe)
     return answer is None or agrees(answer, reference.transformer_block(**probe))
+
+
+def _scaled_per_column(output, expected):
+    """True when each column of ``output`` is the same column of ``expected`` (a LayerNorm's
+    centred rows) times its own positive factor, not all factors equal: each token centred
+    by its own mean, then divided by a spread taken per column, over the tokens."""
+    if output.shape[0] < 2:
+        return False
+    norms = (expected * expected).sum(axis=0)
+    if (norms == 0).any():
+        return False
+    factors = (output * expected).sum(axis=0) / norms
+    return bool((factors > 0).all()) and not agrees(factors, np.full_like(factors, factors[0])) \
+        and agrees(output, expected * factors)
 
 
 def _second_sublayer(call, inputs):
