@@ -69,6 +69,11 @@ def spread_over_tokens(x, heads, W_O, W1, b1, W2, b2, mask=None):
     return (z - z.mean(axis=-1, keepdims=True)) / np.sqrt(z.var(axis=0, keepdims=True) + 1e-5)
 
 
+def b2_after_last_norm(x, heads, W_O, W1, b1, W2, b2, mask=None):
+    x1 = LN(x + MH(x, heads, W_O, mask))
+    return LN(x1 + np.maximum(0, x1 @ W1 + b1) @ W2) + b2
+
+
 def ffn_misses_the_last_token(x, heads, W_O, W1, b1, W2, b2, mask=None):
     x1 = LN(x + MH(x, heads, W_O, mask))
     ffn = np.zeros_like(x1)
@@ -120,6 +125,8 @@ def located(block, case="causal"):
     (uncentred_variance, "transformer_block.located_norm_shift"),
     # Said «no tienen media 0 … resta su propia media», which it does.
     (spread_over_tokens, "transformer_block.located_last_norm_spread_over_tokens"),
+    # Said «la normalización» by the shift probe, whose b2 it moves: a false place.
+    (b2_after_last_norm, "transformer_block.located_b2_after_last_norm"),
 ])
 def test_each_block_bug_is_located_where_it_departs(block, where):
     inputs = inputs_of("causal")

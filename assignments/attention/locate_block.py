@@ -140,6 +140,11 @@ INPUT_ADDED_AFTER = (
     "lo que devuelves: tu salida es la correcta más x, la entrada del bloque. Cada residual "
     "suma antes de su LayerNorm, LayerNorm(x + Subcapa(x)); después de la última no se suma "
     "nada (paso 8)")
+B2_AFTER_LAST_NORM = (
+    "transformer_block.located_b2_after_last_norm",
+    "dónde sumas b2: tu salida es la de un bloque sin b2 más b2, así que lo sumas después de "
+    "la última LayerNorm. b2 es el sesgo de la segunda capa de la FFN, ReLU(x·W1 + b1)·W2 + b2, y va "
+    "dentro de la suma que se normaliza (paso 8)")
 NORM_INSIDE = (
     "transformer_block.located_norm_not_after_sums",
     "la LayerNorm: con las dos subcapas anuladas tu bloque devuelve x tal cual, sin "
@@ -220,7 +225,12 @@ def _shift_invariant(call, inputs):
     probe = _switched_off(inputs, FFN + ("W_O",))
     probe = dict(probe, x=probe["x"] + SHIFT, b2=probe["b2"] + SHIFT)
     answer = _answer(call, probe)
-    return answer is None or agrees(answer, reference.transformer_block(**probe))
+    if answer is None:
+        return True
+    expected = reference.transformer_block(**probe)
+    # Moved by exactly the shift of b2: b2 is added after the last LayerNorm, which is itself
+    # right (whole_answer says so where it can); only another movement is the normalisation's.
+    return agrees(answer, expected) or agrees(answer, expected + SHIFT)
 
 
 def _scaled_per_column(output, expected):
@@ -279,6 +289,8 @@ def whole_answer(inputs, call):
     for value, found in ((first, RETURNS_FIRST_SUBLAYER),
                          (first + _ffn(first, inputs), RETURNS_BEFORE_LAST_NORM),
                          (correct + inputs["x"], INPUT_ADDED_AFTER),
+                         (reference.transformer_block(**dict(inputs, b2=0 * inputs["b2"]))
+                          + inputs["b2"], B2_AFTER_LAST_NORM),
                          (_norm_before_sum(inputs), NORM_BEFORE_SUM),
                          (reference.transformer_block(**shifted), POSITIONS_ADDED)):
         if agrees(answer, value):
