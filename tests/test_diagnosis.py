@@ -128,6 +128,57 @@ def test_nan_with_a_mask_and_large_scores_names_both_causes_and_how_to_tell():
     assert "−∞" not in hint
 
 
+def test_an_array_used_as_a_condition_is_explained_not_left_as_a_bare_valueerror():
+    """A seventh blind probe's `if mask:` raised NumPy's «truth value … is ambiguous», which
+    reached the student as «lanzó ValueError» and nothing else. The control: a ValueError of
+    the student's own, which the kit cannot explain, stays bare."""
+    from draws import get_case, draw, outcome
+    from attention.standard import reference_parts, violations
+
+    def attention(Q, K, V, mask=None):
+        scores = Q @ K.T / np.sqrt(K.shape[1])
+        if mask:
+            scores = np.where(mask, scores, -np.inf)
+        weights = reference.softmax(scores)
+        return weights @ V, weights
+
+    def own_error(Q, K, V, mask=None):
+        raise ValueError("no me gusta esta máscara")
+
+    inputs = draw(get_case("attention", "causal"), 0)
+    expected = reference_parts("attention", inputs)
+    (failure,) = violations("attention", inputs, outcome("attention", attention, inputs), expected)
+    assert "ni verdadero ni falso" in failure.message and "is not None" in failure.message
+    (control,) = violations("attention", inputs, outcome("attention", own_error, inputs), expected)
+    assert "ni verdadero ni falso" not in control.message
+
+
+def test_mistakes_matched_by_an_error_report_alone_are_said_as_possibilities():
+    """A seventh blind probe's multihead computed only the last head (attention after the
+    loop); the product with W_O raised as if the heads were summed, and the feedback said it
+    «se comporta como» summing the heads. Where every failing case raised, the match is the
+    error report alone and is hedged; the control, a mistake matched by values, is not."""
+    def last_head_only(X, heads, W_O, mask=None):
+        for W_Q, W_K, W_V in heads:
+            Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+        head, _ = reference.attention(Q, K, V, mask)
+        return head @ W_O
+
+    said = " ".join(d.message for _, diagnoses in summaries("multihead", last_head_only,
+                                                             range(2)).values()
+                    for d in diagnoses)
+    assert "comprueba si es el tuyo" in said and "se comporta como" not in said
+
+    def heads_summed(X, heads, W_O, mask=None):
+        total = sum(reference.attention(X @ q, X @ k, X @ v, mask)[0] for q, k, v in heads)
+        return np.hstack([total] * len(heads)) @ W_O
+
+    said = " ".join(d.message for _, diagnoses in summaries("multihead", heads_summed,
+                                                             range(2)).values()
+                    for d in diagnoses)
+    assert said and "comprueba si es el tuyo" not in said
+
+
 def test_no_ffn_residual_and_no_biases_are_named_together():
     def transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None):
         x = _norm(x + reference.multihead(x, heads, W_O, mask))

@@ -264,11 +264,14 @@ def summarize(function, judged) -> list:
     entries = misconceptions.for_function(function)
     scope = _scope(len(failing), len(judged))
     single = [entry for entry in entries if any(explains(form) for form in entry.forms)]
+    # Where every failing case raised, a mistake matches by its error report alone, which
+    # other mistakes raise too: it is said as a possibility, not as what the student did.
+    by_error = all(item.outcome.parts is None for item in failing)
     if len(single) == 1:
-        return [Diagnosis("misconception", _named_for_all(single[0], scope), cases,
+        return [Diagnosis("misconception", _named_for_all(single[0], scope, by_error), cases,
                           [single[0].id])]
     if 1 < len(single) <= MAX_AMBIGUOUS:
-        return [Diagnosis("ambiguous", _candidates(single, scope), cases,
+        return [Diagnosis("ambiguous", _candidates(single, scope, by_error), cases,
                           [entry.id for entry in single])]
     if not single:
         pairs = {(first, second) for first, second in combinations(entries, 2)
@@ -349,7 +352,15 @@ def _scope(failing, total):
     return f"los {failing} casos que fallan"
 
 
-def _named_for_all(entry, scope):
+BY_ERROR = ("; como ahí tu función lanza un error, la coincidencia es solo el mismo mensaje "
+            "de error, y otros fallos lanzan ese mismo error: comprueba si es el tuyo")
+
+
+def _named_for_all(entry, scope, by_error=False):
+    if by_error:
+        return (f"tu función lanza, en {scope}, el mismo error que un error típico: "
+                f"{entry.name[:1].lower()}{entry.name[1:]}{BY_ERROR}. {entry.explanation}"
+                f"\nPista: {entry.hint}")
     return (f"error típico reconocido, que explica {scope}: {entry.name}. {entry.explanation}"
             f"\nPista: {entry.hint}")
 
@@ -360,9 +371,12 @@ def _pair_for_all(first, second, scope):
             f"{first.explanation} {second.explanation}\nPistas: {first.hint} {second.hint}")
 
 
-def _candidates(entries, scope):
+def _candidates(entries, scope, by_error=False):
     names = "; o ".join(entry.name for entry in entries)
     hints = " ".join(dict.fromkeys(entry.hint for entry in entries))
+    if by_error:
+        return (f"en {scope}, tu función lanza el mismo error que {len(entries)} errores "
+                f"típicos: {names}{BY_ERROR}.\nPistas: {hints}")
     return (f"en {scope}, tu función se comporta como {len(entries)} errores típicos que "
             f"estos casos no distinguen: {names}.\nPistas: {hints}")
 

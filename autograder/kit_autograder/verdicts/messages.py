@@ -93,6 +93,10 @@ def error_message(function, error, part_names=(), parameters=(), *, sizes=NO_SIZ
         "zero_division": "divide por cero (ZeroDivisionError)",
         "attribute": f"{raised}: usa un atributo o un método que no existe",
         "concatenate_ndim": f"{raised}: concatena arrays con distinto número de dimensiones",
+        "ambiguous_truth": (f"{raised}: usa un array de varios elementos como condición (en un "
+                            "if, and, or o not), y un array así no es ni verdadero ni falso. "
+                            "Si comprobabas si un argumento llegó, escribe `if x is not None`; "
+                            "si quieres que se cumpla en todos o en alguno, .all() o .any()"),
     }
     if kind in simple:
         return simple[kind]

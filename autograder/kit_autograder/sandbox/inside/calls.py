@@ -330,6 +330,8 @@ _PATTERNS = [  # (kind, regex); the groups are integers or shapes
     ("concatenate", re.compile(r"along dimension (\d+), the array at index (\d+) has size (\d+) "
                                r"and the array at index (\d+) has size (\d+)")),
     ("concatenate_ndim", re.compile(r"all the input arrays must have same number of dimensions")),
+    ("ambiguous_truth", re.compile(r"The truth value of an array with more than one element "
+                                   r"is ambiguous")),
     ("einsum", re.compile(r"size of label '\w' for operand (\d+) \((\d+)\) does not match "
                           r"previous terms \((\d+)\)")),
 ]
