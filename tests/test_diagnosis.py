@@ -179,6 +179,54 @@ def test_mistakes_matched_by_an_error_report_alone_are_said_as_possibilities():
     assert said and "comprueba si es el tuyo" not in said
 
 
+def test_parts_returned_in_another_order_are_said_so_and_errors_are_explained():
+    """A seventh blind probe: (omega, pe) returned for (pe, omega) got only two shape facts;
+    np.max(0, z) raised a bare TypeError; X passed as V with n = d_model was told it had
+    concatenated the weights. The controls: a pe with wrong values keeps its own facts; a
+    multihead that concatenates the weights, where n ≠ d_model, is still told so."""
+    from draws import get_case, draw, outcome
+    from attention.standard import reference_parts, violations
+
+    def swapped(n_positions, d_model):
+        pe, omega = reference.positional_encoding(n_positions, d_model)
+        return omega, pe
+
+    def swapped_and_wrong(n_positions, d_model):
+        pe, omega = reference.positional_encoding(n_positions, d_model)
+        return omega, 2 * pe
+
+    inputs = draw(get_case("positional_encoding", "d_par"), 0)
+    expected = reference_parts("positional_encoding", inputs)
+    (failure,) = violations("positional_encoding", inputs,
+                            outcome("positional_encoding", swapped, inputs), expected)
+    assert "devuelves (omega, pe) en lugar de (pe, omega)" in failure.message
+    control = violations("positional_encoding", inputs,
+                         outcome("positional_encoding", swapped_and_wrong, inputs), expected)
+    assert len(control) == 2 and "en otro orden" not in " ".join(f.message for f in control)
+
+    def max_for_maximum(x, heads, W_O, W1, b1, W2, b2, mask=None):
+        h = reference.layer_norm(x + reference.multihead(x, heads, W_O, mask))
+        return reference.layer_norm(h + np.max(0, h @ W1 + b1) @ W2 + b2)
+    block = draw(get_case("transformer_block", "causal"), 0)
+    (failure,) = violations("transformer_block", block,
+                            outcome("transformer_block", max_for_maximum, block),
+                            reference_parts("transformer_block", block))
+    assert "np.maximum(0, x)" in failure.message
+
+    def x_as_values(X, heads, W_O, mask=None):
+        return np.hstack([reference.attention(X @ q, X @ k, X, mask)[0]
+                          for q, k, _ in heads]) @ W_O
+
+    def weights_concatenated(X, heads, W_O, mask=None):
+        return np.hstack([reference.attention(X @ q, X @ k, X @ v, mask)[1]
+                          for q, k, v in heads]) @ W_O
+    said = {name: " ".join(d.message for _, ds in summaries("multihead", fn, range(2)).values()
+                           for d in ds)
+            for name, fn in (("x", x_as_values), ("weights", weights_concatenated))}
+    assert "son los pesos de las cabezas" not in said["x"]
+    assert "son los pesos de las cabezas" in said["weights"]
+
+
 def test_no_ffn_residual_and_no_biases_are_named_together():
     def transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None):
         x = _norm(x + reference.multihead(x, heads, W_O, mask))

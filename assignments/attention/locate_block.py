@@ -49,6 +49,11 @@ FFN_INPUT = (
     "lo que entra en la FFN: con la atención anulada y W1 = 0, la FFN da lo mismo sea cual sea "
     "su entrada, y tu bloque coincide con el correcto; con W1 no. La FFN se aplica una sola "
     "vez, a la salida de la primera LayerNorm, multiplicada por W1 (paso 8)")
+FFN_ACTIVATION = (
+    "transformer_block.located_ffn_activation",
+    "la activación de la FFN: con la atención anulada y cada entrada de la ReLU entre 0 y 1, "
+    "donde ReLU(z) = z, tu bloque coincide con el correcto; con las del caso no. La ReLU es "
+    "np.maximum(0, z) elemento a elemento, sin tope por arriba ni otra forma (paso 8)")
 FFN_LAST_TOKEN = (
     "transformer_block.located_ffn_last_token",
     "la FFN del último token: con la atención anulada tu bloque coincide con el correcto en "
@@ -253,7 +258,12 @@ def _second_sublayer(call, inputs):
     expected = reference.transformer_block(**attention_off)
     if answer is not None and answer.shape == expected.shape and len(answer) > 1:
         rows = [agrees(got, want) for got, want in zip(answer, expected)]
-        if any(rows) and not all(rows):  # a token-wise step that misses some tokens
+        # A token-wise step that misses some tokens: those rows are the block without the FFN
+        # (an activation can also leave some rows right, by where its inputs fall).
+        without = reference.transformer_block(**_switched_off(attention_off, FFN))
+        skipped = all(agrees(got, bare) for got, bare, right in zip(answer, without, rows)
+                      if not right)
+        if any(rows) and not all(rows) and skipped:
             return FFN_LAST_TOKEN if rows[:-1] == [True] * (len(rows) - 1) else FFN_SOME_TOKENS
     for names, found in ((("W1",), FFN_INPUT), (("W1", "W2"), FFN_INSIDE)):
         probe = _switched_off(attention_off, names)
@@ -261,8 +271,27 @@ def _second_sublayer(call, inputs):
         if answer is None:
             return None
         if agrees(answer, reference.transformer_block(**probe)):
+            if found is FFN_INPUT:
+                linear = _linear_region(call, attention_off)
+                if linear is None:
+                    return None
+                return FFN_INPUT if not linear else FFN_ACTIVATION
             return found
     return SECOND_RESIDUAL
+
+
+def _linear_region(call, attention_off):
+    """Whether the block agrees when every input of the ReLU lies in (0.4, 0.6), where
+    ReLU(z) = z: b1 = 0.5 and W1 scaled down. Agreeing there and not on the case puts the
+    departure in the activation, not in what enters the FFN. None if it raised."""
+    W1 = np.asarray(attention_off["W1"], dtype=np.float64)
+    first = reference.layer_norm(np.asarray(attention_off["x"], dtype=np.float64))
+    largest = np.abs(first @ W1).max()
+    scale = 0.1 / largest if largest > 0 else 1.0
+    probe = dict(attention_off, W1=W1 * scale,
+                 b1=np.full(np.shape(attention_off["b1"]), 0.5))
+    answer = _answer(call, probe)
+    return None if answer is None else agrees(answer, reference.transformer_block(**probe))
 
 
 def _first_sublayer(call, inputs):

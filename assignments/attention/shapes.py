@@ -254,7 +254,10 @@ def _multihead_cause(function, inputs, error):
     # With h = 2, (h − 1)·d_v is d_v, which summing the heads gives too: not said then.
     if sizes["h"] > 2 and columns == sizes.get("(h − 1)·d_v"):
         return [MISSING_HEAD]
-    if columns == sizes["h·n"] and columns != sizes["h·d_v"]:
+    # With n = d_model, h·n columns are also h heads of d_model columns (X used as V): only
+    # a count that nothing else gives says the weights were concatenated.
+    width = sizes["h"] * np.shape(inputs["X"])[1]
+    if columns == sizes["h·n"] and columns not in (sizes["h·d_v"], width):
         return [WEIGHTS_CONCATENATED]
     return []
 

@@ -77,10 +77,35 @@ def compare_part(name, got, expected, *, atol, rtol, sizes=NO_SIZES) -> list:
 
 
 def compare_parts(names, got, expected, *, atol, rtol, sizes=NO_SIZES) -> list:
+    swapped = in_another_order(names, got, expected, atol=atol, rtol=rtol)
+    if swapped:
+        return [swapped]
     failures = []
     for name, mine, theirs in zip(names, got, expected):
         failures += compare_part(name, mine, theirs, atol=atol, rtol=rtol, sizes=sizes)
     return failures
+
+
+def in_another_order(names, got, expected, *, atol, rtol):
+    """One failure when the parts are the reference's exactly, but returned in another order
+    (measured: every part equals another one's), else None."""
+    got, expected = list(got), list(expected)
+    if len(got) != len(expected) or len(got) < 2 or any(
+            getattr(part, "shape", None) is None for part in got + expected):
+        return None
+    order = []
+    for mine in got:
+        match = next((j for j, theirs in enumerate(expected) if j not in order
+                      and same_within(mine, theirs, atol=atol, rtol=rtol)), None)
+        if match is None:
+            return None
+        order.append(match)
+    if order == list(range(len(order))):
+        return None
+    returned = ", ".join(names[j] for j in order)
+    wanted = ", ".join(names)
+    return Failure(f"devuelves ({returned}) en lugar de ({wanted}): los valores son los "
+                   "correctos, pero en otro orden", None, {"kind": "shape", "order": order})
 
 
 def same_within(got, expected, *, atol, rtol):

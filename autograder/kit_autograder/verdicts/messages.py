@@ -93,6 +93,10 @@ def error_message(function, error, part_names=(), parameters=(), *, sizes=NO_SIZ
         "zero_division": "divide por cero (ZeroDivisionError)",
         "attribute": f"{raised}: usa un atributo o un método que no existe",
         "concatenate_ndim": f"{raised}: concatena arrays con distinto número de dimensiones",
+        "integer_expected": (f"{raised}: usa un array o un número con decimales donde va un "
+                             "entero (un eje, un tamaño, un índice). Por ejemplo, "
+                             "np.max(0, x) toma x como el eje: el máximo elemento a elemento "
+                             "es np.maximum(0, x)"),
         "ambiguous_truth": (f"{raised}: usa un array de varios elementos como condición (en un "
                             "if, and, or o not), y un array así no es ni verdadero ni falso. "
                             "Si comprobabas si un argumento llegó, escribe `if x is not None`; "

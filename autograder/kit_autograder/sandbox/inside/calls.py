@@ -330,6 +330,8 @@ _PATTERNS = [  # (kind, regex); the groups are integers or shapes
     ("concatenate", re.compile(r"along dimension (\d+), the array at index (\d+) has size (\d+) "
                                r"and the array at index (\d+) has size (\d+)")),
     ("concatenate_ndim", re.compile(r"all the input arrays must have same number of dimensions")),
+    ("integer_expected", re.compile(r"only integer scalar arrays can be converted to a scalar "
+                                    r"index|cannot be interpreted as an integer")),
     ("ambiguous_truth", re.compile(r"The truth value of an array with more than one element "
                                    r"is ambiguous")),
     ("einsum", re.compile(r"size of label '\w' for operand (\d+) \((\d+)\) does not match "
