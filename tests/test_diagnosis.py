@@ -200,6 +200,9 @@ def test_parts_returned_in_another_order_are_said_so_and_errors_are_explained():
     (failure,) = violations("positional_encoding", inputs,
                             outcome("positional_encoding", swapped, inputs), expected)
     assert "devuelves (omega, pe) en lugar de (pe, omega)" in failure.message
+    # Nothing else is said of it: a hint read «omega es correcta» from the parts' order.
+    found = summaries("positional_encoding", swapped, range(2))
+    assert all(not diagnoses for _, diagnoses in found.values()), found
     control = violations("positional_encoding", inputs,
                          outcome("positional_encoding", swapped_and_wrong, inputs), expected)
     assert len(control) == 2 and "en otro orden" not in " ".join(f.message for f in control)

@@ -42,7 +42,7 @@ from . import misconceptions, mutants, tolerances
 from .findings import FINDINGS, READINGS_JOIN, precision_findings
 from .functions import FUNCTIONS
 from .standard import Standard, reference_parts
-from .shapes import explain_error
+from .shapes import SHAPE_KINDS, explain_error
 
 # exp() overflows float64 above ~709.78, so scores beyond this break a softmax that does not
 # subtract the row maximum.
@@ -80,6 +80,8 @@ def diagnose(function, inputs, outcome: Outcome, failures, expected, entries=Non
     found = FINDINGS[function](inputs, outcome.parts, expected)
     if found:
         return found
+    if any(f.details.get("order") for f in failures):
+        return []  # the right parts in another order: the failure itself says all of it
     hints = GENERIC_HINTS[function](inputs, outcome.parts, failures, expected)
     return [Failure(hint, None, {"kind": "hint"}) for hint in hints]
 
@@ -264,9 +266,12 @@ def summarize(function, judged) -> list:
     entries = misconceptions.for_function(function)
     scope = _scope(len(failing), len(judged))
     single = [entry for entry in entries if any(explains(form) for form in entry.forms)]
-    # Where every failing case raised, a mistake matches by its error report alone, which
-    # other mistakes raise too: it is said as a possibility, not as what the student did.
-    by_error = all(item.outcome.parts is None for item in failing)
+    # Where every failing case raised a shape error (a product or a sum that does not fit),
+    # a mistake matches by that report alone, which many other mistakes raise too: it is said
+    # as a possibility, not as what the student did. A specific error (a tuple returned where
+    # one array goes) still names its mistake.
+    by_error = all(item.outcome.parts is None
+                   and (item.outcome.error or {}).get("kind") in SHAPE_KINDS for item in failing)
     if len(single) == 1:
         return [Diagnosis("misconception", _named_for_all(single[0], scope, by_error), cases,
                           [single[0].id])]
