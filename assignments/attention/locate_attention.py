@@ -161,12 +161,11 @@ def _small(probe):
     return dict(probe, Q=Q * (SMALL_SCORE / largest)) if largest > SMALL_SCORE else probe
 
 
-def _departs(call, probe, leaks_count=False):
-    """True or False against the reference on ``probe``; None when the student's raised or
-    gave NaN or infinities (the judge's own words on non-finite values speak then). With
-    ``leaks_count``, any weight on a key the mask forbids departs, however small, as the
-    judge counts it."""
-    parts = call(probe)
+def _departs(parts, probe, leaks_count=False):
+    """True or False for the student's ``parts`` on ``probe`` against the reference's; None
+    when the student's raised or gave NaN or infinities (the judge's own words on non-finite
+    values speak then). With ``leaks_count``, any weight on a key the mask forbids departs,
+    however small, as the judge counts it."""
     if parts is None or len(parts) != 2 or not all(np.isfinite(p).all() for p in parts):
         return None
     weights, mask = np.asarray(parts[1]), probe.get("mask")
@@ -320,17 +319,15 @@ def _weights_step(probe, weights, expected):
     return SCORES
 
 
-def _not_finite(call, probe):
-    """True when the student's answer on ``probe`` has NaN or infinities (False if it raised)."""
-    parts = call(probe)
+def _not_finite(parts):
+    """True when the student's answer has NaN or infinities (False if it raised)."""
     return parts is not None and not all(np.isfinite(np.asarray(p, dtype=np.float64)).all()
                                          for p in parts)
 
 
-def _mask_form(call, probe):
-    """MASK_TRANSPOSED or UNMASKED_WEIGHTS when the masked probe's answer is exactly that
-    form, else None."""
-    parts = call(probe)
+def _mask_form(parts, probe):
+    """MASK_TRANSPOSED or UNMASKED_WEIGHTS when the student's ``parts`` on the masked
+    ``probe`` are exactly that form, else None."""
     if parts is None or len(parts) != 2:
         return None
     output, weights = (np.asarray(part, dtype=np.float64) for part in parts)
@@ -367,13 +364,16 @@ def locate(inputs, call):
     elif not agrees(output, expected_output):
         found = WEIGHTS_TIMES_V
     else:  # right without the mask at moderate scores: the mask, or the scores' size
-        if moderate["mask"] is not None and _not_finite(call, _small(moderate)):
+        # One call on the masked probe, read three ways: NaN, a departure, and its form.
+        small = _small(moderate) if moderate["mask"] is not None else None
+        small_parts = call(small) if small is not None else None
+        if small is not None and _not_finite(small_parts):
             return MASK_NAN[0], f"el fallo está en {MASK_NAN[1]}"
-        masked = (_departs(call, _small(moderate), leaks_count=True)
-                  if moderate["mask"] is not None else False)
+        masked = (_departs(small_parts, small, leaks_count=True)
+                  if small is not None else False)
         if masked is None:
             return None
-        found = (_mask_form(call, _small(moderate)) or MASK) if masked else (
+        found = (_mask_form(small_parts, small) or MASK) if masked else (
             LARGE_SCORES if scaled and _fails(call, inputs) else None)
     if found is None:
         return None

@@ -261,15 +261,17 @@ def _weights_shared(inputs, call, heads):
     if len(heads) < 2:
         return False
     rng = np.random.default_rng(PROBE_SEED + 2)
+    base = _blocks(inputs, call, heads)  # the same for every head: asked once
+    if base is None:
+        return False
     moved_by_scores, moved_by_values = False, False
     for i in range(len(heads)):
         def redrawn(which):
             return [head if j == i else tuple(rng.normal(size=np.shape(W)) if k in which else W
                                               for k, W in enumerate(head))
                     for j, head in enumerate(heads)]
-        base, scores, values = (_blocks(inputs, call, h) for h in
-                                (heads, redrawn((0, 1)), redrawn((2,))))
-        if base is None or scores is None or values is None or any(
+        scores, values = (_blocks(inputs, call, h) for h in (redrawn((0, 1)), redrawn((2,))))
+        if scores is None or values is None or any(
                 a.shape != b.shape for other in (scores, values) for a, b in zip(base, other)):
             return False
         moved_by_scores |= not agrees(base[i], scores[i])
