@@ -487,13 +487,20 @@ def test_a_shape_failure_is_reported_beside_the_properties_it_breaks():
     assert_named("attention", attention, "attention.weights_transposed")
 
 
-@pytest.mark.parametrize(("reshape", "said"), [
-    (lambda omega: omega[None, :], "un eje de tamaño 1 de más"),
-    (lambda omega: omega[:, None], "un eje de tamaño 1 de más"),
+@pytest.mark.parametrize(("reshape", "said", "control_never_says"), [
+    (lambda omega: omega[None, :], "un eje de tamaño 1 de más", ("tamaño 1",)),
+    (lambda omega: omega[:, None], "un eje de tamaño 1 de más", ("tamaño 1",)),
+    # One frequency too many (np.arange(0, d_model + 1, 2)) or too few.
+    (lambda omega: np.append(omega, omega[-1] / 2), "los primeros valores son los correctos, "
+     "pero sobran valores al final", ("sobran", "faltan")),
+    (lambda omega: omega[:-1], "faltan los últimos", ("sobran", "faltan")),
+    (lambda omega: omega[1:], "faltan los primeros", ("sobran", "faltan")),
 ])
-def test_a_size_one_axis_is_named_only_when_the_values_are_right(reshape, said):
-    """omega returned as a (1, k) row or a (k, 1) column holds the right values: the shape
-    failure says the axis is extra. The control, the same row with wrong values, must not."""
+def test_a_shape_note_on_the_values_is_said_only_when_they_are_right(reshape, said,
+                                                                   control_never_says):
+    """omega returned as a (1, k) row or a (k, 1) column, or with a frequency too many or too
+    few, holds the right values where it overlaps the reference: the shape failure says so.
+    The control, the same shape with wrong values, must not."""
     from draws import get_case, draw, outcome
     from attention.standard import reference_parts, violations
 
@@ -504,7 +511,7 @@ def test_a_size_one_axis_is_named_only_when_the_values_are_right(reshape, said):
     def wrong_values(n_positions, d_model):
         pe, omega = reference.positional_encoding(n_positions, d_model)
         return pe, reshape(omega * 1.5)
-    inputs = draw(get_case("positional_encoding", "d_impar"), 0)
+    inputs = draw(get_case("positional_encoding", "d_par"), 0)
     expected = reference_parts("positional_encoding", inputs)
     failures = violations("positional_encoding", inputs,
                           outcome("positional_encoding", positional_encoding, inputs), expected)
@@ -513,7 +520,7 @@ def test_a_size_one_axis_is_named_only_when_the_values_are_right(reshape, said):
     control = violations("positional_encoding", inputs,
                          outcome("positional_encoding", wrong_values, inputs), expected)
     assert [f.details["kind"] for f in control] == ["shape"]
-    assert "tamaño 1" not in control[0].message
+    assert not any(word in control[0].message for word in control_never_says)
 
 
 @pytest.mark.parametrize(("function", "source", "entry"), [

@@ -47,12 +47,62 @@ def _size_one_axis(got, expected, *, atol, rtol):
             "¿un reshape o una traspuesta de más?)")
 
 
+def _axis_words(ndim, axis):
+    """The plural noun for the entries along ``axis`` and whether it is feminine."""
+    if ndim == 1:
+        return "valores", False
+    if ndim == 2:
+        return ("filas", "columnas")[axis], True
+    return f"índices del eje {axis}", False
+
+
+def _cut_short_or_long(got, expected, *, atol, rtol):
+    """A hint when the shapes differ along one axis only and the shared part is the
+    reference's, at the start or at the end of that axis: a range that stops one short or goes
+    one too far. Measured, so it is said only when true; it names no size."""
+    if got.ndim != expected.ndim or got.size == 0 or expected.size == 0:
+        return ""
+    differ = [axis for axis in range(got.ndim) if got.shape[axis] != expected.shape[axis]]
+    if len(differ) != 1:
+        return ""
+    axis = differ[0]
+    shared = min(got.shape[axis], expected.shape[axis])
+
+    def cut(array, at_start):
+        index = [slice(None)] * array.ndim
+        length = array.shape[axis]
+        index[axis] = slice(0, shared) if at_start else slice(length - shared, length)
+        return array[tuple(index)]
+
+    def cut_tolerance(tolerance, at_start):
+        # A per-entry tolerance has the reference's shape and is cut as the reference is.
+        return cut(tolerance, at_start) if np.shape(tolerance) == expected.shape else tolerance
+
+    at_start = next((start for start in (True, False) if same_within(
+        cut(got, start), cut(expected, start), atol=cut_tolerance(atol, start),
+        rtol=cut_tolerance(rtol, start))), None)
+    if at_start is None:
+        return ""
+    noun, feminine = _axis_words(got.ndim, axis)
+    the, right = ("las", "correctas") if feminine else ("los", "correctos")
+    first, last = ("primeras", "últimas") if feminine else ("primeros", "últimos")
+    if got.shape[axis] > expected.shape[axis]:
+        return (f" ({the} {first if at_start else last} {noun} son {the} {right}, pero sobran "
+                f"{noun} {'al final' if at_start else 'al principio'}: ¿un range o un arange "
+                "que llega más allá de lo que debe?)")
+    return (f" ({the} {noun} que devuelves son {the} {right}, pero faltan "
+            f"{the} {last if at_start else first}: "
+            "¿un range o un arange que se queda corto?)")
+
+
 def compare_part(name, got, expected, *, atol, rtol, sizes=NO_SIZES) -> list:
     """The failures of one returned array against the reference's (empty when it matches).
     ``sizes``: the case's (sizes.py), the only numbers of the student's shape that are shown."""
     if got.shape != expected.shape:
-        hint = _size_one_axis(got, expected, atol=atol, rtol=rtol) or (
-            " (¿la devuelves traspuesta?)" if got.ndim == 2 and got.shape[::-1] == expected.shape else "")
+        hint = (_size_one_axis(got, expected, atol=atol, rtol=rtol)
+                or _cut_short_or_long(got, expected, atol=atol, rtol=rtol)
+                or (" (¿la devuelves traspuesta?)"
+                    if got.ndim == 2 and got.shape[::-1] == expected.shape else ""))
         return [Failure(f"{name}: forma {sizes.shape(got.shape)} en lugar de "
                         f"{_shape(expected.shape)}{hint}", name,
                         {"kind": "shape", "got": list(got.shape),
