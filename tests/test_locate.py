@@ -203,6 +203,14 @@ def graded(built_dist, autograder_zip, tmp_path_factory):
             "def multihead(X, heads, W_O, mask=None):\n"
             "    outs = [attention(X @ q, X @ k, X @ v, mask)[0] for q, k, v in heads]\n"
             "    return np.stack(outs, axis=-1).reshape(X.shape[0], -1) @ W_O\n")),
+        # Raises on every failing case (IndexError with 2 heads): only a probe of its own,
+        # the number of heads, can locate it.
+        "cabezas_de_tupla.ipynb": notebooks.with_function("correct", "multihead", (
+            "def multihead(X, heads, W_O, mask=None):\n"
+            "    h = len(heads[0])\n"
+            "    outs = [attention(X @ heads[i][0], X @ heads[i][1], X @ heads[i][2], mask)[0]\n"
+            "            for i in range(h)]\n"
+            "    return np.concatenate(outs, axis=1) @ W_O\n")),
         "atencion.ipynb": notebooks.with_function("correct", "attention", LOG_SOFTMAX_ATTENTION),
         "sin_mascara.ipynb": notebooks.with_function("correct", "multihead",
                                                      MULTIHEAD_WITHOUT_MASK),
@@ -225,6 +233,19 @@ def test_make_grade_says_the_located_place_instead_of_the_generic_hint(graded):
         text = (out / "feedback" / f"{name[:-6]}.md").read_text("utf-8")
         assert "**Diagnóstico**: el fallo está en" in text
         assert "revisa las residuales, la FFN y la máscara" not in text
+
+
+def test_a_function_that_raises_on_every_failing_case_is_located_by_probes_of_its_own(graded):
+    """multihead with h = len(heads[0]) raises IndexError on the 2-head cases and answers on
+    the 3-head one: the number of heads is measured on probes of its own and said for the
+    cases that raised too. The control: sin_mascara, whose cases answer, is not said to count
+    its heads wrong."""
+    records, out = graded
+    (diagnosis,) = [d for d in records["cabezas_de_tupla.ipynb"].diagnoses["multihead"]
+                    if d.ids == ["multihead.located_head_count"]]
+    text = (out / "feedback" / "cabezas_de_tupla.md").read_text("utf-8")
+    assert "coincide con la correcta con 3 cabezas" in text
+    assert "número de cabezas" not in (out / "feedback" / "sin_mascara.md").read_text("utf-8")
 
 
 def test_a_public_test_that_fails_through_another_function_names_it_by_measurement(graded):
@@ -413,6 +434,18 @@ def heads_get_mask_transposed(X, heads, W_O, mask=None):
     return MH(X, heads, W_O, None if mask is None else np.asarray(mask).T)
 
 
+def heads_counted_from_a_tuple(X, heads, W_O, mask=None):
+    # h = len(heads[0]): the length of one (W_Q, W_K, W_V) tuple, always 3.
+    outputs = [ATT(X @ heads[i][0], X @ heads[i][1], X @ heads[i][2], mask)[0]
+               for i in range(len(heads[0]))]
+    return np.concatenate(outputs, axis=1) @ W_O
+
+
+def two_heads_fixed(X, heads, W_O, mask=None):
+    outputs = [ATT(X @ W_Q, X @ W_K, X @ W_V, mask)[0] for W_Q, W_K, W_V in heads[:2]]
+    return np.concatenate(outputs, axis=1) @ W_O
+
+
 def _parts(function, answer):
     answer = answer if isinstance(answer, tuple) else (answer,)
     return tuple(np.asarray(part, dtype=np.float64) for part in answer)
@@ -432,8 +465,12 @@ def places(function, student, seed=3):
             except Exception:
                 return None
 
-        outcome = Outcome(parts=call(inputs))
-        if judge(function, inputs, outcome):
+        parts = call(inputs)
+        if parts is None:  # it raised: only probes of their own may locate it
+            places = summary._places(locate.locate_raised(function, inputs, call))
+            found[case.name] = places[0][0] if places else None
+            continue
+        if judge(function, inputs, Outcome(parts=parts)):
             places = summary._places(locate.locate(function, inputs, call))
             found[case.name] = places[0][0] if places else None
     return found
@@ -473,6 +510,9 @@ def places(function, student, seed=3):
     # With one head alone its softmax over the heads' axis gives weights of 1: that head's
     # own attention already departs, and that is what is said.
     ("multihead", softmax_across_heads, "multihead.located_each_head"),
+    # Both got shape facts or a bare IndexError before: right for one number of heads only.
+    ("multihead", heads_counted_from_a_tuple, "multihead.located_head_count"),
+    ("multihead", two_heads_fixed, "multihead.located_head_count"),
 ])
 @pytest.mark.parametrize("seed", [3, 11])
 def test_each_attention_and_multihead_bug_departs_at_one_place_on_every_failing_case(
@@ -547,8 +587,16 @@ def _tiled_frequencies(n_positions, d_model):
     return pe, w
 
 
+def _omega_as_angles(n_positions, d_model):
+    # `omega = pos / div` returned: the (n, k) angles where the k frequencies are meant.
+    pe, omega = reference.positional_encoding(n_positions, d_model)
+    return pe, np.arange(n_positions)[:, None] * omega
+
+
 @pytest.mark.parametrize("student, where", [
     (_encoding(lambda d: np.maximum(_omega(d), 0.05)), "located_omega"),
+    # Only the shape facts were said before.
+    (_omega_as_angles, "located_omega_is_angles"),
     # Both said «la fila de la posición 0» or «los ángulos» before.
     (_tiled_frequencies, "located_column_frequencies"),
     (_stacked_then_reshaped, "located_places"),

@@ -9,7 +9,7 @@ from .cases import cases_for
 from .diagnose import summarize
 from .functions import FUNCTIONS
 from .judge import judge
-from .locate import locate
+from .locate import locate, locate_raised
 
 NAME = "attention"
 TITLE = "055 — Atención y arquitectura Transformer"

@@ -52,3 +52,18 @@ def locate(function, inputs, call):
     if names:
         return locate_ignored.message(function, names)
     return locator(inputs, call)
+
+
+# Probes that need no answer on the failing case: they say where a function that raises there
+# departs, measured on inputs of their own.
+RAISED_LOCATORS = {
+    "multihead": locate_multihead.by_head_count,
+}
+
+
+def locate_raised(function, inputs, call):
+    """``(finding id, Spanish message)`` for a failing case of ``function`` that raised, or
+    None: only a place that probes of their own measure (a number of heads that is not
+    len(heads)), since the error itself explains the case."""
+    locator = RAISED_LOCATORS.get(function)
+    return None if locator is None else locator(inputs, call)

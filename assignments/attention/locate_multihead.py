@@ -97,6 +97,7 @@ SCALED = ("multihead.located_scaled",
           "un factor de más: con W_O igual a la identidad tu salida es la concatenación "
           "correcta multiplicada por un número. La salida es concatenación·W_O, sin dividir "
           "ni multiplicar por nada más (paso 6)")
+HEAD_COUNT = "multihead.located_head_count"
 OUTPUT_PROJECTION = ("multihead.located_output_projection",
                      "W_O: con W_O igual a la identidad tu salida es la concatenación "
                      "correcta, y con la W_O del caso no. La salida es concatenación·W_O, "
@@ -305,9 +306,47 @@ def _mask_transposed(inputs, call):
     return MASK_TRANSPOSED if agrees(np.asarray(parts[0], dtype=np.float64), transposed) else None
 
 
+# The head counts tried, each with d_k = d_v = COUNT_WIDTH / h, so that a d_k taken as
+# d_model // h is right too: only the number of heads changes from one probe to the next.
+HEAD_COUNTS = (1, 2, 3, 4)
+COUNT_WIDTH = 12
+
+
+def by_head_count(inputs, call):
+    """HEAD_COUNT when the student's multihead agrees with the reference for some number of
+    heads (more than one) but not for the case's: a count of heads that is not len(heads)."""
+    rng = np.random.default_rng(PROBE_SEED + 3)
+    n = max(np.shape(inputs["X"])[0], MIN_TOKENS)
+    X = rng.normal(size=(n, COUNT_WIDTH))
+    right = []
+    for h in HEAD_COUNTS:
+        width = COUNT_WIDTH // h
+        heads = [tuple(rng.normal(size=(COUNT_WIDTH, width)) for _ in range(3))
+                 for _ in range(h)]
+        answer = _answer(call, dict(X=X, heads=heads, W_O=rng.normal(
+            size=(COUNT_WIDTH, COUNT_WIDTH)), mask=None))
+        if answer is not None and agrees(*answer):
+            right.append(h)
+    if not right or right == [1] or len(inputs["heads"]) in right or len(right) == len(
+            HEAD_COUNTS):
+        return None
+    def spoken(numbers):
+        return " o ".join([", ".join(map(str, numbers[:-1])), str(numbers[-1])] if len(
+            numbers) > 1 else [str(numbers[0])])
+    counts, others = spoken(right), spoken([h for h in HEAD_COUNTS if h not in right])
+    return HEAD_COUNT, (
+        f"el fallo está en el número de cabezas: tu multihead coincide con la correcta con "
+        f"{counts} cabezas, y no con {others}. ¿De dónde sacas cuántas cabezas hay? Son "
+        "len(heads), una por cada tupla (W_Q, W_K, W_V) de la lista, sin fijar el número ni "
+        "tomarlo de otra forma (paso 6)")
+
+
 def locate(inputs, call):
     """``(finding id, Spanish message)`` for where ``multihead`` departs on ``inputs``, or
     None when no probe locates it (or the student's function raises on a probe)."""
+    by_count = by_head_count(inputs, call)
+    if by_count is not None:
+        return by_count
     unmasked = _fresh(inputs)
     probes = []
     if inputs.get("mask") is not None:

@@ -67,6 +67,7 @@ ROWS_NORMALISED = "positional_encoding.located_rows_normalised"
 OTHER_ARGUMENTS = "positional_encoding.located_other_arguments"
 PLACES = "positional_encoding.located_places"
 COLUMN_FREQUENCIES = "positional_encoding.located_column_frequencies"
+OMEGA_IS_ANGLES = "positional_encoding.located_omega_is_angles"
 # Larger answers are not rebuilt to be compared: no case asks for one.
 MAX_REBUILT = 4096
 
@@ -180,6 +181,14 @@ def locate(inputs, call):
             "resultados entre llamadas (una caché por n_positions) o usas una variable global "
             "del cuaderno, como d_model, en lugar del argumento? Calcula cada respuesta con los "
             "argumentos que recibe (paso 7)")
+    angles = np.arange(inputs["n_positions"])[:, None] * expected_omega
+    if omega.ndim == 2 and any(omega.shape == form.shape and agrees(omega, form, OMEGA_ATOL)
+                               for form in (angles, angles.T)):
+        return OMEGA_IS_ANGLES, (
+            "el fallo está en la omega que devuelves: es la matriz de ángulos pos·ω_i, una fila "
+            "por posición, no las frecuencias. omega son solo las ⌈d_model/2⌉ frecuencias "
+            "ω_i = 1/10000^(2i/d_model), un vector; los ángulos se calculan con ellas"
+            + (", y tu pe está bien" if agrees(pe, expected_pe) else "") + " (paso 7)")
     if pe.shape != expected_pe.shape or omega.shape != expected_omega.shape:
         return None  # the shape facts say it better
     if not agrees(omega, expected_omega, OMEGA_ATOL):

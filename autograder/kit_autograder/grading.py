@@ -296,7 +296,7 @@ class Grader:
 
         try:
             return summary.located(getattr(self.lesson, "locate", None), function, failing,
-                                   call)
+                                   call, getattr(self.lesson, "locate_raised", None))
         except Exception:  # a bug of ours: what the summary said stays
             traceback.print_exc()
             return None

@@ -40,7 +40,9 @@ and may provide:
   Spanish message)``, a list of them from precise to general, or None
   (``verdicts.summary.located``); ``call(probe_inputs)`` runs the student's function again in
   the sandbox and returns its parts (None if it raised), so the lesson can switch parts of it
-  off.
+  off;
+* ``locate_raised(function, inputs, call)``: the same for a failing case that raised, from
+  probes that need no answer on the case itself; without it, such cases are not located;
 
 Everything else a lesson may bring lives in its folder under a fixed name, each optional:
 ``master.py`` (required by ``make assign``), ``figures/``, ``explorer/index.html``, and
@@ -159,8 +161,9 @@ def contract_problems(module, name) -> list:
     problems += _data_question_problems(module.DATA_QUESTIONS)
     if not callable(getattr(module, "summarize", callable)):
         problems.append("summarize, if given, must be a function (function, judged)")
-    if not callable(getattr(module, "locate", callable)):
-        problems.append("locate, if given, must be a function (function, inputs, call)")
+    for hook in ("locate", "locate_raised"):
+        if not callable(getattr(module, hook, callable)):
+            problems.append(f"{hook}, if given, must be a function (function, inputs, call)")
     catalog = getattr(module, "misconception_catalog", None)
     if catalog is not None:
         for mistake_id, mistake in catalog().items():

@@ -76,28 +76,49 @@ def explained_everywhere(diagnoses, failing_cases):
     return any(d.kind in EXPLAINING and set(failing_cases) <= set(d.cases) for d in diagnoses)
 
 
-def located(locate, function, failing, call):
+def located(locate, function, failing, call, locate_raised=None):
     """The lesson's ``locate`` on every failing case that returned an answer (``Judged``), as
     one finding when every such case departs at the same place, else None: a place that
-    explains one case only would be a guess for the others. Cases that raised are not
-    located: their errors explain them. ``call(function, probe_inputs)`` runs the student's
-    function and returns its parts, or None when it raised.
+    explains one case only would be a guess for the others. Cases that raised are located only
+    by ``locate_raised``, the lesson's probes that need no answer on the case itself (a count
+    measured on inputs of its own); otherwise their errors explain them.
+    ``call(function, probe_inputs)`` runs the student's function and returns its parts, or
+    None when it raised.
 
     ``locate`` returns a place, ``(finding id, Spanish message)``, or a list of places from
     the most precise to the most general (a small case may show only the general one): the
     most precise place every case shares is said."""
     answered = [j for j in failing if j.outcome.parts is not None]
-    if locate is None or not answered:
+    raised = [j for j in failing if j.outcome.parts is None]
+    by_answer = _shared_place(locate, function, answered, call)
+    by_error = _shared_place(locate_raised, function, raised, call)
+    if by_answer and by_error:
+        both = [p for p in by_answer if p in by_error]
+        if both:
+            return _finding(both[0], answered + raised)
+    if by_answer:
+        return _finding(by_answer[0], answered)
+    if by_error and not answered:
+        return _finding(by_error[0], raised)
+    return None
+
+
+def _shared_place(locate, function, judged, call):
+    """The places every one of ``judged`` departs at, most precise first, or None."""
+    if locate is None or not judged:
         return None
     shared = None
-    for one in answered:
+    for one in judged:
         places = _places(locate(function, one.inputs, lambda probe: call(function, probe)))
         shared = places if shared is None else [p for p in shared if p in places]
         if not shared:
             return None
-    finding_id, message = shared[0]
-    return Diagnosis("finding", message, [j.case for j in answered], [finding_id],
-                     located=True)
+    return shared
+
+
+def _finding(place, judged):
+    finding_id, message = place
+    return Diagnosis("finding", message, [j.case for j in judged], [finding_id], located=True)
 
 
 def _places(found):
