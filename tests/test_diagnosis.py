@@ -128,6 +128,32 @@ def test_nan_with_a_mask_and_large_scores_names_both_causes_and_how_to_tell():
     assert "−∞" not in hint
 
 
+@pytest.mark.parametrize(("attention", "said"), [
+    # An eighth probe: np.NINF, removed in NumPy 2.0, got «usa un atributo que no existe».
+    (lambda Q, K, V, mask=None: (np.NINF, None), "usa np.NINF, que NumPy 2 ya no tiene"),
+    (lambda Q, K, V, mask=None: (Q.transpose_all, None), "usa `.transpose_all` en un valor de "
+     "tipo `ndarray`"),
+    (lambda Q, K, V, mask=None: (np.split(Q, 3), None), "np.split no puede partir el eje"),
+])
+def test_an_attribute_that_does_not_exist_and_an_unequal_split_are_said_with_their_names(
+        attention, said):
+    """The attribute looked up and what on (names of the student's code) are said; NumPy's
+    «array split does not result in an equal division» is explained. The control: an
+    AttributeError of the student's own, with no name, stays general."""
+    from draws import get_case, draw, outcome
+    from attention.standard import reference_parts, violations
+
+    def own_error(Q, K, V, mask=None):
+        raise AttributeError("no me gusta")
+
+    inputs = draw(get_case("attention", "rectangular"), 0)  # 4 queries: not a multiple of 3
+    expected = reference_parts("attention", inputs)
+    (failure,) = violations("attention", inputs, outcome("attention", attention, inputs), expected)
+    assert said in failure.message, failure.message
+    (control,) = violations("attention", inputs, outcome("attention", own_error, inputs), expected)
+    assert "usa un atributo o un método que no existe" in control.message
+
+
 def test_an_array_used_as_a_condition_is_explained_not_left_as_a_bare_valueerror():
     """A seventh blind probe's `if mask:` raised NumPy's «truth value … is ambiguous», which
     reached the student as «lanzó ValueError» and nothing else. The control: a ValueError of
@@ -168,6 +194,20 @@ def test_mistakes_matched_by_an_error_report_alone_are_said_as_possibilities():
                                                              range(2)).values()
                     for d in diagnoses)
     assert "comprueba si es el tuyo" in said and "se comporta como" not in said
+
+    def input_overwritten(X, heads, W_O, mask=None):
+        # An eighth probe: X replaced by each head's output inside the loop. The error matched
+        # a pair of mistakes («sumas las cabezas … y multiplicas por la traspuesta de W_O»).
+        outputs = []
+        for W_Q, W_K, W_V in heads:
+            X, _ = reference.attention(X @ W_Q, X @ W_K, X @ W_V, mask)
+            outputs.append(X)
+        return np.concatenate(outputs, axis=1) @ W_O
+
+    found = [d for _, diagnoses in summaries("multihead", input_overwritten, range(2)).values()
+             for d in diagnoses]
+    assert found and not [d for d in found if d.kind == "misconception" and len(d.ids) == 2]
+    assert "reconocidos a la vez" not in " ".join(d.message for d in found)
 
     def heads_summed(X, heads, W_O, mask=None):
         total = sum(reference.attention(X @ q, X @ k, X @ v, mask)[0] for q, k, v in heads)
@@ -331,8 +371,9 @@ def test_odd_d_model_with_one_frequency_short_is_named():
         pe = np.stack([np.sin(angles), np.cos(angles)], axis=-1).reshape(n_positions, -1)
         return pe, omega
     failing = assert_named("positional_encoding", positional_encoding,
-                           "positional_encoding.omega_short", cases=["d_impar"])
-    assert all(cases == ["d_impar"] for cases, _ in failing.values())
+                           "positional_encoding.omega_short", cases=["d_impar", "largo"])
+    # Only the cases of odd d_model fail: even d_model has no frequency short.
+    assert all(cases == ["d_impar", "largo"] for cases, _ in failing.values())
 
 
 # --- transformer_block: a LayerNorm epsilon too large ---------------------------------------
@@ -672,3 +713,39 @@ def test_a_layer_norm_on_the_ffn_alone_is_named():
     found = assert_named("transformer_block", transformer_block,
                          "transformer_block.layer_norm_on_ffn_only")
     assert any("no tienen media 0 ni varianza 1" in m for m in messages(found))
+
+
+def test_heads_that_all_give_nan_are_not_said_to_be_the_same_head():
+    """An output of NaN everywhere (np.where(None, …) without a mask) fits any span, so it was
+    read as «todas las cabezas dan el mismo resultado». The control: one head's output in
+    every block is still said to be the same head everywhere."""
+    from draws import get_case, draw
+    from attention import findings
+
+    inputs = draw(get_case("multihead", "dos_cabezas"), 0)
+    expected = (reference.multihead(**inputs),)
+    nan = np.full_like(expected[0], np.nan)
+    assert not [f for f in findings.multihead_findings(inputs, (nan,), expected)
+                if f.details.get("id") == "multihead.same_head_everywhere"]
+    X, heads, W_O = inputs["X"], inputs["heads"], inputs["W_O"]
+    first = reference.attention(X @ heads[0][0], X @ heads[0][1], X @ heads[0][2])[0] * 1.3
+    same = np.concatenate([first] * len(heads), axis=1) @ W_O
+    assert [f for f in findings.multihead_findings(inputs, (same,), expected)
+            if f.details.get("id") == "multihead.same_head_everywhere"]
+
+
+def test_a_last_column_left_at_zero_fails_where_positions_are_many_and_d_model_odd():
+    """An eighth blind probe filled the pairs with `range(d_model // 2)`, leaving the last
+    sine column at 0 for odd d_model, and passed: that sine, of the slowest frequency, stays
+    below the tolerance over few positions. The long case now has odd d_model and catches it
+    on every draw; the control: the short odd case alone lets it through on some draw."""
+    def positional_encoding(n_positions, d_model):
+        omega = 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)
+        pe, pos = np.zeros((n_positions, d_model)), np.arange(n_positions)
+        for i in range(d_model // 2):
+            pe[:, 2 * i], pe[:, 2 * i + 1] = np.sin(pos * omega[i]), np.cos(pos * omega[i])
+        return pe, omega
+
+    found = summaries("positional_encoding", positional_encoding)
+    assert all("largo" in failing for failing, _ in found.values())
+    assert not all("d_impar" in failing for failing, _ in found.values())

@@ -100,6 +100,25 @@ def positions_added_again(x, heads, W_O, W1, b1, W2, b2, mask=None):
     return LN(x1 + np.maximum(0, x1 @ W1 + b1) @ W2 + b2)
 
 
+def input_normalised_first(x, heads, W_O, W1, b1, W2, b2, mask=None):
+    x = LN(x)
+    x1 = LN(x + MH(x, heads, W_O, mask))
+    return LN(x1 + np.maximum(0, x1 @ W1 + b1) @ W2 + b2)
+
+
+def beta_of_ones(x, heads, W_O, W1, b1, W2, b2, mask=None):
+    def norm(z):  # gamma and beta both np.ones
+        return LN(z) * np.ones(z.shape[-1]) + np.ones(z.shape[-1])
+    x1 = norm(x + MH(x, heads, W_O, mask))
+    return norm(x1 + np.maximum(0, x1 @ W1 + b1) @ W2 + b2)
+
+
+def causal_when_unmasked(x, heads, W_O, W1, b1, W2, b2, mask=None):
+    if mask is None:
+        mask = np.tril(np.ones((len(x), len(x)), dtype=bool))
+    return reference.transformer_block(x, heads, W_O, W1, b1, W2, b2, mask)
+
+
 def inputs_of(case_name):
     case = next(c for c in cases.cases_for("transformer_block") if c.name == case_name)
     return case.inputs()
@@ -127,9 +146,16 @@ def located(block, case="causal"):
     (spread_over_tokens, "transformer_block.located_last_norm_spread_over_tokens"),
     # Said «la normalización» by the shift probe, whose b2 it moves: a false place.
     (b2_after_last_norm, "transformer_block.located_b2_after_last_norm"),
+    # An eighth probe: «la primera subcapa … revisa la llamada, la residual y la primera
+    # LayerNorm», and «no tienen media 0 … resta su propia media», which it does.
+    (input_normalised_first, "transformer_block.located_input_normalised"),
+    (beta_of_ones, "transformer_block.located_last_norm_offset"),
+    # «la primera subcapa», on the cases without a mask: the mask is what it adds.
+    ((causal_when_unmasked, "sin_mascara"), "transformer_block.located_always_causal"),
 ])
 def test_each_block_bug_is_located_where_it_departs(block, where):
-    inputs = inputs_of("causal")
+    block, case = block if isinstance(block, tuple) else (block, "causal")
+    inputs = inputs_of(case)
     outcome = Outcome(parts=(np.asarray(block(**inputs)),))
     failures = judge("transformer_block", inputs, outcome)
     assert failures  # the bug is a bug on this case
@@ -138,7 +164,7 @@ def test_each_block_bug_is_located_where_it_departs(block, where):
         said = diagnose.diagnose("transformer_block", inputs, outcome, failures,
                                  reference_parts("transformer_block", inputs))
         assert said and all(f.details.get("kind") == "hint" for f in said), said
-    finding_id, message = located(block)
+    finding_id, message = located(block, case)
     assert finding_id == where
     assert message.startswith("el fallo está en ") and "(paso 8)" in message
 
@@ -434,6 +460,26 @@ def heads_get_mask_transposed(X, heads, W_O, mask=None):
     return MH(X, heads, W_O, None if mask is None else np.asarray(mask).T)
 
 
+def masked_even_without_a_mask(Q, K, V, mask=None):
+    # np.where(None, …) is False everywhere: every score −∞, NaN weights without a mask.
+    scores = np.where(mask, Q @ K.T / np.sqrt(K.shape[1]), -np.inf)
+    with np.errstate(invalid="ignore"):
+        weights = SM(scores)
+    return weights @ V, weights
+
+
+def heads_masked_even_without_a_mask(X, heads, W_O, mask=None):
+    outputs = [masked_even_without_a_mask(X @ W_Q, X @ W_K, X @ W_V, mask)[0]
+               for W_Q, W_K, W_V in heads]
+    return np.concatenate(outputs, axis=1) @ W_O
+
+
+def heads_times_w_o_entrywise(X, heads, W_O, mask=None):
+    # concat * W_O: raises unless the shapes broadcast (n = h·d_v = d_model on the causal case).
+    outputs = [ATT(X @ W_Q, X @ W_K, X @ W_V, mask)[0] for W_Q, W_K, W_V in heads]
+    return np.concatenate(outputs, axis=1) * W_O
+
+
 def heads_counted_from_a_tuple(X, heads, W_O, mask=None):
     # h = len(heads[0]): the length of one (W_Q, W_K, W_V) tuple, always 3.
     outputs = [ATT(X @ heads[i][0], X @ heads[i][1], X @ heads[i][2], mask)[0]
@@ -468,7 +514,8 @@ def places(function, student, seed=3):
         parts = call(inputs)
         if parts is None:  # it raised: only probes of their own may locate it
             places = summary._places(locate.locate_raised(function, inputs, call))
-            found[case.name] = places[0][0] if places else None
+            if places:
+                found[case.name] = places[0][0]
             continue
         if judge(function, inputs, Outcome(parts=parts)):
             places = summary._places(locate.locate(function, inputs, call))
@@ -510,6 +557,12 @@ def places(function, student, seed=3):
     # With one head alone its softmax over the heads' axis gives weights of 1: that head's
     # own attention already departs, and that is what is said.
     ("multihead", softmax_across_heads, "multihead.located_each_head"),
+    # The second said «todas las cabezas dan el mismo resultado» (all NaN) before.
+    ("attention", masked_even_without_a_mask, "attention.located_none_mask"),
+    ("multihead", heads_masked_even_without_a_mask, "multihead.located_none_mask"),
+    # Said «cómo separas las cabezas: cada cabeza sola es correcta», unmeasured: one head
+    # alone raised.
+    ("multihead", heads_times_w_o_entrywise, "multihead.located_elementwise_w_o"),
     # Both got shape facts or a bare IndexError before: right for one number of heads only.
     ("multihead", heads_counted_from_a_tuple, "multihead.located_head_count"),
     ("multihead", two_heads_fixed, "multihead.located_head_count"),
@@ -675,3 +728,33 @@ def test_a_correct_positional_encoding_is_located_nowhere_and_a_catalogued_one_i
                              judge("positional_encoding", inputs, outcome),
                              reference_parts("positional_encoding", inputs))
     assert any(f.details.get("kind") != "hint" for f in said), said
+
+
+def test_no_place_says_each_head_alone_is_right_when_one_head_alone_raised():
+    """A multihead that raises with one head alone and is wrong with several: nothing
+    measured that each head alone is right, so no place may say so (it said «cómo separas las
+    cabezas: cada cabeza sola es correcta»). The control: the same wrong multihead that
+    answers with one head alone departs there, at «cada cabeza»."""
+    def raises_alone(X, heads, W_O, mask=None):
+        if len(heads) == 1:
+            raise ValueError("one head")
+        return np.tanh(MH(X, heads, W_O, mask))
+
+    def answers_alone(X, heads, W_O, mask=None):
+        return np.tanh(MH(X, heads, W_O, mask))
+
+    inputs = next(c for c in cases.cases_for("multihead") if c.name == "dos_cabezas").inputs(
+        np.random.default_rng(3))
+
+    def where(student):
+        def call(probe):
+            try:
+                return _parts("multihead", student(**probe))
+            except ValueError:
+                return None
+        return locate.locate("multihead", inputs, call)
+
+    found = where(raises_alone)
+    assert found is None or "cada cabeza sola es correcta" not in found[1], found
+    assert where(answers_alone)[0] in ("multihead.located_each_head",
+                                       "multihead.located_after_heads")

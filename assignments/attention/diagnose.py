@@ -278,7 +278,8 @@ def summarize(function, judged) -> list:
     if 1 < len(single) <= MAX_AMBIGUOUS:
         return [Diagnosis("ambiguous", _candidates(single, scope, by_error), cases,
                           [entry.id for entry in single])]
-    if not single:
+    # Two mistakes at once matched by an error report alone would be a guess twice over.
+    if not single and not by_error:
         pairs = {(first, second) for first, second in combinations(entries, 2)
                  for a in first.forms for b in second.forms
                  if _explains_together(a, b, explains, failing, trials)}

@@ -154,7 +154,8 @@ def _same_blocks(output, W_O, h, d_v):
     output lies in the d_v rows' span of S. With d_v < d_model that is a real constraint,
     which any other output misses."""
     S = sum(np.vsplit(W_O, h))
-    if h < 2 or d_v >= W_O.shape[1]:
+    # NaN everywhere fits any span: heads that all give NaN are not «the same head».
+    if h < 2 or d_v >= W_O.shape[1] or not np.isfinite(output).all():
         return []
     B = np.linalg.lstsq(S.T, output.T, rcond=None)[0].T
     if not _same(output, B @ S):

@@ -8,7 +8,12 @@ compared with the reference's on the same probe, and the first step of the noteb
 where they part is said. One module per function; none quotes a value of the hidden case.
 """
 
+import numpy as np
+
 from . import locate_attention, locate_block, locate_ignored, locate_multihead, locate_positional
+from .functions import FUNCTIONS
+from .probe_compare import agrees
+from .standard import reference_parts
 
 LOCATORS = {
     "attention": locate_attention.locate,
@@ -33,6 +38,36 @@ PROBES = {
 }
 
 
+# The mask that forbids nothing, of the shape each function's mask has.
+MASK_SHAPES = {
+    "attention": lambda inputs: (len(inputs["Q"]), len(inputs["K"])),
+    "multihead": lambda inputs: (len(inputs["X"]),) * 2,
+    "transformer_block": lambda inputs: (len(inputs["x"]),) * 2,
+}
+
+
+def _none_mask(function, inputs, call):
+    """A place when, without a mask, the answer has NaN or infinities, and with a mask that
+    forbids nothing it is the reference's: the function masks even when mask is None
+    (np.where(None, …) is False everywhere, so every score becomes −∞)."""
+    if function not in MASK_SHAPES or inputs.get("mask") is not None:
+        return None
+    parts = call(inputs)
+    if parts is None or all(np.isfinite(part).all() for part in parts):
+        return None
+    open_mask = dict(inputs, mask=np.ones(MASK_SHAPES[function](inputs), dtype=bool))
+    again = call(open_mask)
+    expected = reference_parts(function, open_mask)
+    if again is None or len(again) != len(expected) or not all(
+            agrees(mine, theirs) for mine, theirs in zip(again, expected)):
+        return None
+    return (f"{function}.located_none_mask",
+            "el fallo está en lo que haces cuando no hay máscara: con mask=None tu resultado "
+            "tiene NaN, y con una máscara toda True, que no prohíbe nada, es el correcto. "
+            "Cuando mask es None no se enmascara nada: ¿usas mask (en np.where o al indexar) "
+            f"sin comprobar antes if mask is not None? ({FUNCTIONS[function].step})")
+
+
 def locate(function, inputs, call):
     """``(finding id, Spanish message)`` for where ``function`` departs on ``inputs`` (a
     failing case), or None. ``call(probe_inputs)`` runs the student's function and returns
@@ -40,6 +75,9 @@ def locate(function, inputs, call):
     locator = LOCATORS.get(function)
     if locator is None:
         return None
+    none_mask = _none_mask(function, inputs, call)
+    if none_mask is not None:
+        return none_mask
     # An answer that is a whole known value explains everything, the arguments it then
     # ignores included (a block returning its first sublayer never reads W1…b2): said first.
     whole = WHOLE_ANSWERS.get(function)

@@ -98,6 +98,12 @@ LAST_NORM_MEAN = (
     "la última LayerNorm: con las dos subcapas anuladas, las filas de tu salida no tienen "
     "media 0. LayerNorm resta a cada token (fila) su propia media, sobre el último eje "
     "(paso 8)")
+LAST_NORM_OFFSET = (
+    "transformer_block.located_last_norm_offset",
+    "lo que sumas después de normalizar: con las dos subcapas anuladas, tus filas son las "
+    "normalizadas correctas más un mismo valor en cada token, así que restas bien la media y "
+    "divides bien, pero después sumas algo (¿un β de unos, np.ones, donde van ceros?). "
+    "LayerNorm deja cada token con media 0 y varianza 1 (paso 8)")
 LAST_NORM_COLUMNS = (
     "transformer_block.located_last_norm_columns",
     "la última LayerNorm: con las dos subcapas anuladas, tu salida tiene media 0 por columnas, "
@@ -140,6 +146,16 @@ POSITIONS_ADDED = (
     "la entrada del bloque: tu bloque es el correcto aplicado a x más la codificación "
     "posicional. Las posiciones se suman una sola vez, a los embeddings, antes del primer "
     "bloque (paso 7); el bloque usa la x que recibe tal cual (paso 8)")
+INPUT_NORMALISED = (
+    "transformer_block.located_input_normalised",
+    "la entrada del bloque: tu bloque es el correcto aplicado a LayerNorm(x), no a x, así que "
+    "normalizas la entrada antes de la primera subcapa. En el bloque post-LN cada LayerNorm va "
+    "después de su suma residual, y la primera subcapa recibe x tal cual (paso 8)")
+ALWAYS_CAUSAL = (
+    "transformer_block.located_always_causal",
+    "la máscara: sin máscara tu bloque es el correcto con una máscara causal. Cuando mask es "
+    "None, cada token atiende a todos, también a los que vienen después; la máscara causal "
+    "solo se aplica si te la pasan (paso 8)")
 INPUT_ADDED_AFTER = (
     "transformer_block.located_input_added_after",
     "lo que devuelves: tu salida es la correcta más x, la entrada del bloque. Cada residual "
@@ -209,6 +225,10 @@ def _normalisation(output, expected, x):
         return NORM_INSIDE
     if np.abs(output).max() <= tolerances.ATOL:
         return NOTHING_ADDED
+    offset = output - expected
+    if (np.abs(offset).max() > tolerances.ATOL
+            and agrees(offset, np.broadcast_to(offset[0], offset.shape))):
+        return LAST_NORM_OFFSET
     if np.abs(output.mean(axis=-1)).max() > tolerances.ATOL:
         columns = output.shape[0] > 1 and np.abs(output.mean(axis=0)).max() <= tolerances.ATOL
         if columns:
@@ -321,10 +341,21 @@ def whole_answer(inputs, call):
                          (reference.transformer_block(**dict(inputs, b2=0 * inputs["b2"]))
                           + inputs["b2"], B2_AFTER_LAST_NORM),
                          (_norm_before_sum(inputs), NORM_BEFORE_SUM),
-                         (reference.transformer_block(**shifted), POSITIONS_ADDED)):
-        if agrees(answer, value):
+                         (reference.transformer_block(**shifted), POSITIONS_ADDED),
+                         (reference.transformer_block(**dict(
+                             inputs, x=reference.layer_norm(inputs["x"]))), INPUT_NORMALISED),
+                         (_causal_when_unmasked(inputs), ALWAYS_CAUSAL)):
+        if value is not None and agrees(answer, value):
             return found[0], f"el fallo está en {found[1]}"
     return None
+
+
+def _causal_when_unmasked(inputs):
+    """The correct block under a causal mask, when the case has no mask (else None)."""
+    n = len(inputs["x"])
+    if inputs.get("mask") is not None or n < 2:
+        return None
+    return reference.transformer_block(**dict(inputs, mask=np.tril(np.ones((n, n), dtype=bool))))
 
 
 def _ffn(h, inputs):

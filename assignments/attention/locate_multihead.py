@@ -97,6 +97,10 @@ SCALED = ("multihead.located_scaled",
           "un factor de más: con W_O igual a la identidad tu salida es la concatenación "
           "correcta multiplicada por un número. La salida es concatenación·W_O, sin dividir "
           "ni multiplicar por nada más (paso 6)")
+ELEMENTWISE_W_O = ("multihead.located_elementwise_w_o",
+                   "el producto por W_O: tu salida es la concatenación de las cabezas "
+                   "multiplicada por W_O elemento a elemento (*), no con el producto de "
+                   "matrices (@). Concat(head_1, …, head_h) @ W_O da (n, d_model) (paso 6)")
 HEAD_COUNT = "multihead.located_head_count"
 OUTPUT_PROJECTION = ("multihead.located_output_projection",
                      "W_O: con W_O igual a la identidad tu salida es la concatenación "
@@ -185,7 +189,22 @@ def whole_answer(inputs, call):
         found = TRANSPOSED_OUTPUT
     elif got.shape == expected.shape and agrees(got, reference.layer_norm(expected)):
         found = NORMALISED_OUTPUT
+    elif _elementwise_w_o(inputs, got):
+        found = ELEMENTWISE_W_O
     return None if found is None else (found[0], f"el fallo está en {found[1]}")
+
+
+def _elementwise_w_o(inputs, got):
+    """True when ``got`` is the right concatenation times W_O entry by entry (where the two
+    shapes broadcast), not as a product of matrices."""
+    X, W_O = np.asarray(inputs["X"], dtype=np.float64), np.asarray(inputs["W_O"], dtype=np.float64)
+    concat = np.concatenate([reference.attention(X @ W_Q, X @ W_K, X @ W_V, inputs.get("mask"))[0]
+                             for W_Q, W_K, W_V in inputs["heads"]], axis=1)
+    try:
+        product = concat * W_O
+    except ValueError:
+        return False
+    return agrees(got, product)
 
 
 # At least this many distinct values before a value-by-value function is said to be seen.
@@ -354,9 +373,11 @@ def locate(inputs, call):
     probes += [(_padded(unmasked, list(inputs["heads"])[:1]), EACH_HEAD),
                (_padded(unmasked, list(inputs["heads"])), CONCATENATION),
                (unmasked, OUTPUT_PROJECTION)]
+    each_head_seen = True
     for probe, step in probes:
         answer = _answer(call, probe)
         if answer is None and step is EACH_HEAD:
+            each_head_seen = False  # then no place may say «cada cabeza sola es correcta»
             continue  # one head alone may be what it cannot take (a loop to len(heads) − 1)
         if answer is None:
             return None
@@ -382,7 +403,11 @@ def locate(inputs, call):
                 return found[0], f"el fallo está en {found[1]}"
             continue
         if departs:
-            if step is CONCATENATION:
+            if step is CONCATENATION and not each_head_seen:
+                step = _missing_heads(*answer, list(unmasked["heads"]))
+                if step is None:
+                    return None
+            elif step is CONCATENATION:
                 step = _heads_step(unmasked, call, answer)
             finding_id, where = step
             return finding_id, f"el fallo está en {where}"

@@ -436,7 +436,7 @@ ERROR_KINDS = {"missing", "not_callable", "arguments", "not_a_tuple", "wrong_cou
                "exit", "stand_in", "name", "attribute", "zero_division", "other", "broadcast",
                "broadcast_assign", "matmul", "not_aligned", "reshape", "index",
                "too_many_indices", "axis", "concatenate", "concatenate_ndim", "einsum",
-               "ambiguous_truth", "integer_expected"}
+               "ambiguous_truth", "integer_expected", "split_unequal"}
 EXCEPTION_NAMES = {name for name, value in vars(builtins).items()
                    if isinstance(value, type) and issubclass(value, BaseException)}
 EXCEPTION_NAMES |= {"AxisError", "LinAlgError"}
@@ -478,6 +478,11 @@ def checked_error(error):
     name = error.get("name")
     if isinstance(name, str) and name.isidentifier() and len(name) <= 40:
         clean["name"] = name
+    owner = error.get("owner")  # an AttributeError's module or type: dotted identifiers
+    if (isinstance(owner, str) and len(owner) <= 60
+            and all(part.isidentifier() for part in owner.split("."))):
+        clean["owner"] = owner
+        clean["module"] = error.get("module") is True
     return clean
 
 

@@ -91,8 +91,10 @@ def error_message(function, error, part_names=(), parameters=(), *, sizes=NO_SIZ
         "stand_in": ("llamó a otra función del ejercicio (que aquí es la versión de "
                      "referencia) con argumentos que no encajan: revisa qué le pasas"),
         "zero_division": "divide por cero (ZeroDivisionError)",
-        "attribute": f"{raised}: usa un atributo o un método que no existe",
         "concatenate_ndim": f"{raised}: concatena arrays con distinto número de dimensiones",
+        "split_unequal": (f"{raised}: np.split no puede partir el eje en partes iguales (su "
+                          "tamaño no es múltiplo del número de partes): ¿partes el eje que "
+                          "toca? Sin axis, np.split parte el eje 0, las filas"),
         "integer_expected": (f"{raised}: usa un array o un número con decimales donde va un "
                              "entero (un eje, un tamaño, un índice). Por ejemplo, "
                              "np.max(0, x) toma x como el eje: el máximo elemento a elemento "
@@ -104,6 +106,8 @@ def error_message(function, error, part_names=(), parameters=(), *, sizes=NO_SIZ
     }
     if kind in simple:
         return simple[kind]
+    if kind == "attribute":
+        return attribute_message(raised, error)
     if kind == "name":
         name = error.get("name")
         return (f"{raised}: usa el nombre `{name}`, que no existe al ejecutar tu cuaderno "
@@ -221,6 +225,35 @@ _PYTHON = [  # (exception, pattern, Spanish with \1 for the groups)
      r"un objeto `\1` no tiene el atributo `\2`"),
     ("IndexError", r"list index out of range", "índice de lista fuera de rango"),
 ]
+
+
+# Names NumPy 2.0 removed that older code and tutorials still use, and what replaces them.
+NUMPY_2_REMOVED = {"NINF": "-np.inf", "PINF": "np.inf", "NZERO": "-0.0", "PZERO": "0.0",
+                   "NaN": "np.nan", "NAN": "np.nan", "Inf": "np.inf", "Infinity": "np.inf",
+                   "infty": "np.inf", "float_": "np.float64", "complex_": "np.complex128",
+                   "product": "np.prod", "cumproduct": "np.cumprod", "alltrue": "np.all",
+                   "sometrue": "np.any", "in1d": "np.isin", "row_stack": "np.vstack",
+                   "trapz": "np.trapezoid", "asfarray": "np.asarray(…, dtype=float)",
+                   "round_": "np.round", "mat": "np.asmatrix"}
+
+
+def attribute_message(raised, error):
+    """An AttributeError said with the attribute and what it was looked up on, when known:
+    names of the student's own code, never the exception's message."""
+    name, owner = error.get("name"), error.get("owner")
+    if not name or not owner:
+        return f"{raised}: usa un atributo o un método que no existe"
+    if error.get("module") and owner == "numpy" and name in NUMPY_2_REMOVED:
+        return (f"{raised}: usa np.{name}, que NumPy 2 ya no tiene (lo quitó en la versión "
+                f"2.0): escribe {NUMPY_2_REMOVED[name]}")
+    if error.get("module"):
+        shown = "np" if owner == "numpy" else owner
+        return (f"{raised}: usa `{shown}.{name}`, que no existe: ¿un nombre mal escrito o de "
+                f"otra versión de {owner}?")
+    if owner == "NoneType":
+        return (f"{raised}: usa `.{name}` en None: ¿guardas el resultado de una función que "
+                "no devuelve nada (le falta el return) o que cambia el array en su sitio?")
+    return f"{raised}: usa `.{name}` en un valor de tipo `{owner}`, que no lo tiene"
 
 
 # NumPy's common messages: glossed in Spanish, with the original kept beside the gloss (the

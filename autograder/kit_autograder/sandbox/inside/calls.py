@@ -18,6 +18,7 @@ import inspect
 import os
 import re
 import signal
+import types
 
 import numpy as np
 
@@ -330,6 +331,7 @@ _PATTERNS = [  # (kind, regex); the groups are integers or shapes
     ("concatenate", re.compile(r"along dimension (\d+), the array at index (\d+) has size (\d+) "
                                r"and the array at index (\d+) has size (\d+)")),
     ("concatenate_ndim", re.compile(r"all the input arrays must have same number of dimensions")),
+    ("split_unequal", re.compile(r"array split does not result in an equal division")),
     ("integer_expected", re.compile(r"only integer scalar arrays can be converted to a scalar "
                                     r"index|cannot be interpreted as an integer")),
     ("ambiguous_truth", re.compile(r"The truth value of an array with more than one element "
@@ -343,6 +345,7 @@ _KINDS_BY_CLASS = {NotImplementedError: "not_implemented", MemoryError: "memory"
                    AttributeError: "attribute", ZeroDivisionError: "zero_division"}
 _NUMPY_CLASSES = {np.exceptions.AxisError, np.linalg.LinAlgError}
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,39}$")
+_NUMPY_REMOVED = re.compile(r"^`np\.([A-Za-z_][A-Za-z0-9_]{0,39})` was removed in the NumPy 2\.0")
 
 
 def classify(exc):
@@ -364,6 +367,8 @@ def classify(exc):
         if isinstance(name, str) and _IDENTIFIER.match(name):
             error["name"] = name
         return error
+    if error["kind"] == "attribute":
+        return dict(error, **_attribute(exc))
     if error["kind"] != "other":
         return error
     try:
@@ -378,6 +383,33 @@ def classify(exc):
             error["numbers"] = [int(g) for g in match.groups() if g and re.fullmatch(r"-?\d+", g)][:6]
             break
     return error
+
+
+def _attribute(exc):
+    """The attribute an AttributeError looked up and what it was looked up on (a module's
+    name, or the type of a value): identifiers of the code, never the message."""
+    found = {}
+    name = getattr(exc, "name", None)
+    if name is None:
+        # NumPy 2's module __getattr__ says which removed name was used, but sets no .name.
+        try:
+            removed = _NUMPY_REMOVED.search(builtins.str(exc)[:300])
+        except BaseException:
+            removed = None
+        if removed:
+            return {"name": removed.group(1), "owner": "numpy", "module": True}
+        return found
+    if isinstance(name, str) and _IDENTIFIER.match(name):
+        found["name"] = name
+    try:
+        owner = getattr(exc, "obj", None)
+        owner = owner.__name__ if isinstance(owner, types.ModuleType) else type(owner).__name__
+    except BaseException:
+        return found
+    if isinstance(owner, str) and all(_IDENTIFIER.match(part) for part in owner.split(".")[:4]):
+        found["owner"] = owner
+        found["module"] = isinstance(getattr(exc, "obj", None), types.ModuleType)
+    return found
 
 
 def _ints(text):
