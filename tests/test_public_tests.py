@@ -135,3 +135,32 @@ def test_a_block_without_a_residual_fails_the_residual_test_and_only_it(misconce
             test(block)
     with pytest.raises(AssertionError, match="conexión residual"):
         tests[RESIDUAL_TEST](block)
+
+
+ROW_SUMS_TEST = "test_attention_da_formas_correctas_y_filas_que_suman_1"
+
+
+def _weights_then(change):
+    def attention(Q, K, V, mask=None):
+        _, weights = reference.attention(Q, K, V, mask)
+        weights = change(Q @ K.T / np.sqrt(K.shape[1]), weights)
+        return weights @ V, weights
+    return attention
+
+
+@pytest.mark.parametrize(("change", "asked"), [
+    # An eighth blind probe rounded the weights to 4 decimals and was asked about the axis.
+    (lambda scores, weights: np.round(weights, 4), "¿redondeas o recortas los pesos"),
+    (lambda scores, weights: reference.softmax(scores.T).T, "por columnas (axis=0)"),
+    (lambda scores, weights: np.exp(scores), "divide la exponencial de cada puntuación"),
+])
+def test_the_row_sums_test_asks_the_question_its_weights_point_to(change, asked):
+    """The row-sum test asked «¿aplicas la softmax por filas?» of every failure; now each
+    failure gets its own question, and the others' questions are not asked."""
+    test = public_tests()[ROW_SUMS_TEST]
+    test(_weights_then(lambda scores, weights: weights))  # the control: right weights pass
+    with pytest.raises(AssertionError) as failed:
+        test(_weights_then(change))
+    assert asked in str(failed.value)
+    others = {"¿redondeas", "por columnas", "divide la exponencial"} - {asked.split()[0]}
+    assert not any(other in str(failed.value) for other in others if other not in asked)
