@@ -480,6 +480,18 @@ def heads_times_w_o_entrywise(X, heads, W_O, mask=None):
     return np.concatenate(outputs, axis=1) * W_O
 
 
+def scale_from_the_tokens(X, heads, W_O, mask=None):
+    # Heads stacked as (h, n, d_k), the scale read as K.shape[1]: the number of tokens.
+    outputs = []
+    for W_Q, W_K, W_V in heads:
+        Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+        scores = Q @ K.T / np.sqrt(len(X))
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        outputs.append(SM(scores) @ V)
+    return np.concatenate(outputs, axis=1) @ W_O
+
+
 def heads_counted_from_a_tuple(X, heads, W_O, mask=None):
     # h = len(heads[0]): the length of one (W_Q, W_K, W_V) tuple, always 3.
     outputs = [ATT(X @ heads[i][0], X @ heads[i][1], X @ heads[i][2], mask)[0]
@@ -563,6 +575,9 @@ def places(function, student, seed=3):
     # Said «cómo separas las cabezas: cada cabeza sola es correcta», unmeasured: one head
     # alone raised.
     ("multihead", heads_times_w_o_entrywise, "multihead.located_elementwise_w_o"),
+    # Right where n = d_model/h by coincidence: the head count's probe must not say «el número
+    # de cabezas» (it did on the 3-head case, with 6 tokens).
+    ("multihead", scale_from_the_tokens, "multihead.located_each_head"),
     # Both got shape facts or a bare IndexError before: right for one number of heads only.
     ("multihead", heads_counted_from_a_tuple, "multihead.located_head_count"),
     ("multihead", two_heads_fixed, "multihead.located_head_count"),

@@ -327,24 +327,29 @@ def _mask_transposed(inputs, call):
 
 # The head counts tried, each with d_k = d_v = COUNT_WIDTH / h, so that a d_k taken as
 # d_model // h is right too: only the number of heads changes from one probe to the next.
+# Each count is tried with two numbers of tokens that are no width of the probe (12, 6, 4,
+# 3): a scale read from the number of tokens must not pass for the count of heads.
 HEAD_COUNTS = (1, 2, 3, 4)
 COUNT_WIDTH = 12
+COUNT_TOKENS = (7, 11)
 
 
 def by_head_count(inputs, call):
     """HEAD_COUNT when the student's multihead agrees with the reference for some number of
     heads (more than one) but not for the case's: a count of heads that is not len(heads)."""
     rng = np.random.default_rng(PROBE_SEED + 3)
-    n = max(np.shape(inputs["X"])[0], MIN_TOKENS)
-    X = rng.normal(size=(n, COUNT_WIDTH))
     right = []
     for h in HEAD_COUNTS:
         width = COUNT_WIDTH // h
-        heads = [tuple(rng.normal(size=(COUNT_WIDTH, width)) for _ in range(3))
-                 for _ in range(h)]
-        answer = _answer(call, dict(X=X, heads=heads, W_O=rng.normal(
-            size=(COUNT_WIDTH, COUNT_WIDTH)), mask=None))
-        if answer is not None and agrees(*answer):
+        agreed = True
+        for n in COUNT_TOKENS:
+            heads = [tuple(rng.normal(size=(COUNT_WIDTH, width)) for _ in range(3))
+                     for _ in range(h)]
+            answer = _answer(call, dict(X=rng.normal(size=(n, COUNT_WIDTH)), heads=heads,
+                                        W_O=rng.normal(size=(COUNT_WIDTH, COUNT_WIDTH)),
+                                        mask=None))
+            agreed = agreed and answer is not None and agrees(*answer)
+        if agreed:
             right.append(h)
     if not right or right == [1] or len(inputs["heads"]) in right or len(right) == len(
             HEAD_COUNTS):
