@@ -152,7 +152,7 @@ def _weights_then(change):
     # An eighth blind probe rounded the weights to 4 decimals and was asked about the axis.
     (lambda scores, weights: np.round(weights, 4), "¿redondeas o recortas los pesos"),
     (lambda scores, weights: reference.softmax(scores.T).T, "por columnas (axis=0)"),
-    (lambda scores, weights: np.exp(scores), "divide la exponencial de cada puntuación"),
+    (lambda scores, weights: np.exp(scores), "¿divides la exponencial de cada puntuación"),
 ])
 def test_the_row_sums_test_asks_the_question_its_weights_point_to(change, asked):
     """The row-sum test asked «¿aplicas la softmax por filas?» of every failure; now each
@@ -162,5 +162,6 @@ def test_the_row_sums_test_asks_the_question_its_weights_point_to(change, asked)
     with pytest.raises(AssertionError) as failed:
         test(_weights_then(change))
     assert asked in str(failed.value)
-    others = {"¿redondeas", "por columnas", "divide la exponencial"} - {asked.split()[0]}
-    assert not any(other in str(failed.value) for other in others if other not in asked)
+    others = [other for other in ("¿redondeas", "por columnas", "¿divides la exponencial")
+              if other not in asked]
+    assert not any(other in str(failed.value) for other in others)

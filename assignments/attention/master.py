@@ -293,8 +293,8 @@ def test_attention_da_formas_correctas_y_filas_que_suman_1(attention):
         else "Cada fila de pesos debe sumar 1, y son tus columnas las que suman 1: ¿aplicas la "
         "softmax por columnas (axis=0) en lugar de por filas (axis=-1)?"
         if np.allclose(np.sum(weights, axis=0), 1)
-        else "Cada fila de pesos debe sumar 1: divide la exponencial de cada puntuación por la "
-        "suma de las de su fila (axis=-1, keepdims=True)")
+        else "Cada fila de pesos debe sumar 1: ¿divides la exponencial de cada puntuación por "
+        "la suma de las de su fila (axis=-1, keepdims=True)?")
 
 # %%
 """ # BEGIN TEST CONFIG
