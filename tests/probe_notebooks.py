@@ -1313,7 +1313,7 @@ BUGS.update({
     split = lambda M: M.reshape(n, M.shape[1] // h, h).transpose(2, 0, 1)
     outs = [attention(q, k, v, mask)[0] for q, k, v in zip(split(Qs), split(Ks), split(Vs))]
     return np.concatenate(outs, axis=1) @ W_O
-''',), ("cómo separas las cabezas",), ("multihead.located_splitting",)),
+''',), ("cómo separas o juntas las cabezas",), ("multihead.located_splitting",)),
     "mh_residual_inside": Bug("multihead", (_HEAD_MH + '''\
     outs = [attention(X @ q, X @ k, X @ v, mask)[0] for q, k, v in heads]
     return X + np.concatenate(outs, axis=1) @ W_O  # con su residual
@@ -1541,7 +1541,7 @@ BUGS.update({
         scores = np.where(mask, scores, -np.inf)
     weights = softmax(scores)
     return weights @ V, weights
-'''), ("cambia los arrays que recibe (Q)",), ("side_effects.mutates_arguments",)),
+'''), ("cambia los arrays o listas que recibe (Q)",), ("side_effects.mutates_arguments",)),
     "pe_shared_buffer": Bug("positional_encoding", ('''\
 _BUFER = np.zeros((4096, 4096))
 

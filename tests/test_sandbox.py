@@ -142,3 +142,18 @@ def test_a_call_reports_the_arrays_it_changed_and_the_answers_it_overwrote():
     assert calls._side_effects("views", [], views(3)) == {"aliased": True}
     assert calls._side_effects("copies", [], views(2).copy()) == {}
     assert calls._side_effects("copies", [], views(3).copy()) == {}
+
+    # A ninth blind probe's multihead emptied the caller's list of heads with pop(0), and
+    # passed: a list whose items went away is a change too. The control reads it and keeps it.
+    def pops(X, heads):
+        while heads:
+            heads.pop(0)
+        return X
+
+    def reads(X, heads):
+        return X + sum(W.sum() for W in heads)
+
+    for function, said in ((pops, {"mutated": ["heads"]}), (reads, {})):
+        heads = [np.ones((2, 2)), np.ones((2, 2))]
+        given = calls._arrays_given([Q, heads], {}, ["X", "heads"])
+        assert calls._side_effects(function.__name__, given, function(Q, heads)) == said

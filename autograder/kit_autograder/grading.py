@@ -28,7 +28,7 @@ from . import hidden_inputs
 from .hidden_inputs import generator
 from .sandbox.client import JobFailed, checked_error
 from .verdicts import summary
-from .verdicts.in_process import as_called
+from .verdicts.in_process import as_called, run_in_process
 from .verdicts.messages import (cell_error_text, error_message, shell_escapes_note,
                                 unverified_message)
 from .verdicts.outcome import Failure, Outcome
@@ -142,7 +142,7 @@ class Grader:
         # public tests' messages) is computed before any hidden input enters the job: a
         # function that kept the hidden inputs it was given could otherwise hand them back
         # as the "weights" of a public test, and its failure message would print them.
-        proxies = {name: conversation.proxy(name, len(spec.parts),
+        proxies = {name: conversation.proxy(name, spec.parts,
                                             _defining_cell_error(name, record.cell_errors))
                    for name, spec in self.lesson.FUNCTIONS.items()}
         data_verdicts = []
@@ -261,31 +261,45 @@ class Grader:
         return verdicts, diagnoses
 
     def _stale(self, conversation, function, spec, judged, identity):
-        """The case whose answer the function gives again for other inputs of the same
-        shapes, or None: the first passing case is called once more with its arrays of
-        numbers drawn afresh, and if the reference's answer changes and the student's is the
-        one it gave before, it answers from something it kept (a cache keyed on sizes or on
-        an object's id). Only functions with arrays of numbers to redraw are probed."""
+        """The case whose answer the function gives again for other inputs, or None: the
+        first passing case is called once more with its arrays of numbers drawn afresh (or,
+        with no array, each of its sizes one larger), and if the reference's answer changes
+        and the student's is the one it gave before, it answers from something it kept (a
+        cache keyed on sizes, on one argument or on an object's id)."""
         first = next((j for j in judged if not j.failures and j.outcome.parts is not None),
                      None)
         if first is None:
             return None
         redrawn = _redrawn(first.inputs, generator(self.salt, identity, function,
                                                    f"{first.case}:again"))
-        if redrawn is None:
-            return None
-        again = conversation.call(function, redrawn, spec)
+        # A function of sizes alone (no array to redraw) is asked again with each size one
+        # larger: a cache keyed on the other sizes answers as before.
+        for again_inputs in [redrawn] if redrawn is not None else _sizes_grown(first.inputs):
+            if self._answers_as_before(conversation, function, spec, first, again_inputs):
+                return first.case
+        return None
+
+    def _answers_as_before(self, conversation, function, spec, first, inputs):
+        """True when ``function`` fails on ``inputs`` and a part of its answer is the one it
+        gave for ``first`` though the reference's part changed."""
+        again = conversation.call(function, inputs, spec)
         if again.parts is None:
-            return None
+            return False
         try:
-            expected = self.lesson.judge(function, redrawn, again)
+            failures = self.lesson.judge(function, inputs, again)
+            reference = lesson_module.stand_in(self.lesson, function)
+            before, after = (run_in_process(reference, case, len(spec.parts)).parts
+                             for case in (first.inputs, inputs))
         except Exception:  # a bug of ours: no claim
             traceback.print_exc()
-            return None
-        # Stale: it fails there, and a part of its answer is the one it gave before.
-        kept = any(np.shape(new) == np.shape(old) and np.array_equal(new, old)
-                   for new, old in zip(again.parts, first.outcome.parts))
-        return first.case if expected and kept else None
+            return False
+        if not failures or before is None or after is None:
+            return False
+        # Stale: it fails there, and a part of its answer is the one it gave before, where
+        # the right one moved (omega stays the same for another number of positions).
+        return any(_same_parts([new], [old]) and not _same_parts([right_new], [right_old])
+                   for new, old, right_new, right_old
+                   in zip(again.parts, first.outcome.parts, after, before))
 
     def _located(self, conversation, function, spec, failing):
         """The lesson's ``locate``, if any, on every failing case (``summary.located``): it
@@ -400,7 +414,7 @@ class Grader:
                 swapped[name] = lesson_module.stand_in(self.lesson, name)
             for caller in used:
                 if caller != name and name in functions[caller].stand_ins:
-                    swapped[caller] = conversation.proxy(caller, len(functions[caller].parts),
+                    swapped[caller] = conversation.proxy(caller, functions[caller].parts,
                                                          stand_ins=(name,))
             try:
                 if _public_message(case, swapped) is None:
@@ -477,12 +491,14 @@ class _Conversation:
         return Outcome(parts=reply["parts"], mutated=tuple(reply.get("mutated", ())),
                        aliased=bool(reply.get("aliased")))
 
-    def proxy(self, name, parts, when_missing=None, stand_ins=()):
+    def proxy(self, name, part_names, when_missing=None, stand_ins=()):
         """The student's ``name`` as a plain callable for trusted code (the lab, the public
         tests): it runs in the job and returns arrays, or raises with a Spanish message
-        (``when_missing``: what to say if the function does not exist). ``stand_ins``: graded
-        functions the reference answers for while it runs."""
+        (``when_missing``: what to say if the function does not exist). ``part_names``: what
+        it returns, one name per part, which the message of a wrong count says.
+        ``stand_ins``: graded functions the reference answers for while it runs."""
         conversation = self
+        parts = len(part_names)
 
         def call(*args, **kwargs):
             if conversation.failed:
@@ -503,7 +519,7 @@ class _Conversation:
                 raise NotImplementedError(f"todavía no has implementado `{name}`")
             if error["kind"] == "missing" and when_missing:
                 raise StudentFunctionFailed(when_missing)
-            raise StudentFunctionFailed(error_message(name, error,
+            raise StudentFunctionFailed(error_message(name, error, part_names,
                                                       parameters=conversation.statements[name],
                                                       sizes=CaseSizes.of(*args, kwargs)))
 
@@ -593,19 +609,19 @@ UNSTABLE = ("tu `{function}` no da el mismo resultado dos veces con la misma ent
             "quítalo y vuelve a comprobarla")
 
 
-MUTATED = ("tu `{function}` cambia los arrays que recibe ({names}): quien la llama sigue "
-           "usándolos y los encuentra cambiados, y si le pasa el mismo array dos veces (como "
-           "la autoatención, con Q = K = V), el cambio estropea también el resultado. Trabaja "
-           "sobre una copia: {name} = {name} + …, no {name} += … (o {name} = {name}.copy() "
-           "al empezar)")
+MUTATED = ("tu `{function}` cambia los arrays o listas que recibe ({names}): quien la llama "
+           "sigue usándolos y los encuentra cambiados, y si le pasa el mismo array dos veces "
+           "(como la autoatención, con Q = K = V), el cambio estropea también el resultado. "
+           "Trabaja sobre una copia: {name} = {name} + …, no {name} += … (o {name} = "
+           "{name}.copy() al empezar); a una lista no le quites ni le añadas elementos "
+           "(pop, append): recórrela, o copia con list({name})")
 ALIASED = ("tu `{function}` cambia, al llamarla otra vez, lo que devolvió antes: devuelve "
            "vistas de un array suyo que reutiliza (un búfer global o guardado). Devuelve un "
            "array nuevo en cada llamada")
-STALE = ("tu `{function}` da, para otra entrada de las mismas formas, parte de la misma "
-         "respuesta que para la anterior: ¿guardas resultados entre llamadas (una caché por "
-         "tamaños o por id de un objeto)? Calcula cada respuesta con la entrada que recibe")
-STALE_SYMPTOM = ("con otros valores de las mismas formas devuelve parte de la respuesta que "
-                 "dio para este caso")
+STALE = ("tu `{function}` da, para otra entrada, parte de la misma respuesta que para la "
+         "anterior: ¿guardas resultados entre llamadas (una caché por tamaños, por uno de los "
+         "argumentos o por id de un objeto)? Calcula cada respuesta con la entrada que recibe")
+STALE_SYMPTOM = "con otra entrada devuelve parte de la respuesta que dio para este caso"
 
 
 def side_effects(outcome):
@@ -613,7 +629,7 @@ def side_effects(outcome):
     found = []
     if outcome.mutated:
         names = ", ".join(outcome.mutated)
-        found.append(Failure(f"cambia los arrays que recibe ({names})", None,
+        found.append(Failure(f"cambia los arrays o listas que recibe ({names})", None,
                              {"kind": "side_effect"}))
     if outcome.aliased:
         found.append(Failure("cambia lo que la función había devuelto antes", None,
@@ -656,6 +672,16 @@ def _redrawn(inputs, rng):
     if all(value is None for value in new.values()):
         return None
     return {name: value if new[name] is None else new[name] for name, value in inputs.items()}
+
+
+# A function whose inputs are only sizes is probed with each of at most this many grown.
+MAX_GROWN_SIZES = 3
+
+
+def _sizes_grown(inputs):
+    """``inputs`` with one of its positive integers one larger, one dict per integer."""
+    sizes = [name for name, value in inputs.items() if type(value) is int and value > 0]
+    return [dict(inputs, **{name: inputs[name] + 1}) for name in sizes[:MAX_GROWN_SIZES]]
 
 
 def _same_parts(first, second):

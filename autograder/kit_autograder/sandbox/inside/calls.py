@@ -14,6 +14,7 @@ which the student's code could have written from the hidden inputs.
 """
 
 import builtins
+import copy
 import inspect
 import os
 import re
@@ -112,6 +113,8 @@ def _arrays_given(args, kwargs, names):
         if isinstance(value, np.ndarray):
             found.append((name, value, value.copy()))
         elif isinstance(value, (list, tuple)) and depth < MAX_STAND_IN_DEPTH:
+            if isinstance(value, list):  # its items, by identity: a pop or an append shows
+                found.append((name, value, list(value)))
             for item in value:
                 walk(name, item, depth + 1)
 
@@ -122,13 +125,18 @@ def _arrays_given(args, kwargs, names):
     return found
 
 
+def _changed(value, copy):
+    """True when an array's values or shape, or a list's items, are not what they were."""
+    if isinstance(value, list):
+        return len(value) != len(copy) or any(a is not b for a, b in zip(value, copy))
+    return value.shape != copy.shape or not np.array_equal(value, copy, equal_nan=True)
+
+
 def _side_effects(name, given, result):
     """``{"mutated": [parameters whose arrays the call changed], "aliased": True when it
     changed what this function returned before}``, only what happened."""
     effects = {}
-    mutated = sorted({parameter for parameter, array, copy in given
-                      if array.shape != copy.shape
-                      or not np.array_equal(array, copy, equal_nan=True)})
+    mutated = sorted({parameter for parameter, value, copy in given if _changed(value, copy)})
     if mutated:
         effects["mutated"] = mutated[:8]
     earlier = _RETURNED.get(name, ())
@@ -258,7 +266,15 @@ class StandIn:
             raise TypeError(f"la versión de referencia de `{self.name}` recibió un argumento "
                             "que no es un array de números") from None
         if self._own is not None:
-            self._kind, self._own = _tuple_kind(self._own, args, kwargs), None
+            # On copies: the student's own function may change its arguments (a list of
+            # heads emptied by pop), and the caller being graded must not pay for it.
+            try:
+                own_args, own_kwargs = copy.deepcopy(args), copy.deepcopy(kwargs)
+            except Exception:
+                own_args, own_kwargs = None, None
+            self._kind = None if own_args is None else _tuple_kind(self._own, own_args,
+                                                                  own_kwargs)
+            self._own = None
         wire.send(self._sock, header)
         reply = wire.receive(self._sock, CHILD_READS)
         if "error" in reply:
