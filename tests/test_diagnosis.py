@@ -536,6 +536,8 @@ def test_a_shape_failure_is_reported_beside_the_properties_it_breaks():
      "pero sobran valores al final", ("sobran", "faltan")),
     (lambda omega: omega[:-1], "faltan los últimos", ("sobran", "faltan")),
     (lambda omega: omega[1:], "faltan los primeros", ("sobran", "faltan")),
+    # A ninth probe's omega, recomputed in the loop: only the last frequency, a float.
+    (lambda omega: omega[-1], "el último de los valores correctos", ("el último",)),
 ])
 def test_a_shape_note_on_the_values_is_said_only_when_they_are_right(reshape, said,
                                                                    control_never_says):

@@ -237,6 +237,36 @@ def graded(built_dist, autograder_zip, tmp_path_factory):
             "    outs = [attention(X @ heads[i][0], X @ heads[i][1], X @ heads[i][2], mask)[0]\n"
             "            for i in range(h)]\n"
             "    return np.concatenate(outs, axis=1) @ W_O\n")),
+        # Three values returned: the public tests' message said «debe devolver 0 valores».
+        "tres_valores.ipynb": notebooks.with_function("correct", "attention", (
+            "def attention(Q, K, V, mask=None):\n"
+            "    s = Q @ K.T / np.sqrt(K.shape[-1])\n"
+            "    if mask is not None:\n"
+            "        s = np.where(mask, s, -np.inf)\n"
+            "    w = np.exp(s - s.max(-1, keepdims=True))\n"
+            "    w = w / w.sum(-1, keepdims=True)\n"
+            "    return w @ V, w, s\n")),
+        # A cache keyed on d_model alone: every hidden case has its own d_model, so it passed.
+        "cache_por_d.ipynb": notebooks.with_function("correct", "positional_encoding", (
+            "_guardadas = {}\n"
+            "def positional_encoding(n_positions, d_model):\n"
+            "    if d_model not in _guardadas:\n"
+            "        pos = np.arange(n_positions)[:, None]\n"
+            "        omega = 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)\n"
+            "        pe = np.zeros((n_positions, d_model))\n"
+            "        pe[:, 0::2] = np.sin(pos * omega)\n"
+            "        pe[:, 1::2] = np.cos(pos * omega[:d_model // 2])\n"
+            "        _guardadas[d_model] = (pe, omega)\n"
+            "    return _guardadas[d_model]\n")),
+        # Empties the caller's list of heads: it passed, and once found, the block that calls
+        # it lost its points too (the stand-in asked the student's own multihead, unshielded).
+        "cabezas_pop.ipynb": notebooks.with_function("correct", "multihead", (
+            "def multihead(X, heads, W_O, mask=None):\n"
+            "    pendientes, salidas = heads, []\n"
+            "    while pendientes:\n"
+            "        W_Q, W_K, W_V = pendientes.pop(0)\n"
+            "        salidas.append(attention(X @ W_Q, X @ W_K, X @ W_V, mask)[0])\n"
+            "    return np.concatenate(salidas, axis=1) @ W_O\n")),
         "atencion.ipynb": notebooks.with_function("correct", "attention", LOG_SOFTMAX_ATTENTION),
         "sin_mascara.ipynb": notebooks.with_function("correct", "multihead",
                                                      MULTIHEAD_WITHOUT_MASK),
@@ -272,6 +302,40 @@ def test_a_function_that_raises_on_every_failing_case_is_located_by_probes_of_it
     text = (out / "feedback" / "cabezas_de_tupla.md").read_text("utf-8")
     assert "coincide con la correcta con 3 cabezas" in text
     assert "número de cabezas" not in (out / "feedback" / "sin_mascara.md").read_text("utf-8")
+
+
+def test_a_cache_keyed_on_one_size_is_found_by_growing_each_size(graded):
+    """positional_encoding has no array to redraw, so a cache keyed on d_model passed every
+    hidden case (each has its own d_model). Asked again with n_positions one larger, it gives
+    the same pe, and that is said. The control: a correct positional_encoding, whose omega
+    is the same for any n_positions, is not said to keep answers."""
+    records, out = graded
+    (stale,) = records["cache_por_d.ipynb"].diagnoses["positional_encoding"]
+    assert stale.ids == ["side_effects.stale_answer"]
+    assert "guardas resultados entre llamadas" in (out / "feedback" / "cache_por_d.md").read_text(
+        "utf-8")
+    assert not records["tres_valores.ipynb"].diagnoses.get("positional_encoding")
+
+
+def test_a_list_emptied_by_multihead_is_its_fault_and_not_the_blocks(graded):
+    """multihead pops the caller's heads: that is said of multihead, and the block, which
+    only calls it, keeps every point. The control: the block's points are the full ones."""
+    records, out = graded
+    record = records["cabezas_pop.ipynb"]
+    assert [d.ids for d in record.diagnoses["multihead"]] == [["side_effects.mutates_arguments"]]
+    block = [v for v in record.verdicts if v.question == "transformer_block" and not v.public]
+    assert block and all(v.passed for v in block)
+
+
+def test_a_wrong_count_of_values_says_what_the_function_returns_in_public_tests_too(graded):
+    """The public tests call the student's function through a proxy that knew only how many
+    parts it returns, and said «debe devolver 0 valores». The hidden cases' message is the
+    control: it always named the count."""
+    _, out = graded
+    text = (out / "feedback" / "tres_valores.md").read_text("utf-8")
+    assert "debe devolver 0 valores" not in text
+    public = text[text.index("Prueba pública"):]
+    assert "debe devolver 2 valores, (la salida, los pesos)" in public
 
 
 def test_a_public_test_that_fails_through_another_function_names_it_by_measurement(graded):
@@ -492,6 +556,42 @@ def scale_from_the_tokens(X, heads, W_O, mask=None):
     return np.concatenate(outputs, axis=1) @ W_O
 
 
+def heads_written_at_offset_i(X, heads, W_O, mask=None):
+    # Each head written from column i instead of i·d_v: the blocks overlap, the last are 0.
+    d_v = np.shape(heads[0][2])[1]
+    concat = np.zeros((len(X), len(heads) * d_v))
+    for i, (W_Q, W_K, W_V) in enumerate(heads):
+        concat[:, i:i + d_v] = ATT(X @ W_Q, X @ W_K, X @ W_V, mask)[0]
+    return concat @ W_O
+
+
+def heads_in_an_integer_buffer(X, heads, W_O, mask=None):
+    d_v = np.shape(heads[0][2])[1]
+    concat = np.zeros((len(X), len(heads) * d_v), dtype=int)
+    for i, (W_Q, W_K, W_V) in enumerate(heads):
+        concat[:, i * d_v:(i + 1) * d_v] = ATT(X @ W_Q, X @ W_K, X @ W_V, mask)[0]
+    return concat @ W_O
+
+
+def rows_looped_over_the_heads(X, heads, W_O, mask=None):
+    outputs = [ATT(X @ W_Q, X @ W_K, X @ W_V, mask)[0] for W_Q, W_K, W_V in heads]
+    concat = np.zeros((len(X), sum(o.shape[1] for o in outputs)))
+    for t in range(len(heads)):  # the tokens' loop bounded by the number of heads
+        concat[t] = np.concatenate([o[t] for o in outputs])
+    return concat @ W_O
+
+
+def w_o_times_the_heads(X, heads, W_O, mask=None):
+    outputs = [ATT(X @ W_Q, X @ W_K, X @ W_V, mask)[0] for W_Q, W_K, W_V in heads]
+    return np.dot(W_O, np.concatenate(outputs, axis=1))
+
+
+def last_heads_projections_everywhere(X, heads, W_O, mask=None):
+    for W_Q, W_K, W_V in heads:
+        Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    return np.concatenate([ATT(Q, K, V, mask)[0] for _ in heads], axis=1) @ W_O
+
+
 def heads_counted_from_a_tuple(X, heads, W_O, mask=None):
     # h = len(heads[0]): the length of one (W_Q, W_K, W_V) tuple, always 3.
     outputs = [ATT(X @ heads[i][0], X @ heads[i][1], X @ heads[i][2], mask)[0]
@@ -578,6 +678,15 @@ def places(function, student, seed=3):
     # Right where n = d_model/h by coincidence: the head count's probe must not say «el número
     # de cabezas» (it did on the 3-head case, with 6 tokens).
     ("multihead", scale_from_the_tokens, "multihead.located_each_head"),
+    # A ninth probe's: no place at all; «cada cabeza … revisa las tres proyecciones»; and
+    # «cada cabeza» on the one case whose shapes let W_O go first.
+    ("multihead", heads_in_an_integer_buffer, "multihead.located_integer_values"),
+    ("multihead", rows_looped_over_the_heads, "multihead.located_rows_left_at_zero"),
+    ("multihead", w_o_times_the_heads, "multihead.located_reversed_w_o"),
+    # Its columns are all a head's too: «las matrices de otra cabeza», not the blocks' places.
+    ("multihead", last_heads_projections_everywhere, "multihead.located_other_heads"),
+    # Said «alguna cabeza no calcula su atención con sus propias columnas», which it does.
+    ("multihead", heads_written_at_offset_i, "multihead.located_blocks_overlap"),
     # Both got shape facts or a bare IndexError before: right for one number of heads only.
     ("multihead", heads_counted_from_a_tuple, "multihead.located_head_count"),
     ("multihead", two_heads_fixed, "multihead.located_head_count"),
@@ -705,6 +814,19 @@ def _cached_by_length():
 
 def _global_d_model(n_positions, d_model):
     return reference.positional_encoding(n_positions, 16)  # the notebook's d_model = 16
+
+
+def test_one_row_too_many_for_every_length_is_not_said_to_be_another_calls_answer():
+    """np.arange(n_positions + 1) gives the right encoding of n_positions + 1 positions, and
+    was said to come from «otra llamada … una caché»: its rows grow with n_positions, so it
+    follows its arguments. The control is the test below, where the answer does not."""
+    def one_row_more(n_positions, d_model):
+        return reference.positional_encoding(n_positions + 1, d_model)
+
+    for case in cases.cases_for("positional_encoding"):
+        found = locate.locate("positional_encoding", case.inputs(), lambda probe: _parts(
+            "positional_encoding", one_row_more(**probe)))
+        assert not found or found[0] != "positional_encoding.located_other_arguments", found
 
 
 @pytest.mark.parametrize("make", [_cached_by_length, lambda: _global_d_model])

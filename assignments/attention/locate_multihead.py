@@ -31,11 +31,17 @@ CONCATENATION = ("multihead.located_concatenation",
                  "cabeza_h], pero en otro orden. Pon las salidas una al lado de la otra, cada "
                  "una en su bloque de d_v columnas, en el orden de la lista (paso 6)")
 SPLITTING = ("multihead.located_splitting",
-             "cómo separas las cabezas: cada cabeza sola es correcta, pero con varias tu salida "
-             "ni siquiera tiene las columnas de [cabeza_1 | … | cabeza_h] en otro orden, así que "
-             "alguna cabeza no calcula su atención con sus propias columnas de W_Q, W_K y W_V. "
-             "Si apilas las matrices de todas las cabezas, separa después con reshape a "
-             "(n, h, d_k) y luego transpose, no con un reshape directo (paso 6)")
+             "cómo separas o juntas las cabezas: cada cabeza sola es correcta, pero con varias "
+             "tu salida no es la concatenación [cabeza_1 | … | cabeza_h], ni siquiera con sus "
+             "columnas en otro orden: algo de lo que haces cuando hay varias cabezas mezcla sus "
+             "valores. Si apilas las matrices de todas las cabezas, sepáralas después con "
+             "reshape a (n, h, d_k) y luego transpose, no con un reshape directo (paso 6)")
+BLOCKS_OVERLAP = ("multihead.located_blocks_overlap",
+                  "la concatenación de cabezas: cada cabeza sola es correcta, y con todas y W_O "
+                  "igual a la identidad cada columna de tu salida es una columna de alguna "
+                  "cabeza o vale 0, pero no todas están en su sitio. ¿Escribes cada cabeza en su "
+                  "propio bloque de d_v columnas, de i·d_v a (i + 1)·d_v, sin pisar el de otra? "
+                  "(paso 6)")
 AFTER_HEADS = ("multihead.located_after_heads",
                "lo que haces con las cabezas antes de W_O: con una sola cabeza y W_O igual a la "
                "identidad, tu salida es una función de la salida correcta, valor a valor (una "
@@ -101,6 +107,21 @@ ELEMENTWISE_W_O = ("multihead.located_elementwise_w_o",
                    "el producto por W_O: tu salida es la concatenación de las cabezas "
                    "multiplicada por W_O elemento a elemento (*), no con el producto de "
                    "matrices (@). Concat(head_1, …, head_h) @ W_O da (n, d_model) (paso 6)")
+REVERSED_W_O = ("multihead.located_reversed_w_o",
+                "el producto por W_O: tu salida es W_O multiplicada por la concatenación, en "
+                "ese orden, y es al revés: Concat(head_1, …, head_h) @ W_O, con la "
+                "concatenación a la izquierda, da (n, d_model) (paso 6)")
+INTEGER_VALUES = ("multihead.located_integer_values",
+                  "el tipo de lo que guardas: con W_O igual a la identidad, todos los valores "
+                  "de tu salida son números enteros, porque guardas las "
+                  "cabezas en un array de enteros (np.zeros(…, dtype=int), o uno creado a partir "
+                  "de enteros) y cada valor se trunca. Crea el array con np.zeros((n, h·d_v)), "
+                  "de números reales (paso 6)")
+ROWS_LEFT_AT_ZERO = ("multihead.located_rows_left_at_zero",
+                     "las filas que rellenas: con una sola cabeza y W_O igual a la identidad, "
+                     "las primeras filas de tu salida son las correctas y las siguientes valen 0, "
+                     "así que un bucle sobre los tokens se para antes de tiempo: ¿recorre otra "
+                     "cantidad, como len(heads), en lugar de las n filas de X? (paso 6)")
 HEAD_COUNT = "multihead.located_head_count"
 OUTPUT_PROJECTION = ("multihead.located_output_projection",
                      "W_O: con W_O igual a la identidad tu salida es la concatenación "
@@ -191,20 +212,47 @@ def whole_answer(inputs, call):
         found = NORMALISED_OUTPUT
     elif _elementwise_w_o(inputs, got):
         found = ELEMENTWISE_W_O
+    elif _reversed_w_o(inputs, got):
+        found = REVERSED_W_O
     return None if found is None else (found[0], f"el fallo está en {found[1]}")
+
+
+def _concatenation(inputs):
+    X = np.asarray(inputs["X"], dtype=np.float64)
+    return np.concatenate([reference.attention(X @ W_Q, X @ W_K, X @ W_V, inputs.get("mask"))[0]
+                           for W_Q, W_K, W_V in inputs["heads"]], axis=1)
 
 
 def _elementwise_w_o(inputs, got):
     """True when ``got`` is the right concatenation times W_O entry by entry (where the two
     shapes broadcast), not as a product of matrices."""
-    X, W_O = np.asarray(inputs["X"], dtype=np.float64), np.asarray(inputs["W_O"], dtype=np.float64)
-    concat = np.concatenate([reference.attention(X @ W_Q, X @ W_K, X @ W_V, inputs.get("mask"))[0]
-                             for W_Q, W_K, W_V in inputs["heads"]], axis=1)
     try:
-        product = concat * W_O
+        product = _concatenation(inputs) * np.asarray(inputs["W_O"], dtype=np.float64)
     except ValueError:
         return False
     return agrees(got, product)
+
+
+def _reversed_w_o(inputs, got):
+    """True when ``got`` is W_O @ the right concatenation (where the shapes allow it)."""
+    W_O, concat = np.asarray(inputs["W_O"], dtype=np.float64), _concatenation(inputs)
+    return W_O.shape[1] == concat.shape[0] and agrees(got, W_O @ concat)
+
+
+def _integer_valued(got, expected):
+    """True when every value of ``got`` is a whole number and the reference's are not."""
+    return (got.size > 0 and np.isfinite(got).all() and np.array_equal(got, np.round(got))
+            and not np.array_equal(expected, np.round(expected)))
+
+
+def _rows_left_at_zero(got, expected):
+    """True when the first rows of ``got`` are the reference's and every later one is 0."""
+    if got.shape != expected.shape or got.shape[0] < 2:
+        return False
+    zero = np.all(np.abs(got) <= tolerances.ATOL, axis=1)
+    kept = int(np.argmax(zero)) if zero.any() else got.shape[0]
+    return (0 < kept < got.shape[0] and bool(zero[kept:].all())
+            and agrees(got[:kept], expected[:kept]) and not agrees(got, expected))
 
 
 # At least this many distinct values before a value-by-value function is said to be seen.
@@ -259,6 +307,9 @@ def _heads_step(inputs, call, padded_all):
     same = _answer(call, _padded(inputs, [heads[0]] * len(heads)))
     if same is not None and agrees(*same):
         return OTHER_HEADS
+    # After OTHER_HEADS: heads that all repeat one head also have only columns of heads.
+    if _columns_moved(*padded_all):
+        return BLOCKS_OVERLAP
     return SHARED_WEIGHTS if _weights_shared(inputs, call, heads) else SPLITTING
 
 
@@ -387,7 +438,11 @@ def locate(inputs, call):
         if answer is None:
             return None
         departs = not agrees(*answer)
-        if departs and step in (EACH_HEAD, CONCATENATION) and _scaled(*answer):
+        if departs and step in (EACH_HEAD, CONCATENATION) and _integer_valued(*answer):
+            step = INTEGER_VALUES
+        elif departs and step is EACH_HEAD and _rows_left_at_zero(*answer):
+            step = ROWS_LEFT_AT_ZERO
+        elif departs and step in (EACH_HEAD, CONCATENATION) and _scaled(*answer):
             step = SCALED
         elif departs and step is EACH_HEAD and _columns_moved(*answer):
             step = HEAD_COLUMNS_MOVED

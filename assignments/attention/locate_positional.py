@@ -70,6 +70,9 @@ COLUMN_FREQUENCIES = "positional_encoding.located_column_frequencies"
 OMEGA_IS_ANGLES = "positional_encoding.located_omega_is_angles"
 # Larger answers are not rebuilt to be compared: no case asks for one.
 MAX_REBUILT = 4096
+# Asked again with each size this much larger: an answer that grows with both follows its
+# arguments, and is not another call's.
+OTHER_SIZE = 3
 
 
 def _trailing_zero_columns(pe):
@@ -152,15 +155,23 @@ def _columns_of_other_pairs(pe, omega):
     return other
 
 
-def _for_other_arguments(pe, omega, expected_pe):
+def _for_other_arguments(pe, omega, expected_pe, inputs, call):
     """True when ``pe`` (and ``omega``) are the right answer for sizes other than the case's:
     the answer to another call, kept in a cache keyed on n_positions, or computed with a
-    notebook's global d_model."""
+    notebook's global d_model. Not when the sizes follow the arguments, one row or column
+    too many for any n_positions (np.arange(n_positions + 1)): that is a range, not a cache."""
     if pe.ndim != 2 or pe.shape == expected_pe.shape or not 0 < max(pe.shape) <= MAX_REBUILT:
         return False
     other_pe, other_omega = reference.positional_encoding(*pe.shape)
-    return agrees(pe, other_pe) and (omega.shape != other_omega.shape
-                                     or agrees(omega, other_omega, OMEGA_ATOL))
+    if not agrees(pe, other_pe) or not (omega.shape != other_omega.shape
+                                        or agrees(omega, other_omega, OMEGA_ATOL)):
+        return False
+    for grown, by in (("n_positions", (OTHER_SIZE, 0)), ("d_model", (0, OTHER_SIZE))):
+        again = call(dict(inputs, **{grown: inputs[grown] + OTHER_SIZE}))
+        if again is None or len(again) != 2 or np.shape(again[0]) != (
+                pe.shape[0] + by[0], pe.shape[1] + by[1]):
+            return True  # it does not grow with this argument: another call's answer
+    return False
 
 
 def locate(inputs, call):
@@ -174,7 +185,7 @@ def locate(inputs, call):
     whole = _whole_forms(pe, omega, expected_pe, expected_omega, inputs)
     if whole is not None:
         return whole
-    if _for_other_arguments(pe, omega, expected_pe):
+    if _for_other_arguments(pe, omega, expected_pe, inputs, call):
         return OTHER_ARGUMENTS, (
             "el fallo está en los argumentos con los que calculas: tu pe es la correcta, pero "
             "para otros n_positions o d_model (mira su forma), los de otra llamada. ¿Guardas "

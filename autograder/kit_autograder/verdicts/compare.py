@@ -95,12 +95,26 @@ def _cut_short_or_long(got, expected, *, atol, rtol):
             "¿un range o un arange que se queda corto?)")
 
 
+def _one_value_of_many(got, expected, *, atol, rtol):
+    """A hint when a single number is returned where an array goes and that number is the
+    reference's last value (a loop's variable returned after the loop)."""
+    if got.ndim != 0 or expected.size < 2:
+        return ""
+    last = np.asarray(expected).reshape(-1)[-1]
+    tolerance = np.asarray(atol).reshape(-1)[-1] if np.ndim(atol) else atol
+    if not same_within(got.reshape(1), np.asarray([last]), atol=tolerance, rtol=rtol):
+        return ""
+    return (" (es un solo número, el último de los valores correctos: ¿devuelves la variable "
+            "de un bucle en lugar del array con todos?)")
+
+
 def compare_part(name, got, expected, *, atol, rtol, sizes=NO_SIZES) -> list:
     """The failures of one returned array against the reference's (empty when it matches).
     ``sizes``: the case's (sizes.py), the only numbers of the student's shape that are shown."""
     if got.shape != expected.shape:
         hint = (_size_one_axis(got, expected, atol=atol, rtol=rtol)
                 or _cut_short_or_long(got, expected, atol=atol, rtol=rtol)
+                or _one_value_of_many(got, expected, atol=atol, rtol=rtol)
                 or (" (¿la devuelves traspuesta?)"
                     if got.ndim == 2 and got.shape[::-1] == expected.shape else ""))
         return [Failure(f"{name}: forma {sizes.shape(got.shape)} en lugar de "

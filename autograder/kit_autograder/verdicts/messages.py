@@ -75,7 +75,10 @@ def error_message(function, error, part_names=(), parameters=(), *, sizes=NO_SIZ
         return f"debe devolver una tupla ({', '.join(part_names)}), no un solo valor"
     if kind == "wrong_count" and numbers:
         count = f"devolvió {numbers[0]}" if shown(numbers[0]) else "devolvió otra cantidad"
-        return f"debe devolver {len(part_names)} valores y {count}"
+        if not part_names:  # no statement of what it returns: only the count is known
+            return f"no devuelve tantos valores como se esperan: {count}"
+        return (f"debe devolver {len(part_names)} valores, ({', '.join(part_names)}), y "
+                f"{count}")
     if kind == "tuple_instead" and numbers:
         count = f" de {numbers[0]}" if shown(numbers[0]) else ""
         return f"debe devolver un solo array, no una tupla{count}"
