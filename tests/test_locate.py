@@ -119,6 +119,16 @@ def causal_when_unmasked(x, heads, W_O, W1, b1, W2, b2, mask=None):
     return reference.transformer_block(x, heads, W_O, W1, b1, W2, b2, mask)
 
 
+def first_row_of_attention(x, heads, W_O, W1, b1, W2, b2, mask=None):
+    x1 = LN(x + MH(x, heads, W_O, mask)[0])  # [0] as if multihead returned a tuple
+    return LN(x1 + np.maximum(0, x1 @ W1 + b1) @ W2 + b2)
+
+
+def w_o_twice(x, heads, W_O, W1, b1, W2, b2, mask=None):
+    x1 = LN(x + MH(x, heads, W_O, mask) @ W_O)
+    return LN(x1 + np.maximum(0, x1 @ W1 + b1) @ W2 + b2)
+
+
 def inputs_of(case_name):
     case = next(c for c in cases.cases_for("transformer_block") if c.name == case_name)
     return case.inputs()
@@ -152,6 +162,9 @@ def located(block, case="causal"):
     (beta_of_ones, "transformer_block.located_last_norm_offset"),
     # «la primera subcapa», on the cases without a mask: the mask is what it adds.
     ((causal_when_unmasked, "sin_mascara"), "transformer_block.located_always_causal"),
+    # A ninth probe: both «la primera subcapa … ¿le pasas x, heads, W_O y la máscara?».
+    (first_row_of_attention, "transformer_block.located_first_row_of_attention"),
+    (w_o_twice, "transformer_block.located_w_o_twice"),
 ])
 def test_each_block_bug_is_located_where_it_departs(block, where):
     block, case = block if isinstance(block, tuple) else (block, "causal")

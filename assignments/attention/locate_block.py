@@ -151,6 +151,16 @@ INPUT_NORMALISED = (
     "la entrada del bloque: tu bloque es el correcto aplicado a LayerNorm(x), no a x, así que "
     "normalizas la entrada antes de la primera subcapa. En el bloque post-LN cada LayerNorm va "
     "después de su suma residual, y la primera subcapa recibe x tal cual (paso 8)")
+FIRST_ROW_OF_ATTENTION = (
+    "transformer_block.located_first_row_of_attention",
+    "la primera subcapa: sumas a cada token la salida de multihead del primer token. "
+    "multihead devuelve un solo array (n, d_model), no una tupla como attention, así que "
+    "multihead(…)[0] es su primera fila: la residual es x + multihead(x, heads, W_O, mask) "
+    "entera (paso 8)")
+W_O_TWICE = (
+    "transformer_block.located_w_o_twice",
+    "la primera subcapa: multiplicas otra vez por W_O la salida de multihead, que ya termina "
+    "con ·W_O. La residual es x + multihead(x, heads, W_O, mask) tal cual (paso 8)")
 ALWAYS_CAUSAL = (
     "transformer_block.located_always_causal",
     "la máscara: sin máscara tu bloque es el correcto con una máscara causal. Cuando mask es "
@@ -344,10 +354,27 @@ def whole_answer(inputs, call):
                          (reference.transformer_block(**shifted), POSITIONS_ADDED),
                          (reference.transformer_block(**dict(
                              inputs, x=reference.layer_norm(inputs["x"]))), INPUT_NORMALISED),
-                         (_causal_when_unmasked(inputs), ALWAYS_CAUSAL)):
+                         (_causal_when_unmasked(inputs), ALWAYS_CAUSAL),
+                         (_with_attention(inputs, lambda a: np.broadcast_to(a[0], a.shape)),
+                          FIRST_ROW_OF_ATTENTION),
+                         (_with_attention(inputs, lambda a: a @ inputs["W_O"]
+                                          if a.shape[1] == np.shape(inputs["W_O"])[0] else None),
+                          W_O_TWICE)):
         if value is not None and agrees(answer, value):
             return found[0], f"el fallo está en {found[1]}"
     return None
+
+
+def _with_attention(inputs, change):
+    """The correct block with MultiHead(x) replaced by ``change`` of it in the first
+    residual, or None when ``change`` gives nothing (shapes that do not fit)."""
+    ln = reference.layer_norm
+    attended = reference.multihead(inputs["x"], inputs["heads"], inputs["W_O"], inputs.get("mask"))
+    changed = change(attended)
+    if changed is None or np.shape(changed) != attended.shape:
+        return None
+    x1 = ln(inputs["x"] + changed)
+    return ln(x1 + _ffn(x1, inputs))
 
 
 def _causal_when_unmasked(inputs):
