@@ -134,6 +134,9 @@ def test_nan_with_a_mask_and_large_scores_names_both_causes_and_how_to_tell():
     (lambda Q, K, V, mask=None: (Q.transpose_all, None), "usa `.transpose_all` en un valor de "
      "tipo `ndarray`"),
     (lambda Q, K, V, mask=None: (np.split(Q, 3), None), "np.split no puede partir el eje"),
+    # A tenth probe's float default mask inverted with ~, and a tuple put in a list.
+    (lambda Q, K, V, mask=None: (~np.ones((len(Q), len(K))), None), "usa ~ sobre un array"),
+    (lambda Q, K, V, mask=None: (np.array([(Q, K[:1])]), None), "piezas de formas distintas"),
 ])
 def test_an_attribute_that_does_not_exist_and_an_unequal_split_are_said_with_their_names(
         attention, said):
@@ -537,7 +540,8 @@ def test_a_shape_failure_is_reported_beside_the_properties_it_breaks():
     (lambda omega: omega[:-1], "faltan los últimos", ("sobran", "faltan")),
     (lambda omega: omega[1:], "faltan los primeros", ("sobran", "faltan")),
     # A ninth probe's omega, recomputed in the loop: only the last frequency, a float.
-    (lambda omega: omega[-1], "el último de los valores correctos", ("el último",)),
+    (lambda omega: omega[-1], "un solo número, el último de la respuesta correcta",
+     ("el último",)),
 ])
 def test_a_shape_note_on_the_values_is_said_only_when_they_are_right(reshape, said,
                                                                    control_never_says):
@@ -751,3 +755,26 @@ def test_a_last_column_left_at_zero_fails_where_positions_are_many_and_d_model_o
     found = summaries("positional_encoding", positional_encoding)
     assert all("largo" in failing for failing, _ in found.values())
     assert not all("d_impar" in failing for failing, _ in found.values())
+
+
+def test_the_last_row_returned_for_a_matrix_is_said_to_be_a_loops_variable():
+    """A tenth probe's attention kept its weights in one variable per row and returned the
+    last row. The control: the first row, which is no loop's leftover, gets no such note."""
+    from draws import get_case, draw, outcome
+    from attention.standard import reference_parts, violations
+
+    def last_row(Q, K, V, mask=None):
+        output, weights = reference.attention(Q, K, V, mask)
+        return output, weights[-1]
+
+    def first_row(Q, K, V, mask=None):
+        output, weights = reference.attention(Q, K, V, mask)
+        return output, weights[0]
+
+    inputs = draw(get_case("attention", "rectangular"), 0)
+    expected = reference_parts("attention", inputs)
+    (failure,) = violations("attention", inputs, outcome("attention", last_row, inputs), expected)
+    assert "una sola fila, la última" in failure.message
+    (control,) = violations("attention", inputs, outcome("attention", first_row, inputs),
+                            expected)
+    assert "la última" not in control.message

@@ -96,16 +96,18 @@ def _cut_short_or_long(got, expected, *, atol, rtol):
 
 
 def _one_value_of_many(got, expected, *, atol, rtol):
-    """A hint when a single number is returned where an array goes and that number is the
-    reference's last value (a loop's variable returned after the loop)."""
-    if got.ndim != 0 or expected.size < 2:
+    """A hint when what is returned is the reference's last value (a number where a vector
+    goes) or last row (a row where a matrix goes): a loop's variable returned after the
+    loop, in place of what the loop filled."""
+    if expected.ndim == 0 or got.shape != expected.shape[1:] or expected.shape[0] < 2:
         return ""
-    last = np.asarray(expected).reshape(-1)[-1]
-    tolerance = np.asarray(atol).reshape(-1)[-1] if np.ndim(atol) else atol
-    if not same_within(got.reshape(1), np.asarray([last]), atol=tolerance, rtol=rtol):
+    def last(tolerance):
+        return tolerance[-1] if np.shape(tolerance) == expected.shape else tolerance
+    if not same_within(got, expected[-1], atol=last(atol), rtol=last(rtol)):
         return ""
-    return (" (es un solo número, el último de los valores correctos: ¿devuelves la variable "
-            "de un bucle en lugar del array con todos?)")
+    what = "un solo número, el último" if got.ndim == 0 else "una sola fila, la última"
+    return (f" (es {what} de la respuesta correcta: ¿devuelves la variable de un bucle en "
+            "lugar de lo que el bucle rellena?)")
 
 
 def compare_part(name, got, expected, *, atol, rtol, sizes=NO_SIZES) -> list:

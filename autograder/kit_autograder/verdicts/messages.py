@@ -105,7 +105,15 @@ def error_message(function, error, part_names=(), parameters=(), *, sizes=NO_SIZ
         "ambiguous_truth": (f"{raised}: usa un array de varios elementos como condición (en un "
                             "if, and, or o not), y un array así no es ni verdadero ni falso. "
                             "Si comprobabas si un argumento llegó, escribe `if x is not None`; "
-                            "si quieres que se cumpla en todos o en alguno, .all() o .any()"),
+                            "si quieres que se cumpla en todos o en alguno, .all() o .any(). "
+                            "max, min y sorted de Python también comparan así: sobre un array "
+                            "de varias filas, usa np.max o np.min con su axis"),
+        "invert_not_boolean": (f"{raised}: usa ~ sobre un array que no es de True/False: ~ "
+                               "solo niega arrays booleanos. Crea la máscara con dtype=bool "
+                               "(np.ones(…, dtype=bool)) o compárala, mask == 0"),
+        "inhomogeneous": (f"{raised}: intenta hacer un array con piezas de formas distintas "
+                          "(np.array o np.concatenate de una lista): ¿metes en la lista una "
+                          "tupla, como (salida, pesos), donde va un solo array?"),
     }
     if kind in simple:
         return simple[kind]

@@ -348,6 +348,9 @@ _PATTERNS = [  # (kind, regex); the groups are integers or shapes
                                r"and the array at index (\d+) has size (\d+)")),
     ("concatenate_ndim", re.compile(r"all the input arrays must have same number of dimensions")),
     ("split_unequal", re.compile(r"array split does not result in an equal division")),
+    ("invert_not_boolean", re.compile(r"ufunc 'invert' not supported for the input types")),
+    ("inhomogeneous", re.compile(r"setting an array element with a sequence\. The requested "
+                                 r"array has an inhomogeneous shape")),
     ("integer_expected", re.compile(r"only integer scalar arrays can be converted to a scalar "
                                     r"index|cannot be interpreted as an integer")),
     ("ambiguous_truth", re.compile(r"The truth value of an array with more than one element "
