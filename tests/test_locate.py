@@ -129,6 +129,13 @@ def w_o_twice(x, heads, W_O, W1, b1, W2, b2, mask=None):
     return LN(x1 + np.maximum(0, x1 @ W1 + b1) @ W2 + b2)
 
 
+def one_token_attends_to_itself(x, heads, W_O, W1, b1, W2, b2, mask=None):
+    # «A lone token's attention returns it»: x in place of MultiHead(x), for n = 1 only.
+    attended = x if len(x) == 1 else MH(x, heads, W_O, mask)
+    x1 = LN(x + attended)
+    return LN(x1 + np.maximum(0, x1 @ W1 + b1) @ W2 + b2)
+
+
 def inputs_of(case_name):
     case = next(c for c in cases.cases_for("transformer_block") if c.name == case_name)
     return case.inputs()
@@ -165,6 +172,9 @@ def located(block, case="causal"):
     # A ninth probe: both «la primera subcapa … ¿le pasas x, heads, W_O y la máscara?».
     (first_row_of_attention, "transformer_block.located_first_row_of_attention"),
     (w_o_twice, "transformer_block.located_w_o_twice"),
+    # A tenth probe: wrong for one token only, right on the longer probes, so only «revisa las
+    # residuales, la FFN y la máscara» was said. Probed again with the case's one token.
+    ((one_token_attends_to_itself, "un_token"), "transformer_block.located_attention_sublayer"),
 ])
 def test_each_block_bug_is_located_where_it_departs(block, where):
     block, case = block if isinstance(block, tuple) else (block, "causal")
@@ -908,3 +918,18 @@ def test_no_place_says_each_head_alone_is_right_when_one_head_alone_raised():
     assert found is None or "cada cabeza sola es correcta" not in found[1], found
     assert where(answers_alone)[0] in ("multihead.located_each_head",
                                        "multihead.located_after_heads")
+
+
+def test_a_relu_on_the_heads_is_located_alike_on_every_draw():
+    """A tenth probe's multihead put a ReLU on the concatenation. Its hidden inputs are drawn
+    per student, and on some draws one head alone has no negative value (the ReLU changes
+    nothing there) or only negative ones (zeros, «scaled by 0», «integer values»): the
+    places differed from case to case and nothing was said. Every head alone is now tried,
+    and zeros are no scale and no integers."""
+    def relu_on_the_heads(X, heads, W_O, mask=None):
+        outputs = [ATT(X @ W_Q, X @ W_K, X @ W_V, mask)[0] for W_Q, W_K, W_V in heads]
+        return np.maximum(0, np.concatenate(outputs, axis=1)) @ W_O
+
+    found = {place for seed in range(24) for place in places("multihead", relu_on_the_heads,
+                                                             seed).values()}
+    assert found == {"multihead.located_after_heads"}, found

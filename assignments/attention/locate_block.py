@@ -193,14 +193,15 @@ PROBE_SEED = 8055
 MIN_PROBE_TOKENS = 4
 
 
-def _probe(inputs):
+def _probe(inputs, own_tokens=False):
     """A probe shaped like the case, every value drawn afresh: x, the heads, W_O and the FFN
     (the case may make a sub-layer nearly vanish, with tiny weights or nearly constant rows,
     and then a wrong block agrees with the right one there by chance). The case's mask is
-    kept; without one the probe has at least MIN_PROBE_TOKENS tokens."""
+    kept; without one the probe has at least MIN_PROBE_TOKENS tokens, unless ``own_tokens``
+    (a block wrong only for so few tokens, say one, is right on a longer probe)."""
     rng = np.random.default_rng(PROBE_SEED)
     n, d_model = np.shape(inputs["x"])
-    if inputs.get("mask") is None:
+    if inputs.get("mask") is None and not own_tokens:
         n = max(n, MIN_PROBE_TOKENS)
 
     def weights(shape):
@@ -401,8 +402,19 @@ def _norm_before_sum(inputs):
 def locate(inputs, call):
     """``(finding id, Spanish message)`` for where the block departs on ``inputs`` (a failing
     case), or None. ``call(probe_inputs)`` runs the student's block and returns its parts, or
-    None when it raised."""
-    inputs = _probe(inputs)
+    None when it raised. Probed with at least MIN_PROBE_TOKENS tokens first, then, if nothing
+    departs there, with the case's own number of tokens."""
+    found = _located(_probe(inputs), call)
+    if found is None and len(inputs["x"]) < MIN_PROBE_TOKENS and inputs.get("mask") is None:
+        probe = _probe(inputs, own_tokens=True)
+        answer = _answer(call, probe)
+        if answer is not None and not agrees(answer, reference.transformer_block(**probe)):
+            found = _located(probe, call)
+    return found
+
+
+def _located(inputs, call):
+    """Where the block departs on one probe already drawn (``_probe``), or None."""
     agree, answers = [], {}
     for name, names in PROBES.items():
         probe = _switched_off(inputs, names)

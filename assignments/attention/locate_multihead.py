@@ -153,14 +153,18 @@ def _answer(call, probe):
 
 
 def _columns_moved(got, expected):
-    """True when every column of ``got`` is 0 or a column of ``expected``, but not in place."""
+    """True when every column of ``got`` is 0 or a column of ``expected``, and some column
+    that is not 0 is not the one in its own place (columns zeroed in place are not moved)."""
     if got.shape != expected.shape:
         return False
-    for column in got.T:
-        zero = bool(np.all(np.abs(column) <= tolerances.ATOL))
-        if not zero and not any(agrees(column, want) for want in expected.T):
+    moved = False
+    for column, own in zip(got.T, expected.T):
+        if bool(np.all(np.abs(column) <= tolerances.ATOL)):
+            continue
+        if not any(agrees(column, want) for want in expected.T):
             return False
-    return not agrees(got, expected)
+        moved |= not agrees(column, own)
+    return moved
 
 
 def _scaled(got, expected):
@@ -169,7 +173,9 @@ def _scaled(got, expected):
     if got.shape != expected.shape or norm == 0.0 or not np.isfinite(got).all():
         return False
     factor = float((got * expected).sum()) / norm
-    return not agrees(factor, 1.0) and agrees(got, factor * expected)
+    # A factor of 0 is an answer of zeros, which says nothing about a scale.
+    return (not agrees(factor, 1.0) and not agrees(factor, 0.0)
+            and agrees(got, factor * expected))
 
 
 def _causal(n, mask=None):
@@ -242,7 +248,22 @@ def _reversed_w_o(inputs, got):
 def _integer_valued(got, expected):
     """True when every value of ``got`` is a whole number and the reference's are not."""
     return (got.size > 0 and np.isfinite(got).all() and np.array_equal(got, np.round(got))
-            and not np.array_equal(expected, np.round(expected)))
+            and bool(np.any(got != 0)) and not np.array_equal(expected, np.round(expected)))
+
+
+# Values in (−1, 1) truncate to 0, which shows no integer: an answer of zeros is asked again
+# with X this many times larger.
+LARGER = 10.0
+
+
+def _integer_valued_larger(call, probe, answer):
+    """When ``answer`` is all 0 and the reference's is not: the same probe with X larger,
+    integer-valued (_integer_valued)."""
+    got, expected = answer
+    if np.any(np.abs(got) > tolerances.ATOL) or not np.any(np.abs(expected) > tolerances.ATOL):
+        return False
+    larger = _answer(call, dict(probe, X=LARGER * np.asarray(probe["X"], dtype=np.float64)))
+    return larger is not None and _integer_valued(*larger)
 
 
 def _rows_left_at_zero(got, expected):
@@ -416,6 +437,12 @@ def by_head_count(inputs, call):
         "tomarlo de otra forma (paso 6)")
 
 
+def _departs_alone(call, inputs, head):
+    """True when ``head`` alone, with W_O = I, answers and departs from the reference."""
+    answer = _answer(call, _padded(inputs, [head]))
+    return answer is not None and not agrees(*answer)
+
+
 def locate(inputs, call):
     """``(finding id, Spanish message)`` for where ``multihead`` departs on ``inputs``, or
     None when no probe locates it (or the student's function raises on a probe)."""
@@ -426,7 +453,11 @@ def locate(inputs, call):
     probes = []
     if inputs.get("mask") is not None:
         probes.append((unmasked, MASK))  # agrees without the mask: the mask is the step
-    probes += [(_padded(unmasked, list(inputs["heads"])[:1]), EACH_HEAD),
+    # The head alone that departs first: with one head only, a value-by-value change (a
+    # ReLU) may by chance change nothing on that head's values.
+    heads = list(inputs["heads"])
+    lone = next((i for i in range(len(heads)) if _departs_alone(call, unmasked, heads[i])), 0)
+    probes += [(_padded(unmasked, heads[lone:lone + 1]), EACH_HEAD),
                (_padded(unmasked, list(inputs["heads"])), CONCATENATION),
                (unmasked, OUTPUT_PROJECTION)]
     each_head_seen = True
@@ -438,7 +469,8 @@ def locate(inputs, call):
         if answer is None:
             return None
         departs = not agrees(*answer)
-        if departs and step in (EACH_HEAD, CONCATENATION) and _integer_valued(*answer):
+        if departs and step in (EACH_HEAD, CONCATENATION) and (
+                _integer_valued(*answer) or _integer_valued_larger(call, probe, answer)):
             step = INTEGER_VALUES
         elif departs and step is EACH_HEAD and _rows_left_at_zero(*answer):
             step = ROWS_LEFT_AT_ZERO
@@ -449,7 +481,7 @@ def locate(inputs, call):
         elif departs and step is EACH_HEAD and _value_by_value(*answer):
             # The same function on a second draw too, or the order was a coincidence.
             again = _answer(call, _padded(_fresh(inputs, PROBE_SEED + 1),
-                                          list(inputs["heads"])[:1]))
+                                          heads[lone:lone + 1]))
             if again is not None and _value_by_value(
                     np.concatenate([answer[0].ravel(), again[0].ravel()]),
                     np.concatenate([answer[1].ravel(), again[1].ravel()])):
