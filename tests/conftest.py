@@ -170,15 +170,9 @@ SLOW_MODULES = {"test_attacks", "test_attacks_gradescope", "test_batch", "test_b
 # The modules that take longest (`--durations`: their door fixtures grade whole batches), run
 # first: `make test` hands whole modules to its workers in collection order, so a long module
 # collected last would keep one worker busy while the others sit idle.
-# Ordered by each module's total time in a `--durations=0` run (2026-12-05), so that the many
-# short modules, not one of 30–40 s, fill the end of the run.
-LONGEST_FIRST = ("test_attacks_gradescope", "test_attacks", "test_otter_paths", "test_probe",
-                 "test_second_lesson", "test_front_ends", "test_lms_end_to_end",
-                 "test_student_journey", "test_student_install", "test_class_report",
-                 "test_explorer", "test_batch_under_attack", "test_diagnosis", "test_ablation",
-                 "test_sandbox_modes", "test_batch", "test_misconceptions", "test_locate",
-                 "test_extension", "test_lab", "test_notebooks_in_the_wild", "test_tolerances",
-                 "test_sandbox", "test_error_lines", "test_assign")
+LONGEST_FIRST = ("test_attacks_gradescope", "test_attacks", "test_otter_paths", "test_probe", "test_second_lesson",
+                 "test_front_ends", "test_batch", "test_class_report", "test_lms_end_to_end",
+                 "test_notebooks_in_the_wild", "test_batch_under_attack", "test_assign")
 
 
 def pytest_collection_modifyitems(config, items):
