@@ -933,3 +933,13 @@ def test_a_relu_on_the_heads_is_located_alike_on_every_draw():
     found = {place for seed in range(24) for place in places("multihead", relu_on_the_heads,
                                                              seed).values()}
     assert found == {"multihead.located_after_heads"}, found
+
+
+def test_an_integer_buffer_is_located_alike_on_every_draw():
+    """A ninth probe's int buffer truncates small head values to 0; on some students' draws
+    the answer was all zeros, which no redrawn argument changes, and it was said to ignore
+    its arguments on those cases, so no place was shared. Zeros say nothing of what a
+    function reads."""
+    found = {place for seed in range(20) for place in places(
+        "multihead", heads_in_an_integer_buffer, seed).values()}
+    assert found == {"multihead.located_integer_values"}, found
