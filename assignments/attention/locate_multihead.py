@@ -216,9 +216,9 @@ def whole_answer(inputs, call):
         found = TRANSPOSED_OUTPUT
     elif got.shape == expected.shape and agrees(got, reference.layer_norm(expected)):
         found = NORMALISED_OUTPUT
-    elif _elementwise_w_o(inputs, got):
+    elif _elementwise_w_o(inputs, got, concat := _concatenation(inputs)):
         found = ELEMENTWISE_W_O
-    elif _reversed_w_o(inputs, got):
+    elif _reversed_w_o(inputs, got, concat):
         found = REVERSED_W_O
     return None if found is None else (found[0], f"el fallo está en {found[1]}")
 
@@ -229,19 +229,19 @@ def _concatenation(inputs):
                            for W_Q, W_K, W_V in inputs["heads"]], axis=1)
 
 
-def _elementwise_w_o(inputs, got):
-    """True when ``got`` is the right concatenation times W_O entry by entry (where the two
-    shapes broadcast), not as a product of matrices."""
+def _elementwise_w_o(inputs, got, concat):
+    """True when ``got`` is the right concatenation ``concat`` times W_O entry by entry
+    (where the two shapes broadcast), not as a product of matrices."""
     try:
-        product = _concatenation(inputs) * np.asarray(inputs["W_O"], dtype=np.float64)
+        product = concat * np.asarray(inputs["W_O"], dtype=np.float64)
     except ValueError:
         return False
     return agrees(got, product)
 
 
-def _reversed_w_o(inputs, got):
+def _reversed_w_o(inputs, got, concat):
     """True when ``got`` is W_O @ the right concatenation (where the shapes allow it)."""
-    W_O, concat = np.asarray(inputs["W_O"], dtype=np.float64), _concatenation(inputs)
+    W_O = np.asarray(inputs["W_O"], dtype=np.float64)
     return W_O.shape[1] == concat.shape[0] and agrees(got, W_O @ concat)
 
 
@@ -437,10 +437,17 @@ def by_head_count(inputs, call):
         "tomarlo de otra forma (paso 6)")
 
 
-def _departs_alone(call, inputs, head):
-    """True when ``head`` alone, with W_O = I, answers and departs from the reference."""
-    answer = _answer(call, _padded(inputs, [head]))
-    return answer is not None and not agrees(*answer)
+def _lone_head(call, inputs, heads):
+    """``(index, answer)`` of the first head whose answer alone, with W_O = I, departs from
+    the reference's; the first head's (its answer None if it raised) when none does."""
+    first = None
+    for index, head in enumerate(heads):
+        answer = _answer(call, _padded(inputs, [head]))
+        if index == 0:
+            first = answer
+        if answer is not None and not agrees(*answer):
+            return index, answer
+    return 0, first
 
 
 def locate(inputs, call):
@@ -456,13 +463,13 @@ def locate(inputs, call):
     # The head alone that departs first: with one head only, a value-by-value change (a
     # ReLU) may by chance change nothing on that head's values.
     heads = list(inputs["heads"])
-    lone = next((i for i in range(len(heads)) if _departs_alone(call, unmasked, heads[i])), 0)
+    lone, lone_answer = _lone_head(call, unmasked, heads)
     probes += [(_padded(unmasked, heads[lone:lone + 1]), EACH_HEAD),
-               (_padded(unmasked, list(inputs["heads"])), CONCATENATION),
+               (_padded(unmasked, heads), CONCATENATION),
                (unmasked, OUTPUT_PROJECTION)]
     each_head_seen = True
     for probe, step in probes:
-        answer = _answer(call, probe)
+        answer = lone_answer if step is EACH_HEAD else _answer(call, probe)
         if answer is None and step is EACH_HEAD:
             each_head_seen = False  # then no place may say «cada cabeza sola es correcta»
             continue  # one head alone may be what it cannot take (a loop to len(heads) − 1)

@@ -272,28 +272,33 @@ class Grader:
             return None
         redrawn = _redrawn(first.inputs, generator(self.salt, identity, function,
                                                    f"{first.case}:again"))
+        reference = lesson_module.stand_in(self.lesson, function)
+        before = run_in_process(reference, first.inputs, len(spec.parts)).parts
+        if before is None:
+            return None
         # A function of sizes alone (no array to redraw) is asked again with each size one
         # larger: a cache keyed on the other sizes answers as before.
         for again_inputs in [redrawn] if redrawn is not None else _sizes_grown(first.inputs):
-            if self._answers_as_before(conversation, function, spec, first, again_inputs):
+            if self._answers_as_before(conversation, function, spec, first, before,
+                                       again_inputs):
                 return first.case
         return None
 
-    def _answers_as_before(self, conversation, function, spec, first, inputs):
+    def _answers_as_before(self, conversation, function, spec, first, before, inputs):
         """True when ``function`` fails on ``inputs`` and a part of its answer is the one it
-        gave for ``first`` though the reference's part changed."""
+        gave for ``first`` though the reference's part changed (``before``: the reference's
+        answer for ``first``)."""
         again = conversation.call(function, inputs, spec)
         if again.parts is None:
             return False
         try:
             failures = self.lesson.judge(function, inputs, again)
-            reference = lesson_module.stand_in(self.lesson, function)
-            before, after = (run_in_process(reference, case, len(spec.parts)).parts
-                             for case in (first.inputs, inputs))
+            after = run_in_process(lesson_module.stand_in(self.lesson, function), inputs,
+                                   len(spec.parts)).parts
         except Exception:  # a bug of ours: no claim
             traceback.print_exc()
             return False
-        if not failures or before is None or after is None:
+        if not failures or after is None:
             return False
         # Stale: it fails there, and a part of its answer is the one it gave before, where
         # the right one moved (omega stays the same for another number of positions).

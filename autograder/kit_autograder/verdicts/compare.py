@@ -47,6 +47,12 @@ def _size_one_axis(got, expected, *, atol, rtol):
             "¿un reshape o una traspuesta de más?)")
 
 
+def _tolerance_at(tolerance, expected, index):
+    """The part ``index`` of a tolerance given entry by entry (of the reference's shape), or
+    the tolerance itself when it is one number for all entries."""
+    return tolerance[index] if np.shape(tolerance) == expected.shape else tolerance
+
+
 def _axis_words(ndim, axis):
     """The plural noun for the entries along ``axis`` and whether it is feminine."""
     if ndim == 1:
@@ -68,19 +74,18 @@ def _cut_short_or_long(got, expected, *, atol, rtol):
     axis = differ[0]
     shared = min(got.shape[axis], expected.shape[axis])
 
-    def cut(array, at_start):
-        index = [slice(None)] * array.ndim
-        length = array.shape[axis]
+    def cut(length, at_start):
+        index = [slice(None)] * got.ndim
         index[axis] = slice(0, shared) if at_start else slice(length - shared, length)
-        return array[tuple(index)]
+        return tuple(index)
 
-    def cut_tolerance(tolerance, at_start):
-        # A per-entry tolerance has the reference's shape and is cut as the reference is.
-        return cut(tolerance, at_start) if np.shape(tolerance) == expected.shape else tolerance
+    def agrees_cut(at_start):
+        mine, theirs = cut(got.shape[axis], at_start), cut(expected.shape[axis], at_start)
+        return same_within(got[mine], expected[theirs],
+                           atol=_tolerance_at(atol, expected, theirs),
+                           rtol=_tolerance_at(rtol, expected, theirs))
 
-    at_start = next((start for start in (True, False) if same_within(
-        cut(got, start), cut(expected, start), atol=cut_tolerance(atol, start),
-        rtol=cut_tolerance(rtol, start))), None)
+    at_start = next((start for start in (True, False) if agrees_cut(start)), None)
     if at_start is None:
         return ""
     noun, feminine = _axis_words(got.ndim, axis)
@@ -101,9 +106,8 @@ def _one_value_of_many(got, expected, *, atol, rtol):
     loop, in place of what the loop filled."""
     if expected.ndim == 0 or got.shape != expected.shape[1:] or expected.shape[0] < 2:
         return ""
-    def last(tolerance):
-        return tolerance[-1] if np.shape(tolerance) == expected.shape else tolerance
-    if not same_within(got, expected[-1], atol=last(atol), rtol=last(rtol)):
+    if not same_within(got, expected[-1], atol=_tolerance_at(atol, expected, -1),
+                       rtol=_tolerance_at(rtol, expected, -1)):
         return ""
     what = "un solo número, el último" if got.ndim == 0 else "una sola fila, la última"
     return (f" (es {what} de la respuesta correcta: ¿devuelves la variable de un bucle en "
