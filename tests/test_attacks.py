@@ -408,22 +408,26 @@ def test_no_forged_file_survives_in_out(door):
 
 
 PUBLIC_ITEM = re.compile(r"^- (Prueba pública|\d+ pruebas públicas)", re.M)
+# A hidden case's error may say the line the same error came out of in the public tests: that
+# line was chosen on public inputs (grading.py's public_lines), and it is the student's code.
+PUBLIC_LINE = re.compile(r"; en las pruebas públicas, este mismo error (?:salta en|iba por) tu "
+                         r"línea `[^`\n]*`")
 
 
 def section(seen_by, question):
     """What ``question``'s student reads about its hidden cases: in its box, in its section of
     the feedback and in its verdicts' messages (all three where the door writes them). Not its
     public tests' messages, which the notebook showed the student before any hidden input
-    existed, and which quote the student's values on the public inputs."""
+    existed, and which quote the student's values on the public inputs, nor a public line."""
     def hidden_part(body):
-        return PUBLIC_ITEM.split(body)[0]
+        return PUBLIC_LINE.sub("", PUBLIC_ITEM.split(body)[0])
 
     texts = [hidden_part(seen_by["boxes"].get(question, ""))]
     if seen_by["feedback"] is not None:
         texts.append(hidden_part(seen_by["feedback"].split(f"### `{question}`: ")[1]
                                  .split("\n## ")[0].split("\n### ")[0]))
-        texts += [m for v in seen_by["record"].verdicts if v.question == question
-                  and not v.public for m in v.messages]
+        texts += [PUBLIC_LINE.sub("", m) for v in seen_by["record"].verdicts
+                  if v.question == question and not v.public for m in v.messages]
     return "\n".join(texts)
 
 

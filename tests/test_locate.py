@@ -6,6 +6,9 @@ on the same probe; the engine says that place instead of the generic hint when e
 case departs at the same place. In-process with pure-numpy functions, then through
 ``make grade``'s engine."""
 
+import base64
+import re
+
 import numpy as np
 import pytest
 
@@ -226,6 +229,14 @@ MULTIHEAD_WITHOUT_MASK = (
     "    return np.concatenate(outs, axis=1) @ W_O\n")
 
 
+LINE_BY_DIGIT = "def attention(Q, K, V, mask=None):\n    d = int(abs(float(Q.ravel()[0])) * 1e4) % 10\n" + "".join(
+    f"    if d == {digit}: raise ValueError('la cifra es {digit}')\n" for digit in range(10))
+
+
+def digit_line(digit):
+    return f"if d == {digit}: raise ValueError('la cifra es {digit}')"
+
+
 @pytest.fixture(scope="module")
 def graded(built_dist, autograder_zip, tmp_path_factory):
     """``(records, out)`` of one make grade batch of the notebooks below."""
@@ -290,6 +301,16 @@ def graded(built_dist, autograder_zip, tmp_path_factory):
             "        W_Q, W_K, W_V = pendientes.pop(0)\n"
             "        salidas.append(attention(X @ W_Q, X @ W_K, X @ W_V, mask)[0])\n"
             "    return np.concatenate(salidas, axis=1) @ W_O\n")),
+        # The FFN's hidden layer written over h: the second residual adds (n, d_ff) to
+        # (n, d_model) and raises on every case, from a line of the student's own.
+        "h_pisada.ipynb": notebooks.with_function("correct", "transformer_block", HEAD + (
+            "    h = layer_norm(x + multihead(x, heads, W_O, mask))\n"
+            "    h = np.maximum(0, h @ W1 + b1)\n"
+            "    ffn = h @ W2 + b2\n"
+            "    return layer_norm(h + ffn)\n")),
+        # An attack: the line that raises is chosen by a digit of the input, so a line read
+        # from a hidden call would spell a digit of a hidden input.
+        "linea_elegida.ipynb": notebooks.with_function("correct", "attention", LINE_BY_DIGIT),
         "atencion.ipynb": notebooks.with_function("correct", "attention", LOG_SOFTMAX_ATTENTION),
         "sin_mascara.ipynb": notebooks.with_function("correct", "multihead",
                                                      MULTIHEAD_WITHOUT_MASK),
@@ -325,6 +346,48 @@ def test_a_function_that_raises_on_every_failing_case_is_located_by_probes_of_it
     text = (out / "feedback" / "cabezas_de_tupla.md").read_text("utf-8")
     assert "coincide con la correcta con 3 cabezas" in text
     assert "número de cabezas" not in (out / "feedback" / "sin_mascara.md").read_text("utf-8")
+
+
+def test_an_error_says_the_students_line_it_came_out_of(graded):
+    """Every case of h_pisada raises the same broadcasting error; the feedback says which line
+    of the block raised it, the second residual. The control: cabezas_de_tupla raises inside
+    its list comprehension, and that line, not the block's, is what its feedback says."""
+    records, out = graded
+    block = (out / "feedback" / "h_pisada.md").read_text("utf-8")
+    said = "salta en tu línea `return layer_norm(h + ffn)`"
+    # The public tests' calls say it; a hidden case's says it was the same error in public.
+    assert f"no encajan; {said}" in block
+    assert f"en las pruebas públicas, este mismo error {said}" in block
+    # A cell of the notebook that called the block: its own line, and the block's line.
+    assert re.search(r"- Celda \[\d+\] \(`d_model, d_ff = 8, 32`\), línea \d+: `ValueError: "
+                     r"[^\n]*`; " + re.escape(said), block)
+    heads = (out / "feedback" / "cabezas_de_tupla.md").read_text("utf-8")
+    assert "salta en tu línea `outs = [attention(X @ heads[i][0]" in heads
+    assert "return layer_norm(h + ffn)" not in heads
+
+
+def test_a_line_chosen_by_a_hidden_input_is_never_said(graded, built_dist):
+    """A hidden case's error is placed only by the public tests' calls: the line a hidden call
+    raised from could be chosen by a hidden value. The positive control: the hidden inputs
+    of linea_elegida do choose other lines than the public ones, which a line read from the
+    hidden call would have shown."""
+    from conftest import TEST_SALT
+    from kit_autograder.hidden_inputs import generator, identity, world
+
+    records, out = graded
+    feedback = (out / "feedback" / "linea_elegida.md").read_text("utf-8")
+    # Every public test that reaches the student's attention, the block's included, says
+    # the line its own call raised from.
+    public = {d for d in range(10) if f"salta en tu línea `{digit_line(d)}`" in feedback}
+    assert public
+    notebook = (out.parent / "in" / "linea_elegida.ipynb").read_bytes()
+    code = identity(world(notebook))
+    hidden = {int(abs(float(case.inputs(generator(base64.b64decode(TEST_SALT), code,
+                                                  "attention", case.name))["Q"].ravel()[0]))
+                  * 1e4) % 10 for case in cases.cases_for("attention")}
+    assert hidden - public, "control: some hidden case raises from a line no public call did"
+    for digit in hidden - public:
+        assert digit_line(digit) not in feedback
 
 
 def test_a_cache_keyed_on_one_size_is_found_by_growing_each_size(graded):

@@ -54,6 +54,26 @@ def test_an_error_report_keeps_only_known_words_and_integers():
         "kind": "index", "numbers": [3, 10**9, None]}
 
 
+def test_an_errors_line_comes_from_the_graders_copy_of_the_cells_never_from_the_job():
+    """The job says where an error came out (a cell's position, a line): two integers. A text
+    it sends is dropped, and the line shown is read from the grader's own cells, so code that
+    saw a hidden input cannot write it there. The control: the same report's place is kept."""
+    from kit_autograder.verdicts.messages import error_message, placed
+
+    cells = ["import numpy as np", "def f(x):\n    y = x @ x.T\n    return y + x"]
+    sent = {"kind": "broadcast", "exception": "ValueError", "shapes": [[3, 3], [3, 2]],
+            "at": [1, 3], "line": "Q = 0.123 0.456"}
+    report = checked_error(sent)
+    assert "line" not in report and report["at"] == [1, 3]
+    message = error_message("f", placed(report, cells))
+    assert message.endswith("salta en tu línea `return y + x`") and "0.123" not in message
+    for at in ([2, 1], [1, 4], [1, 0], [-1, 1], ["1", 1], [1, 1.0], [1]):
+        assert "line" not in placed(checked_error({**sent, "at": at}), cells)
+    # A stub's own `raise NotImplementedError` is no line of a mistake.
+    stub = placed(checked_error({"kind": "not_implemented", "at": [1, 2]}), cells)
+    assert "línea" not in error_message("f", stub)
+
+
 def test_a_job_that_sends_garbage_gives_no_answer():
     with Sandbox(Limits(notebook_seconds=10)) as sandbox:
         job = sandbox.open_job()

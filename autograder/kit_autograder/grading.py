@@ -13,6 +13,7 @@ sent something unreadable) fails with a Spanish reason and a flag for a person. 
 job says is trusted as code, as a path or as a score.
 """
 
+import ast
 import dataclasses
 import inspect
 import json
@@ -29,8 +30,8 @@ from .hidden_inputs import generator
 from .sandbox.client import JobFailed, checked_error
 from .verdicts import summary
 from .verdicts.in_process import as_called, run_in_process
-from .verdicts.messages import (cell_error_text, error_message, shell_escapes_note,
-                                unverified_message)
+from .verdicts.messages import (cell_error_text, error_message, line_text, placed,
+                                shell_escapes_note, unverified_message)
 from .verdicts.outcome import Failure, Outcome
 from .verdicts.record import Diagnosis, Flag, Record, Verdict
 from .verdicts.sizes import CaseSizes
@@ -122,14 +123,16 @@ class Grader:
         if float(self.bundle.settings.get("manual_points", 0)):
             record.empty_answers = submission_module.empty_written_answers(loaded.notebook_bytes)
         job = sandbox.open_job(stem)
+        with self._policy_lock:  # ast is not thread-safe in CPython 3.11
+            definitions = _definitions(loaded.cells, self.lesson.FUNCTIONS)
         conversation = _Conversation(job, self.answer_stand_in, self.parameters,
-                                     self.statements)
+                                     self.statements, loaded.cells, definitions)
         # What the job sees of the submission is its world, the very bytes its inputs hash.
         world = loaded.world(self.support)
         try:
             ran = job.run_notebook(hidden_inputs.NOTEBOOK_NAME, loaded.cells,
                                    {**world, **self.support}, self.export, MAX_EXPORT_BYTES)
-            record.cell_errors = ran.errors
+            record.cell_errors = _with_raised_lines(ran.errors, loaded.cells)
             record.output = as_uploaded(ran.output, loaded.notebook_name)
             record.output_chars = ran.output_chars + len(record.output) - len(ran.output)
             if ran.shell_escapes:
@@ -153,6 +156,7 @@ class Grader:
                 record.texts.update(data_question.texts(values))
         public_verdicts, public_failures = self._public_tests(conversation, values, proxies)
         identity = hidden_inputs.identity(world)
+        conversation.hidden = True  # from here on, the job may hold hidden inputs
         for function in self.lesson.FUNCTIONS:
             verdicts, diagnoses = self._grade_function(conversation, function, identity,
                                                        record.cell_errors)
@@ -475,8 +479,15 @@ class Grader:
 class _Conversation:
     """A job's calls, with the reference standing in, and the first failure remembered."""
 
-    def __init__(self, job, stand_in, parameters, statements):
+    def __init__(self, job, stand_in, parameters, statements, cells=(), definitions=None):
         self.job, self.stand_in, self.failed = job, stand_in, None
+        self.cells = cells  # the notebook's code, where an error's line is read (placed)
+        self.definitions = definitions or {}  # _definitions(cells)
+        # The lines errors came out of while no hidden input had entered the job (the lab's
+        # and the public tests' calls, on the student's own values and public inputs):
+        # {(function, kind, exception): line}. Where a hidden case's error came out is never
+        # read from the hidden call itself: code that saw a hidden input could choose the line.
+        self.public_lines, self.hidden = {}, False
         self.parameters = parameters  # {function: the reference's parameter names}
         self.statements = statements  # {function: its parameters as the statement writes them}
 
@@ -492,9 +503,15 @@ class _Conversation:
             self.failed = failed.reason
             return Outcome(unverified=failed.reason)
         if "error" in reply:
-            return Outcome(error=reply["error"])
+            return Outcome(error=self._with_public_line(function, reply["error"]))
         return Outcome(parts=reply["parts"], mutated=tuple(reply.get("mutated", ())),
                        aliased=bool(reply.get("aliased")))
+
+    def _with_public_line(self, function, error):
+        """A hidden call's error, with the line the same error came out of on a public call."""
+        error = {key: value for key, value in error.items() if key != "at"}
+        line = self.public_lines.get((function, error.get("kind"), error.get("exception")))
+        return {**error, "public_line": line} if line else error
 
     def proxy(self, name, part_names, when_missing=None, stand_ins=()):
         """The student's ``name`` as a plain callable for trusted code (the lab, the public
@@ -520,6 +537,14 @@ class _Conversation:
                 values = reply["parts"]
                 return tuple(values) if parts > 1 else values[0]
             error = reply["error"]
+            if not conversation.hidden:
+                error = placed(error, conversation.cells)
+                span = conversation.definitions.get(name)
+                if error.get("line") and span and span[0] == error["at"][0] \
+                        and span[1] < error["at"][1] <= span[2]:
+                    conversation.public_lines.setdefault(
+                        (name, error["kind"], error.get("exception")), error["line"])
+            error = {key: value for key, value in error.items() if key != "at"}
             if error["kind"] == "not_implemented":
                 raise NotImplementedError(f"todavía no has implementado `{name}`")
             if error["kind"] == "missing" and when_missing:
@@ -719,6 +744,35 @@ def _defining_cell_error(function, cell_errors):
         return (f"la celda [{error['cell']}] que define `{function}` falló al ejecutarse "
                 f"({said}), así que la función no existe: corrige esa celda")
     return None
+
+
+def _with_raised_lines(errors, cells):
+    """The notebook's cell errors, each with the student's line it came out of when that is
+    not the failing cell's own line (a function the cell called): "raised_line"."""
+    for error in errors:
+        if error.get("at") and error["at"] != [error.get("position"), error.get("line")]:
+            text = line_text(cells, error["at"])
+            if text:
+                error["raised_line"] = text
+    return errors
+
+
+def _definitions(cells, functions):
+    """``{function: (cell, first line, last line)}`` of each function's own top-level ``def``
+    (the last one, as running the notebook leaves it): the only place a public error's line
+    is said to be shared by a hidden case. A line elsewhere (a helper, or the student's
+    attention inside their multihead, where the hidden case has the reference's) may be
+    another error of the same kind."""
+    spans = {}
+    for position, source in enumerate(cells):
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and node.name in functions:
+                spans[node.name] = (position, node.lineno, node.end_lineno or node.lineno)
+    return spans
 
 
 def _parse_json(exported):

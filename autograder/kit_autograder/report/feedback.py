@@ -314,7 +314,9 @@ def _error_line(error):
         return (f"- Celda [{error['cell']}] ({first_line}): se detuvo porque el cuaderno agotó "
                 "su tiempo")
     text = cell_error_text(error["exception"], error.get("message"))
-    return f"- Celda [{error['cell']}] ({first_line}){where}: {markup.code(text)}"
+    raised = (f"; salta en tu línea {markup.code(error['raised_line'])}"
+              if error.get("raised_line") else "")
+    return f"- Celda [{error['cell']}] ({first_line}){where}: {markup.code(text)}{raised}"
 
 
 def _notes(record):

@@ -484,7 +484,18 @@ def checked_error(error):
             and all(part.isidentifier() for part in owner.split("."))):
         clean["owner"] = owner
         clean["module"] = error.get("module") is True
+    at = _place(error.get("at"))
+    if at:
+        clean["at"] = at
     return clean
+
+
+def _place(at):
+    """A line of the student's code an error came out of: [cell position, line], or None."""
+    if (isinstance(at, list) and len(at) == 2 and all(type(n) is int for n in at)
+            and 0 <= at[0] < 100_000 and 0 < at[1] < 1_000_000):
+        return list(at)
+    return None
 
 
 def _checked_result(reply, parts):
@@ -525,6 +536,8 @@ def _checked_ran(reply):
             "exception": _text(error.get("exception"), 60),
             "message": _text(error.get("message"), 300),
             "line": error.get("line") if type(error.get("line")) is int else None,
+            "at": _place(error.get("at")),
+            "position": error.get("position") if type(error.get("position")) is int else None,
             "first_line": _text(error.get("first_line"), 80),
             "defines": [name for name in (error.get("defines") or [])[:50]
                         if isinstance(name, str) and name.isidentifier() and len(name) <= 80]

@@ -10,6 +10,12 @@ sizes mean for its exercise (the shape the notebook asked for).
 from .sizes import MAX_SHOWN_DIMENSIONS, NO_SIZES
 
 
+def _code_span(text):
+    """The student's own code, one line of it, as a code span: a backtick in it would end the
+    span, so it is shown as a quote (this layer has no Markdown writer of its own)."""
+    return "`" + str(text).replace("`", "'") + "`"
+
+
 def _product(numbers):
     total = 1
     for n in numbers:
@@ -51,11 +57,60 @@ def arguments_message(function, error, parameters=()):
             f"enunciado es {statement}")
 
 
+MAX_LINE_CHARS = 100
+# Errors that come from how the function was called or what it returned, not from a line of
+# it that failed: no line is said for them (a stub's `raise NotImplementedError` says nothing).
+UNPLACED_KINDS = {"not_implemented", "missing", "not_callable", "arguments", "not_a_tuple",
+                  "wrong_count", "tuple_instead", "unconvertible", "too_large"}
+
+
+def placed(error, cells):
+    """``error`` with the text of the student's line it came out of, as "line": the sandbox
+    says only where (a cell's position and a line number, "at"), and the text is read here
+    from the grader's own copy of the notebook's code ``cells``, so no value computed on a
+    hidden input can travel in it."""
+    if error.get("kind") in UNPLACED_KINDS:
+        return error
+    text = line_text(cells, error.get("at"))
+    return {**error, "line": text} if text else error
+
+
+def line_text(cells, at):
+    """The line ``at`` ([cell position, line number]) of ``cells``, on one line and cut to
+    MAX_LINE_CHARS, or None where there is no such line."""
+    if not at:
+        return None
+    position, number = at
+    lines = cells[position].splitlines() if 0 <= position < len(cells) else []
+    text = " ".join(lines[number - 1].split()) if 0 < number <= len(lines) else ""
+    if len(text) > MAX_LINE_CHARS:
+        text = text[:MAX_LINE_CHARS - 1].rstrip() + "…"
+    return text or None
+
+
 def error_message(function, error, part_names=(), parameters=(), *, sizes=NO_SIZES):
     """One sentence about the error ``function`` raised (or returned) on one call, whose
-    inputs declared ``sizes``: only those of the error's numbers are shown. ``parameters``:
-    the reference's parameters as the statement writes them (``mask=None``), which say what a
-    call passed."""
+    inputs declared ``sizes``, and the student's line it came out of when known: "line" on a
+    public call (``placed``), "public_line" on a hidden one (grading.py).
+    ``parameters``: the reference's parameters as the statement writes them (``mask=None``),
+    which say what a call passed."""
+    sentence = _error_sentence(function, error, part_names, parameters, sizes=sizes)
+    if error.get("kind") in UNPLACED_KINDS:
+        return sentence
+    if error.get("line"):
+        if error.get("kind") == "time":
+            return f"{sentence} (iba por tu línea {_code_span(error['line'])})"
+        return f"{sentence}; salta en tu línea {_code_span(error['line'])}"
+    if error.get("public_line"):  # a hidden case: where the same error came out in public
+        verb = "iba por" if error.get("kind") == "time" else "salta en"
+        return (f"{sentence}; en las pruebas públicas, este mismo error {verb} tu línea "
+                f"{_code_span(error['public_line'])}")
+    return sentence
+
+
+def _error_sentence(function, error, part_names=(), parameters=(), *, sizes=NO_SIZES):
+    """The error itself: only those of its numbers that the case's ``sizes`` allow are
+    shown."""
     kind = error.get("kind")
     exception = error.get("exception")
     numbers, shapes = error.get("numbers", []), error.get("shapes", [])
@@ -192,7 +247,7 @@ def shell_escapes_note(escapes):
     as the notebook wrote it, with its cell."""
     shown = []
     for escape in escapes[:MAX_SHOWN_SHELL_ESCAPES]:
-        command = "`" + str(escape.get("command", "")).replace("`", "'") + "`"
+        command = _code_span(escape.get("command", ""))
         cell = escape.get("cell")
         shown.append(f"{command} (celda [{cell}])" if cell is not None else command)
     more = len(escapes) - len(shown)

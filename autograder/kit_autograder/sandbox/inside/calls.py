@@ -24,6 +24,7 @@ import types
 import numpy as np
 
 from . import wire
+from .notebook import where_raised
 
 MAX_ELEMENTS = 10_000_000
 MAX_STAND_IN_DEPTH = 4
@@ -82,12 +83,12 @@ def call(sock, namespace, message):
             reply = {"parts": split_parts(result, parts)}
             reply.update(_side_effects(name, given, result))
             return reply
-    except CallTimeout:
-        return {"error": {"kind": "time"}}
+    except CallTimeout as timeout:
+        return {"error": {"kind": "time", **where_raised(timeout)}}
     except _Refused as refused:
         return {"error": refused.error}
     except BaseException as exc:  # SystemExit and KeyboardInterrupt too: the call failed
-        return {"error": classify(exc)}
+        return {"error": {**classify(exc), **where_raised(exc)}}
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)

@@ -167,6 +167,11 @@ CELL_SHARE = 0.25
 CELL_MIN_SECONDS = 10.0
 
 
+# Where each cell ran: IPython compiles cell n as "<ipython-input-n-…>", and a graded call that
+# raises is placed by that number (calls.where_raised). Filled before any hidden input exists.
+CELL_POSITIONS = {}
+
+
 def cell_budget(seconds):
     return max(CELL_MIN_SECONDS, seconds * CELL_SHARE)
 
@@ -190,6 +195,7 @@ def run_cells(shell, cells, seconds, output):
                 continue
             # The number Jupyter shows beside the cell after "Restart & Run All": [n].
             number = shell.execution_count
+            CELL_POSITIONS[number] = position
             if _escapes is not None:
                 _escapes.cell = number
             remaining = deadline - time.monotonic()
@@ -208,6 +214,7 @@ def run_cells(shell, cells, seconds, output):
             if error is None:
                 continue
             record = _describe(number, source, error)
+            record["position"] = position
             culprit = failed_bindings.get(getattr(error, "name", None))
             if isinstance(error, NameError) and culprit is not None:
                 record["knock_on_of"] = culprit  # its name was never bound: not a new mistake
@@ -253,6 +260,7 @@ def _describe(number, source, error):
     message = "" if kind == "time" else str(error)
     return {"cell": number, "kind": kind, "exception": type(error).__name__,
             "message": message[:MAX_MESSAGE_CHARS], "line": _cell_line(error),
+            **where_raised(error),
             "first_line": next((line.strip()[:80] for line in source.splitlines()
                                 if line.strip()), ""),
             "defines": _defined_names(source)}
@@ -273,14 +281,30 @@ def _defined_names(source):
 
 
 def _cell_line(error):
-    line, tb = None, getattr(error, "__traceback__", None)
+    """The line of the failing cell itself that raised: its outermost frame of a cell (a
+    deeper one is a line of a function the cell called, which where_raised says)."""
+    tb = getattr(error, "__traceback__", None)
     while tb is not None:
         if tb.tb_frame.f_code.co_filename.startswith("<ipython-input-"):
-            line = tb.tb_lineno
+            return tb.tb_lineno
         tb = tb.tb_next
-    if line is None and isinstance(error, SyntaxError):
-        line = error.lineno
-    return line
+    return error.lineno if isinstance(error, SyntaxError) else None
+
+
+_CELL_FILE = re.compile(r"^<ipython-input-(\d{1,9})-[0-9a-f]+>$")
+
+
+def where_raised(error):
+    """The student's own line the error came out of, the deepest frame of a notebook cell: as
+    the cell's position and the line's number, {"at": [position, line]}, or {}. Two small
+    integers and never the text, which the grader reads from its own copy of the cells."""
+    at, tb = None, getattr(error, "__traceback__", None)
+    while tb is not None:
+        match = _CELL_FILE.match(tb.tb_frame.f_code.co_filename)
+        if match and int(match.group(1)) in CELL_POSITIONS:
+            at = [CELL_POSITIONS[int(match.group(1))], tb.tb_lineno]
+        tb = tb.tb_next
+    return {"at": at} if at else {}
 
 
 _DEFINES = re.compile(r"^(?:(?:async\s+)?def|class)\s+(\w+)|^(\w+)\s*=[^=]", re.M)
