@@ -412,8 +412,9 @@ def test_reshape_that_assumes_d_model_over_h_is_explained_with_the_sizes():
         out = reference.softmax(scores) @ V
         return out.transpose(1, 0, 2).reshape(len(X), -1) @ W_O
     failing = assert_named("multihead", multihead, "multihead.head_sizes",
-                           cases=["dk_distinto_dv"])
-    assert all(cases == ["dk_distinto_dv"] for cases, _ in failing.values())
+                           cases=["dk_distinto_dv", "una_cabeza"])
+    # The two cases whose head size is not d_model/h (one head of d_k = 2 in d_model = 6).
+    assert all(cases == ["dk_distinto_dv", "una_cabeza"] for cases, _ in failing.values())
     for text in per_draw(failing):
         # 42 is no size of the case, so it is said by its name alone (issue 19).
         assert "cambias de forma n·h·d_k números a (7, 2, 4) = (n, h, d_model/h)" in text

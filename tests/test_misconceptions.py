@@ -244,10 +244,16 @@ def test_single_head_output_is_named_as_that_head_alone():
         W_Q, W_K, W_V = heads[0]
         return reference.attention(X @ W_Q, X @ W_K, X @ W_V, mask)[0]
     for key, failures in grade("multihead", multihead, range(5)).items():
+        if key[0] == "una_cabeza":
+            # With one head, using only the first head is no mistake, and W_O is what it lacks.
+            assert named(failures) == ["multihead.no_w_o"], key
+            continue
         assert named(failures) == ["multihead.one_head_only"], key
         assert any("head_1" in f.message for f in failures), key
     for seed, (failing, found) in summaries("multihead", multihead, range(5)).items():
-        assert summary_ids(found) == ["multihead.one_head_only"], seed
+        assert summary_ids(found) == ["multihead.one_head_only", "multihead.no_w_o"], seed
+        assert [d.cases for d in found] == [["dos_cabezas", "causal", "dk_distinto_dv"],
+                                            ["una_cabeza"]], seed
 
 
 def test_sines_everywhere_are_reported_by_row_zero_and_pairs():

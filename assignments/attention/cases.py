@@ -122,6 +122,15 @@ def _multihead_dk_differs_from_dv(rng):
                 mask=_random_mask(rng, 7, 7))
 
 
+def _multihead_one_head(rng):
+    # One head: its output alone goes through W_O, so code that special-cases h = 1, or that
+    # takes h from anything but len(heads), shows here. d_model // d_k = 3 and d_model / h = 6
+    # differ from h, d_k and d_v, so a head count computed from the sizes shows too.
+    heads, W_O = _heads(rng, d_model=6, n_heads=1, d_k=2, d_v=5)
+    return dict(X=2 * rng.normal(size=(4, 6)), heads=heads, W_O=W_O,
+                mask=_random_mask(rng, 4, 4))
+
+
 # --- positional_encoding(n_positions, d_model) ----------------------------------------------
 
 
@@ -168,6 +177,21 @@ def _block(rng, n, d_model, n_heads, d_ff, causal, signed_b2=False):
     return inputs
 
 
+def _padding(n, length):
+    """A padding mask: every query sees the first ``length`` keys only (not triangular)."""
+    mask = np.zeros((n, n), dtype=bool)
+    mask[:, :length] = True
+    return mask
+
+
+def _block_padding(rng):
+    # The block must pass the mask it is given, whatever its form: a causal mask built
+    # inside the block, or one combined with the given mask, differs from a padding mask.
+    inputs = _block(rng, n=5, d_model=8, n_heads=2, d_ff=16, causal=False)
+    inputs["mask"] = _padding(5, int(rng.integers(2, 4)))
+    return inputs
+
+
 def _block_small_variance(rng):
     # Tokens that are almost constant (an offset plus a ripple of 0.03) and a W_O a hundred
     # times smaller than usual: each row entering the first LayerNorm has a variance near 1e-3,
@@ -193,6 +217,7 @@ CASES = [
     Case("multihead", "causal", "3 cabezas con máscara causal", _multihead_causal_three_heads, 5512),
     Case("multihead", "dk_distinto_dv", "cabezas con d_k ≠ d_v y máscara arbitraria",
          _multihead_dk_differs_from_dv, 5513),
+    Case("multihead", "una_cabeza", "1 cabeza con máscara arbitraria", _multihead_one_head, 5514),
     Case("positional_encoding", "d_par", "d_model par", _pe_even, 5521),
     Case("positional_encoding", "d_impar", "d_model impar", _pe_odd, 5522),
     Case("positional_encoding", "largo",
@@ -212,6 +237,7 @@ CASES = [
          5533),
     Case("transformer_block", "varianza_pequena", "tokens casi constantes (poca varianza)",
          _block_small_variance, 5534),
+    Case("transformer_block", "relleno", "máscara de relleno (no causal)", _block_padding, 5535),
 ]
 
 

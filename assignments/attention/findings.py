@@ -102,7 +102,9 @@ def multihead_findings(inputs, parts, expected):
     total = sum(heads)
     concat = " una al lado de la otra, Concat(head_1, …, head_h), de forma (n, h·d_v)"
     candidates = []
-    if output.shape == (n, d_v):
+    if output.shape == (n, d_v) and h > 1:
+        # With one head, its sum, its mean and the head alone are that head: what is missing is
+        # W_O, which the catalogue's multihead.no_w_o says; a "sum" would be no mistake there.
         candidates += [
             ("multihead.sum_of_heads", total,
              "tu salida es la suma de las cabezas, sin W_O: las cabezas no se suman, se ponen"
