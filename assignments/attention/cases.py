@@ -237,7 +237,7 @@ CASES = [
          5533),
     Case("transformer_block", "varianza_pequena", "tokens casi constantes (poca varianza)",
          _block_small_variance, 5534),
-    Case("transformer_block", "relleno", "máscara de relleno (no causal)", _block_padding, 5535),
+    Case("transformer_block", "mascara_de_relleno", "máscara de relleno (no causal)", _block_padding, 5535),
 ]
 
 
