@@ -1438,7 +1438,7 @@ BUGS.update({
     "mh_weights_concatenated": Bug("multihead", (_HEAD_MH + '''\
     outs = [attention(X @ q, X @ k, X @ v, mask)[1] for q, k, v in heads]
     return np.concatenate(outs, axis=1) @ W_O
-''',), ("son los pesos de las cabezas",),
+''',), ("¿Concatenas los pesos de las cabezas",),
         ("multihead.weights_concatenated",)),
     "pe_rows_reversed": Bug("positional_encoding", (_HEAD_PE + '''\
     omega = 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)

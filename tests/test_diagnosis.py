@@ -269,8 +269,8 @@ def test_parts_returned_in_another_order_are_said_so_and_errors_are_explained():
     said = {name: " ".join(d.message for _, ds in summaries("multihead", fn, range(2)).values()
                            for d in ds)
             for name, fn in (("x", x_as_values), ("weights", weights_concatenated))}
-    assert "son los pesos de las cabezas" not in said["x"]
-    assert "son los pesos de las cabezas" in said["weights"]
+    assert "¿Concatenas los pesos de las cabezas" not in said["x"]
+    assert "¿Concatenas los pesos de las cabezas" in said["weights"]
 
 
 def test_no_ffn_residual_and_no_biases_are_named_together():

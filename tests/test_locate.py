@@ -1006,3 +1006,46 @@ def test_an_integer_buffer_is_located_alike_on_every_draw():
     found = {place for seed in range(20) for place in places(
         "multihead", heads_in_an_integer_buffer, seed).values()}
     assert found == {"multihead.located_integer_values"}, found
+
+
+def test_a_negated_softmax_skipped_rows_and_nan_marks_are_each_located():
+    """Three forms of an eleventh blind probe, each now said as measured, with a control: the
+    softmax of −scores is «el signo», not «la escala» (the control: a doubled scale stays «la
+    escala»); a row 0 never computed is «las filas que calculas», not «la softmax»; NaN as the
+    mark of a forbidden key is said as such, and −∞ times 0 keeps the general NaN place."""
+    def negated(Q, K, V, mask=None):
+        s = -(Q @ K.T) / np.sqrt(K.shape[-1])
+        if mask is not None:
+            s = np.where(mask, s, -np.inf)
+        w = reference.softmax(s, axis=-1)
+        return w @ V, w
+
+    def doubled(Q, K, V, mask=None):
+        return reference.attention(2 * Q, K, V, mask)
+
+    def row_zero_skipped(Q, K, V, mask=None):
+        out, w = reference.attention(Q, K, V, mask)
+        out, w = out.copy(), w.copy()
+        out[0], w[0] = 0, 0
+        return out, w
+
+    def nan_marked(Q, K, V, mask=None):
+        out, w = reference.attention(Q, K, V, mask)
+        if mask is not None:
+            w = np.where(mask, w, np.nan)
+        return out, w
+
+    case = cases.cases_for("attention")[0]
+    masked = [c for c in cases.cases_for("attention") if c.name == "mascara_aleatoria"][0]
+
+    def found(fn, on):
+        inputs = on.inputs()
+        return locate.locate("attention", inputs, lambda probe: fn(**probe))
+
+    def ids(result):
+        return [r[0] for r in (result if isinstance(result, list) else [result])] if result else []
+    assert ids(found(negated, case)) == ["attention.located_negated"]
+    assert ids(found(doubled, case)) == ["attention.located_scale"]
+    assert ids(found(row_zero_skipped, case)) == ["attention.located_rows_skipped"]
+    assert ids(found(nan_marked, masked)) == ["attention.located_mask_nan_marked"]
+    assert ids(found(mask_times_minus_infinity, masked)) == ["attention.located_mask_nan"]

@@ -39,9 +39,16 @@ MASK = ("attention.located_mask",
 MASK_NAN = ("attention.located_mask_nan",
             "cómo aplicas la máscara: sin máscara tu atención coincide con la correcta, y con "
             "ella da NaN aunque las puntuaciones sean pequeñas, así que el NaN no es un "
-            "desbordamiento: sale de operar con −∞ (restar −∞, como la media de una fila que "
-            "lo contiene, o multiplicar −∞ por 0). Pon −∞ con np.where(mask, puntuaciones, "
-            "−np.inf) y resta el máximo de cada fila (paso 3, punto 2)")
+            "desbordamiento: sale de cómo marcas las posiciones prohibidas (un NaN, u operar "
+            "con −∞: restar −∞, como la media de una fila que lo contiene, o multiplicar −∞ "
+            "por 0). Pon −∞ con np.where(mask, puntuaciones, −np.inf) y resta el máximo de "
+            "cada fila (paso 3, punto 2)")
+MASK_NAN_MARKED = ("attention.located_mask_nan_marked",
+                   "cómo aplicas la máscara: sin máscara tu atención coincide con la correcta, "
+                   "y con ella tus pesos valen NaN justo en las claves que la máscara prohíbe. "
+                   "¿Marcas esas posiciones con NaN? Una clave prohibida tiene peso 0: pon −∞ "
+                   "en sus puntuaciones, np.where(mask, puntuaciones, −np.inf), antes de la "
+                   "softmax (paso 3, punto 2)")
 MASK_TRANSPOSED = ("attention.located_mask_transposed",
                    "la máscara: tu atención coincide con la correcta si le pasas la máscara "
                    "traspuesta, así que la lees al revés: mask[i, j] dice si la consulta i (la "
@@ -79,6 +86,11 @@ SOFTMAX = ("attention.located_softmax",
 SCALE = ("attention.located_scale",
          "la escala: tus pesos son la softmax de Q·Kᵀ multiplicada por un factor distinto de "
          "1/√d_k, con d_k el número de columnas de K (paso 4)")
+NEGATED = ("attention.located_negated",
+           "el signo de las puntuaciones: tus pesos son la softmax de −Q·Kᵀ/√d_k, así que cada "
+           "consulta da más peso a las claves menos parecidas. ¿Un signo cambiado en las "
+           "puntuaciones, o, si escribes la softmax por diferencias, e^(s_k − s_j), la suma por "
+           "el eje que no toca? (paso 3, puntos 1 y 3)")
 SCORES_TRANSPOSED = ("attention.located_scores_transposed",
                      "las puntuaciones: tus pesos son la softmax de K·Qᵀ, una fila por clave; "
                      "deben ser Q·Kᵀ, una fila por consulta y una columna por clave "
@@ -95,6 +107,10 @@ DROPOUT = ("attention.located_dropout",
            "lo que haces con los pesos después de la softmax: cada uno de tus pesos es 0 o el "
            "correcto multiplicado por un mismo número, {factor}, que es lo que hace el dropout. "
            "Al evaluar no hay dropout (solo se usa al entrenar): quítalo (paso 3, punto 3)")
+ROWS_SKIPPED = ("attention.located_rows_skipped",
+                "las filas que calculas: {rows} de tus pesos y de tu salida {verb} 0, y las demás "
+                "son correctas, así que tu bucle sobre las consultas no pasa por ahí. ¿Empieza "
+                "en 1, o acaba antes de n? Cada una de las n consultas tiene su fila (paso 3)")
 ROWS_MISSING = ("attention.located_rows_missing",
                 "las filas que calculas: las primeras filas de tus pesos y de tu salida son "
                 "correctas, y las demás valen 0. ¿Un return dentro del bucle sobre las "
@@ -189,16 +205,21 @@ def _fails(call, inputs):
 def _row_softmax_of(weights, scores):
     """True when ``weights`` is softmax(c·scores) along rows for one factor c (fitted on the
     row-centred logs, then checked entry by entry)."""
+    return _row_softmax_factor(weights, scores) is not None
+
+
+def _row_softmax_factor(weights, scores):
+    """The factor c with ``weights`` = softmax(c·scores) along rows, or None."""
     if weights.shape != scores.shape or (weights <= 0).any():
-        return False
+        return None
     logs = np.log(weights)
     logs = logs - logs.mean(axis=-1, keepdims=True)
     centred = scores - scores.mean(axis=-1, keepdims=True)
     norm = float((centred * centred).sum())
     if norm == 0.0:
-        return False
+        return None
     factor = float((logs * centred).sum()) / norm
-    return agrees(weights, reference.softmax(factor * scores, axis=-1))
+    return factor if agrees(weights, reference.softmax(factor * scores, axis=-1)) else None
 
 
 def _dropout_factor(weights, expected):
@@ -244,6 +265,19 @@ def _rows_missing(output, weights, expected_output, expected_weights):
             and agrees(output[:first], expected_output[:first]))
 
 
+def _rows_skipped(output, weights, expected_output, expected_weights):
+    """The rows (of the probe's) that are 0 in both weights and output while every other row
+    is right, when some are and they are not only the last ones (ROWS_MISSING), else []."""
+    zero = np.all(np.abs(weights) <= tolerances.ATOL, axis=-1) & np.all(
+        np.abs(output) <= tolerances.ATOL, axis=-1)
+    if not zero.any() or zero.all():
+        return []
+    if not (agrees(weights[~zero], expected_weights[~zero])
+            and agrees(output[~zero], expected_output[~zero])):
+        return []
+    return [int(i) for i in np.flatnonzero(zero)]
+
+
 def _rounded_digits(weights, expected):
     """The number of decimals the right weights were rounded to, if they were."""
     for digits in range(1, 5):
@@ -273,6 +307,11 @@ def _measured_form(call, probe, output, weights, expected_output, expected_weigh
         return SCORES_AS_WEIGHTS
     if _rows_missing(output, weights, expected_output, expected_weights):
         return ROWS_MISSING
+    skipped = _rows_skipped(output, weights, expected_output, expected_weights)
+    if skipped:
+        rows = (f"la fila {skipped[0]}" if len(skipped) == 1 else
+                "las filas " + ", ".join(map(str, skipped[:-1])) + f" y {skipped[-1]}")
+        return ROWS_SKIPPED[0], ROWS_SKIPPED[1].format(rows=rows, verb="vale" if len(skipped) == 1 else "valen")
     if agrees(weights, reference.softmax(expected_weights, axis=-1)):
         return SOFTMAX_TWICE
     digits = _rounded_digits(weights, expected_weights)
@@ -310,8 +349,11 @@ def _weights_step(probe, weights, expected):
             return SCALED_AFTER_SOFTMAX
         return SOFTMAX
     uniform = agrees(weights, np.full_like(weights, 1 / weights.shape[-1]))
-    if not uniform and _row_softmax_of(weights, Q @ K.T):  # uniform: factor 0, no scale
-        return SCALE
+    factor = None if uniform else _row_softmax_factor(weights, Q @ K.T)
+    if factor is not None:  # uniform: factor 0, no scale
+        # −1/√d_k is a sign, not a scale: the keys least like the query weigh most.
+        right = 1 / np.sqrt(K.shape[-1])
+        return NEGATED if agrees(np.array([factor]), np.array([-right])) else SCALE
     if not uniform and Q.shape[0] == K.shape[0] and _row_softmax_of(weights, K @ Q.T):
         return SCORES_TRANSPOSED
     if not uniform and _same_order(weights, Q @ K.T):
@@ -323,6 +365,17 @@ def _not_finite(parts):
     """True when the student's answer has NaN or infinities (False if it raised)."""
     return parts is not None and not all(np.isfinite(np.asarray(p, dtype=np.float64)).all()
                                          for p in parts)
+
+
+def _nan_where_forbidden(parts, probe):
+    """True when the weights are NaN exactly on the keys the mask forbids and right elsewhere:
+    NaN written as the mark of a forbidden key."""
+    if parts is None or len(parts) != 2:
+        return False
+    weights, mask = np.asarray(parts[1], dtype=np.float64), np.asarray(probe["mask"], dtype=bool)
+    if weights.shape != mask.shape or not np.array_equal(np.isnan(weights), ~mask):
+        return False
+    return agrees(weights[mask], reference.attention(**probe)[1][mask])
 
 
 def _mask_form(parts, probe):
@@ -368,7 +421,8 @@ def locate(inputs, call):
         small = _small(moderate) if moderate["mask"] is not None else None
         small_parts = call(small) if small is not None else None
         if small is not None and _not_finite(small_parts):
-            return MASK_NAN[0], f"el fallo está en {MASK_NAN[1]}"
+            found = MASK_NAN_MARKED if _nan_where_forbidden(small_parts, small) else MASK_NAN
+            return found[0], f"el fallo está en {found[1]}"
         masked = (_departs(small_parts, small, leaks_count=True)
                   if small is not None else False)
         if masked is None:

@@ -219,10 +219,16 @@ def _reduced_without_keepdims(error):
 MISSING_HEAD = ("multihead.head_left_out",
                 "tu concatenación tiene (h − 1)·d_v columnas, las de todas las cabezas menos "
                 "una: ¿recorres range(len(heads) − 1), o te dejas la última cabeza?")
+# Said from the error's sizes alone, so as a question: the weights, (n, n), are one way to give
+# each head n columns; heads computed on transposed projections (d_k, n) are another (an eleventh
+# blind probe, p11 003, was told «son los pesos» for the second).
 WEIGHTS_CONCATENATED = ("multihead.weights_concatenated",
-                        "tu concatenación tiene h·n columnas, n por cabeza: son los pesos de "
-                        "las cabezas, no sus salidas. attention devuelve (salida, pesos): "
-                        "concatena el primero, de forma (n, d_v)")
+                        "tu concatenación tiene h·n columnas, n por cabeza, donde van h·d_v: "
+                        "cada cabeza te da n columnas en lugar de d_v. ¿Concatenas los pesos de "
+                        "las cabezas, de forma (n, n), en lugar de sus salidas? attention "
+                        "devuelve (salida, pesos): concatena la primera, de forma (n, d_v). ¿O "
+                        "calculas las cabezas con las proyecciones traspuestas (una columna por "
+                        "token)? Cada una es attention(X·W_Q, X·W_K, X·W_V)")
 
 
 FOREIGN_SIZE = ("shapes.foreign_size",
