@@ -255,19 +255,9 @@ def _without_exponential(call, probe):
     return bool((sums > tolerances.ATOL).all() and agrees(parts[1], scores / sums))
 
 
-def _rows_missing(output, weights, expected_output, expected_weights):
-    """True when the first rows are right and every row after them is 0."""
-    zero = np.all(np.abs(weights) <= tolerances.ATOL, axis=-1) & np.all(
-        np.abs(output) <= tolerances.ATOL, axis=-1)
-    first = int(np.argmax(zero)) if zero.any() else len(zero)
-    return (0 < first < len(zero) and zero[first:].all()
-            and agrees(weights[:first], expected_weights[:first])
-            and agrees(output[:first], expected_output[:first]))
-
-
-def _rows_skipped(output, weights, expected_output, expected_weights):
+def _zero_rows(output, weights, expected_output, expected_weights):
     """The rows (of the probe's) that are 0 in both weights and output while every other row
-    is right, when some are and they are not only the last ones (ROWS_MISSING), else []."""
+    is right, when some are but not all, else []."""
     zero = np.all(np.abs(weights) <= tolerances.ATOL, axis=-1) & np.all(
         np.abs(output) <= tolerances.ATOL, axis=-1)
     if not zero.any() or zero.all():
@@ -276,6 +266,19 @@ def _rows_skipped(output, weights, expected_output, expected_weights):
             and agrees(output[~zero], expected_output[~zero])):
         return []
     return [int(i) for i in np.flatnonzero(zero)]
+
+
+def _rows_form(rows, n):
+    """ROWS_MISSING when the zero ``rows`` are the last ones (a return inside the loop), else
+    ROWS_SKIPPED with them said; None without any."""
+    if not rows:
+        return None
+    if rows == list(range(rows[0], n)):  # rows[0] > 0: not every row is zero
+        return ROWS_MISSING
+    said = (f"la fila {rows[0]}" if len(rows) == 1 else
+            "las filas " + ", ".join(map(str, rows[:-1])) + f" y {rows[-1]}")
+    verb = "vale" if len(rows) == 1 else "valen"
+    return ROWS_SKIPPED[0], ROWS_SKIPPED[1].format(rows=said, verb=verb)
 
 
 def _rounded_digits(weights, expected):
@@ -305,13 +308,10 @@ def _measured_form(call, probe, output, weights, expected_output, expected_weigh
         return None
     if agrees(output, expected_output) and agrees(weights, scores):
         return SCORES_AS_WEIGHTS
-    if _rows_missing(output, weights, expected_output, expected_weights):
-        return ROWS_MISSING
-    skipped = _rows_skipped(output, weights, expected_output, expected_weights)
-    if skipped:
-        rows = (f"la fila {skipped[0]}" if len(skipped) == 1 else
-                "las filas " + ", ".join(map(str, skipped[:-1])) + f" y {skipped[-1]}")
-        return ROWS_SKIPPED[0], ROWS_SKIPPED[1].format(rows=rows, verb="vale" if len(skipped) == 1 else "valen")
+    rows = _rows_form(_zero_rows(output, weights, expected_output, expected_weights),
+                      len(weights))
+    if rows is not None:
+        return rows
     if agrees(weights, reference.softmax(expected_weights, axis=-1)):
         return SOFTMAX_TWICE
     digits = _rounded_digits(weights, expected_weights)

@@ -509,7 +509,7 @@ class _Conversation:
 
     def _with_public_line(self, function, error):
         """A hidden call's error, with the line the same error came out of on a public call."""
-        error = {key: value for key, value in error.items() if key != "at"}
+        error = _unplaced(error)
         line = self.public_lines.get((function, error.get("kind"), error.get("exception")))
         return {**error, "public_line": line} if line else error
 
@@ -544,7 +544,7 @@ class _Conversation:
                         and span[1] < error["at"][1] <= span[2]:
                     conversation.public_lines.setdefault(
                         (name, error["kind"], error.get("exception")), error["line"])
-            error = {key: value for key, value in error.items() if key != "at"}
+            error = _unplaced(error)
             if error["kind"] == "not_implemented":
                 raise NotImplementedError(f"todavía no has implementado `{name}`")
             if error["kind"] == "missing" and when_missing:
@@ -744,6 +744,11 @@ def _defining_cell_error(function, cell_errors):
         return (f"la celda [{error['cell']}] que define `{function}` falló al ejecutarse "
                 f"({said}), así que la función no existe: corrige esa celda")
     return None
+
+
+def _unplaced(error):
+    """``error`` without the job's "at": its line, where said, is "line" or "public_line"."""
+    return {key: value for key, value in error.items() if key != "at"}
 
 
 def _with_raised_lines(errors, cells):
