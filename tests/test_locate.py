@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from reference import attention as reference
-from attention import cases, diagnose, locate
+from attention import cases, diagnose, locate, locate_block
 from attention.judge import judge
 from attention.standard import reference_parts
 from kit_autograder.verdicts import summary
@@ -149,6 +149,12 @@ def located(block, case="causal"):
                          lambda probe: (np.asarray(block(**probe), dtype=np.float64),))
 
 
+def ffn_of_renormalised(x, heads, W_O, W1, b1, W2, b2, mask=None):
+    # The FFN reads LayerNorm(x1), x1 already normalised: a change of epsilon's size.
+    x1 = LN(x + MH(x, heads, W_O, mask))
+    return LN(x1 + np.maximum(0, LN(x1) @ W1 + b1) @ W2 + b2)
+
+
 @pytest.mark.parametrize("block, where", [
     (tanh_ffn, "transformer_block.located_ffn_inside"),
     (doubled_attention, "transformer_block.located_attention_sublayer"),
@@ -178,6 +184,10 @@ def located(block, case="causal"):
     # A tenth probe: wrong for one token only, right on the longer probes, so only «revisa las
     # residuales, la FFN y la máscara» was said. Probed again with the case's one token.
     ((one_token_attends_to_itself, "un_token"), "transformer_block.located_attention_sublayer"),
+    # An eleventh probe: a departure of epsilon's size shows only on nearly constant rows, so
+    # every fresh probe agreed and only «revisa las residuales, la FFN y la máscara» was said.
+    ((ffn_of_renormalised, "varianza_pequena"),
+     "transformer_block.located_ffn_input_or_activation"),
 ])
 def test_each_block_bug_is_located_where_it_departs(block, where):
     block, case = block if isinstance(block, tuple) else (block, "causal")
@@ -193,6 +203,26 @@ def test_each_block_bug_is_located_where_it_departs(block, where):
     finding_id, message = located(block, case)
     assert finding_id == where
     assert message.startswith("el fallo está en ") and "(paso 8)" in message
+
+
+def test_the_case_s_own_values_are_probed_only_where_fresh_probes_agree():
+    """The control for the eleventh probe: on fresh rows the renormalised FFN agrees with the
+    reference everywhere, so only the case's own values locate it. An epsilon of the
+    student's own that moves the same rows is accepted by the judge, so it never fails a case
+    and is never located there."""
+    inputs = inputs_of("varianza_pequena")
+    call = lambda probe: (np.asarray(ffn_of_renormalised(**probe)),)
+    assert locate_block._located(locate_block._probe(inputs), call) is None
+    assert locate_block._on_own_values(inputs, call) is not None
+
+    def other_epsilon(x, heads, W_O, W1, b1, W2, b2, mask=None):
+        ln = lambda z: LN(z, eps=1e-6)
+        x1 = ln(x + MH(x, heads, W_O, mask))
+        return ln(x1 + np.maximum(0, x1 @ W1 + b1) @ W2 + b2)
+    assert not np.allclose(other_epsilon(**inputs), reference.transformer_block(**inputs),
+                           atol=1e-9)
+    assert not judge("transformer_block", inputs,
+                     Outcome(parts=(np.asarray(other_epsilon(**inputs)),)))
 
 
 def test_a_correct_block_and_a_block_that_raises_are_not_located():
@@ -856,8 +886,24 @@ def _omega_as_angles(n_positions, d_model):
     return pe, np.arange(n_positions)[:, None] * omega
 
 
+def _one_column_prepended(n_positions, d_model):
+    # Every wave one column to the right of its own, the last one pushed out.
+    pe, omega = reference.positional_encoding(n_positions, d_model)
+    return np.concatenate([np.zeros((n_positions, 1)), pe[:, :-1]], axis=1), omega
+
+
+def _phase_by_precedence(n_positions, d_model):
+    # Every column a shifted sine, the shift written π/2·j % 2: ((π/2)·j) % 2, not (π/2)·(j % 2).
+    omega = _omega(d_model)
+    angles = np.arange(n_positions)[:, None] * np.repeat(omega, 2)[:d_model]
+    return np.sin(angles + np.pi / 2 * np.arange(d_model) % 2), omega
+
+
 @pytest.mark.parametrize("student, where", [
     (_encoding(lambda d: np.maximum(_omega(d), 0.05)), "located_omega"),
+    # Both got only the row of position 0 before.
+    (_one_column_prepended, "located_columns_shifted"),
+    (_phase_by_precedence, "located_phases"),
     # Only the shape facts were said before.
     (_omega_as_angles, "located_omega_is_angles"),
     # Both said «la fila de la posición 0» or «los ángulos» before.
@@ -886,6 +932,30 @@ def test_each_positional_encoding_bug_departs_at_one_place_on_every_failing_case
         first = summary._places(found)[0]
         assert first[0] == f"positional_encoding.{where}", (case.name, found)
         assert first[1].startswith("el fallo está en ") and first[1].endswith("(paso 7)")
+
+
+def test_the_first_sine_cropped_instead_of_the_last_cosine_is_located_as_shifted_columns():
+    """ceil(d_model/2) pairs built and the surplus column cut with [:, -d_model:]: with
+    d_model odd every wave sits one column to the left. The control: even d_model crops
+    nothing, is right, and is located nowhere."""
+    def cropped(n_positions, d_model):
+        omega = 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)
+        angles = np.arange(n_positions)[:, None] * omega
+        pairs = np.stack([np.sin(angles), np.cos(angles)], axis=2).reshape(n_positions, -1)
+        return pairs[:, -d_model:], omega
+
+    seen = set()
+    for case in cases.cases_for("positional_encoding"):
+        inputs = case.inputs()
+        found = locate.locate("positional_encoding", inputs,
+                              lambda probe: _parts("positional_encoding", cropped(**probe)))
+        odd = inputs["d_model"] % 2 == 1
+        seen.add(odd)
+        if odd:
+            assert summary._places(found)[0][0] == "positional_encoding.located_columns_shifted"
+        else:
+            assert found is None
+    assert seen == {True, False}
 
 
 def _cached_by_length():

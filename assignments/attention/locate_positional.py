@@ -68,6 +68,10 @@ OTHER_ARGUMENTS = "positional_encoding.located_other_arguments"
 PLACES = "positional_encoding.located_places"
 COLUMN_FREQUENCIES = "positional_encoding.located_column_frequencies"
 OMEGA_IS_ANGLES = "positional_encoding.located_omega_is_angles"
+COLUMNS_SHIFTED = "positional_encoding.located_columns_shifted"
+PHASES = "positional_encoding.located_phases"
+# A phase is fitted from the rows, two unknowns per column: fewer positions fit anything.
+MIN_FITTED_POSITIONS = 4
 # Larger answers are not rebuilt to be compared: no case asks for one.
 MAX_REBUILT = 4096
 # Asked again with each size this much larger: an answer that grows with both follows its
@@ -95,7 +99,10 @@ def _whole_forms(pe, omega, expected_pe, expected_omega, inputs):
     the last columns never filled, one ω per column, pos and i swapped in the angle."""
     d_model = inputs["d_model"]
     if pe.shape == expected_pe.shape and pe.size and not agrees(pe, expected_pe):
-        if np.array_equal(pe, np.round(pe)):
+        # Where the right answer is itself all integers (one position: 0s and 1s), an
+        # integer answer says nothing about its type.
+        if (np.array_equal(pe, np.round(pe))
+                and not np.array_equal(expected_pe, np.round(expected_pe))):
             return INTEGERS, (
                 "el fallo está en el tipo de tu pe: todos sus valores son números enteros, "
                 "porque cada seno y coseno se trunca al guardarlo en un array de enteros. Crea "
@@ -153,6 +160,50 @@ def _columns_of_other_pairs(pe, omega):
             return False
         other |= column // 2 not in pairs
     return other
+
+
+def _waves(n_positions, omega):
+    """sin(pos·ω_0), cos(pos·ω_0), sin(pos·ω_1), …: the columns in their right order, one
+    pair for every frequency (with d_model odd, one cosine more than pe has)."""
+    angles = np.arange(n_positions)[:, None] * omega
+    waves = np.empty((n_positions, 2 * len(omega)))
+    waves[:, 0::2], waves[:, 1::2] = np.sin(angles), np.cos(angles)
+    return waves
+
+
+def _shifted_by(pe, omega):
+    """The non-zero distance s such that each column j of ``pe`` is the right column j + s
+    (the right waves, each moved by the same distance), else None. Columns moved past either
+    end are not compared, so at least half of the columns, and two, must be the moved ones."""
+    if pe.shape[0] < 2:
+        return None
+    waves = _waves(pe.shape[0], omega)
+    width = pe.shape[1]
+    for shift in range(-width + 1, waves.shape[1]):
+        kept = range(max(0, -shift), min(width, waves.shape[1] - shift))
+        if (shift and len(kept) >= max(2, width / 2)
+                and agrees(pe[:, kept], waves[:, [j + shift for j in kept]])):
+            return shift
+    return None
+
+
+def _phases_wrong(pe, omega):
+    """True when each column of ``pe`` is a sinusoid of its own pair's frequency,
+    sin(pos·ω_i + φ) with amplitude 1, and some column's phase φ is not its own (0 for the
+    sines, π/2 for the cosines). Fitted by least squares on sin(pos·ω_i) and cos(pos·ω_i)."""
+    if pe.shape[0] < MIN_FITTED_POSITIONS:
+        return False
+    waves = _waves(pe.shape[0], omega)
+    wrong = False
+    for column in range(pe.shape[1]):
+        pair = waves[:, 2 * (column // 2): 2 * (column // 2) + 2]
+        if np.linalg.matrix_rank(pair) < 2:
+            return False  # a frequency whose sine and cosine cannot be told apart here
+        (a, b), *_ = np.linalg.lstsq(pair, pe[:, column], rcond=None)
+        if not agrees(pair @ [a, b], pe[:, column]) or not agrees(np.hypot(a, b), 1.0):
+            return False
+        wrong |= not agrees(pe[:, column], waves[:, column])
+    return wrong
 
 
 def _for_other_arguments(pe, omega, expected_pe, inputs, call):
@@ -228,6 +279,21 @@ def locate(inputs, call):
                     "seno o un coseno de una de tus frecuencias, pero no siempre la de su pareja. "
                     "Las columnas 2i y 2i + 1 usan las dos ω_i, ω_0, ω_0, ω_1, ω_1, …, lo que da "
                     "np.repeat(omega, 2), no np.tile(omega, 2) (paso 7)")
+    elif _shifted_by(pe, omega) is not None:
+        specific = (COLUMNS_SHIFTED,
+                    "el fallo está en qué columna ocupa cada onda: las ondas de tu pe son "
+                    "senos y cosenos correctos, pero corridos de columna, todos la misma "
+                    "distancia. La columna 0 es sin(pos·ω_0), la 1 cos(pos·ω_0), y en "
+                    "general la 2i es sin(pos·ω_i) y la 2i + 1 cos(pos·ω_i); con d_model impar "
+                    "sobra el último coseno, no el primer seno (paso 7)")
+    elif _phases_wrong(pe, omega):
+        specific = (PHASES,
+                    "el fallo está en la fase de algunas columnas: cada columna de tu pe oscila "
+                    "con la frecuencia de su pareja, ω_i, pero no todas empiezan donde deben. "
+                    "Las pares son sin(pos·ω_i), que vale 0 en pos = 0, y las impares "
+                    "cos(pos·ω_i) = sin(pos·ω_i + π/2), que vale 1: si las escribes todas como "
+                    "un seno desplazado, el desplazamiento es 0 en las columnas pares y π/2 en "
+                    "las impares, nada más (paso 7)")
     elif (not only_row_zero and np.isfinite(pe).all()
             and agrees(np.sort(pe, axis=None), np.sort(expected_pe, axis=None))):
         specific = (PLACES,
