@@ -958,6 +958,29 @@ def test_the_first_sine_cropped_instead_of_the_last_cosine_is_located_as_shifted
     assert seen == {True, False}
 
 
+def test_a_table_of_fixed_length_is_located_as_such_and_a_cache_is_not():
+    """A table built once for MAX_LEN positions and cut: right below that length, short
+    beyond it (an eleventh probe's MAX_LEN = 64 passed every case, then was told «una caché
+    o una variable global»). The control: a cache keyed on n_positions is not said to be
+    a fixed table."""
+    table = reference.positional_encoding(64, 29)
+
+    def fixed(n_positions, d_model):
+        pe, omega = reference.positional_encoding(64, d_model)
+        return pe[:n_positions], omega
+
+    inputs = next(c for c in cases.cases_for("positional_encoding") if c.name == "largo").inputs()
+    assert inputs["n_positions"] > len(table[0])
+    found = locate.locate("positional_encoding", inputs,
+                          lambda probe: _parts("positional_encoding", fixed(**probe)))
+    assert found[0] == "positional_encoding.located_fixed_table", found
+    student = _cached_by_length()
+    student(inputs["n_positions"], inputs["d_model"] + 2)
+    found = locate.locate("positional_encoding", inputs,
+                          lambda probe: _parts("positional_encoding", student(**probe)))
+    assert found[0] == "positional_encoding.located_other_arguments", found
+
+
 def _cached_by_length():
     kept = {}
 

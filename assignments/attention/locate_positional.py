@@ -69,6 +69,7 @@ PLACES = "positional_encoding.located_places"
 COLUMN_FREQUENCIES = "positional_encoding.located_column_frequencies"
 OMEGA_IS_ANGLES = "positional_encoding.located_omega_is_angles"
 COLUMNS_SHIFTED = "positional_encoding.located_columns_shifted"
+FIXED_TABLE = "positional_encoding.located_fixed_table"
 PHASES = "positional_encoding.located_phases"
 # A phase is fitted from the rows, two unknowns per column: fewer positions fit anything.
 MIN_FITTED_POSITIONS = 4
@@ -206,6 +207,21 @@ def _phases_wrong(pe, omega):
     return wrong
 
 
+def _fixed_length_table(pe, expected_pe, inputs, call):
+    """True when ``pe`` is the right encoding cut at fewer rows than asked, and a call with
+    fewer positions than that is answered right: a table of a fixed length, cut to
+    n_positions, which cannot give more rows than it has."""
+    rows = pe.shape[0] if pe.ndim == 2 else 0
+    if not 1 < rows < expected_pe.shape[0] or pe.shape[1] != expected_pe.shape[1]:
+        return False
+    if not agrees(pe, expected_pe[:rows]):
+        return False
+    shorter = dict(inputs, n_positions=rows - 1)
+    answer = call(shorter)
+    return (answer is not None and len(answer) == 2
+            and agrees(answer[0], reference.positional_encoding(**shorter)[0]))
+
+
 def _for_other_arguments(pe, omega, expected_pe, inputs, call):
     """True when ``pe`` (and ``omega``) are the right answer for sizes other than the case's:
     the answer to another call, kept in a cache keyed on n_positions, or computed with a
@@ -236,6 +252,12 @@ def locate(inputs, call):
     whole = _whole_forms(pe, omega, expected_pe, expected_omega, inputs)
     if whole is not None:
         return whole
+    if _fixed_length_table(pe, expected_pe, inputs, call):
+        return FIXED_TABLE, (
+            "el fallo está en cuántas posiciones calculas: tus filas son las correctas, pero "
+            "pe no pasa de un número fijo de posiciones, sea cual sea n_positions, y con menos "
+            "posiciones está bien. ¿Precalculas una tabla de longitud fija (un MAX_LEN) y la "
+            "recortas? Calcula pe con n_positions filas, las que te piden (paso 7)")
     if _for_other_arguments(pe, omega, expected_pe, inputs, call):
         return OTHER_ARGUMENTS, (
             "el fallo está en los argumentos con los que calculas: tu pe es la correcta, pero "
