@@ -147,22 +147,6 @@ def _whole_forms(pe, omega, expected_pe, expected_omega, inputs):
     return None
 
 
-def _columns_of_other_pairs(pe, omega):
-    """True when every column of ``pe`` is the sine (even column) or cosine (odd) of pos·ω_k
-    for some k, and some column's k is not its pair's, column // 2."""
-    if pe.shape[0] < 2:
-        return False
-    angles = np.arange(pe.shape[0])[:, None] * omega
-    other = False
-    for column in range(pe.shape[1]):
-        wave = np.sin(angles) if column % 2 == 0 else np.cos(angles)
-        pairs = [k for k in range(len(omega)) if agrees(pe[:, column], wave[:, k])]
-        if not pairs:
-            return False
-        other |= column // 2 not in pairs
-    return other
-
-
 def _waves(n_positions, omega):
     """sin(pos·ω_0), cos(pos·ω_0), sin(pos·ω_1), …: the columns in their right order, one
     pair for every frequency (with d_model odd, one cosine more than pe has)."""
@@ -172,13 +156,28 @@ def _waves(n_positions, omega):
     return waves
 
 
-def _shifted_by(pe, omega):
+def _columns_of_other_pairs(pe, waves):
+    """True when every column of ``pe`` is the sine (even column) or cosine (odd) of pos·ω_k
+    for some k, and some column's k is not its pair's, column // 2 (``waves``: ``_waves``)."""
+    if pe.shape[0] < 2:
+        return False
+    other = False
+    for column in range(pe.shape[1]):
+        kind = column % 2  # the sines sit at the even columns of waves, the cosines at the odd
+        pairs = [k for k in range(waves.shape[1] // 2)
+                 if agrees(pe[:, column], waves[:, 2 * k + kind])]
+        if not pairs:
+            return False
+        other |= column // 2 not in pairs
+    return other
+
+
+def _shifted_by(pe, waves):
     """The non-zero distance s such that each column j of ``pe`` is the right column j + s
     (the right waves, each moved by the same distance), else None. Columns moved past either
     end are not compared, so at least half of the columns, and two, must be the moved ones."""
     if pe.shape[0] < 2:
         return None
-    waves = _waves(pe.shape[0], omega)
     width = pe.shape[1]
     for shift in range(-width + 1, waves.shape[1]):
         kept = range(max(0, -shift), min(width, waves.shape[1] - shift))
@@ -188,13 +187,12 @@ def _shifted_by(pe, omega):
     return None
 
 
-def _phases_wrong(pe, omega):
+def _phases_wrong(pe, waves):
     """True when each column of ``pe`` is a sinusoid of its own pair's frequency,
     sin(pos·ω_i + φ) with amplitude 1, and some column's phase φ is not its own (0 for the
     sines, π/2 for the cosines). Fitted by least squares on sin(pos·ω_i) and cos(pos·ω_i)."""
     if pe.shape[0] < MIN_FITTED_POSITIONS:
         return False
-    waves = _waves(pe.shape[0], omega)
     wrong = False
     for column in range(pe.shape[1]):
         pair = waves[:, 2 * (column // 2): 2 * (column // 2) + 2]
@@ -279,9 +277,11 @@ def locate(inputs, call):
         return _omega(omega, expected_omega, agrees(pe, expected_pe))
     if agrees(pe, expected_pe):
         return None
-    angles = np.arange(pe.shape[0])[:, None] * omega
-    sines_right = agrees(pe[:, 0::2], np.sin(angles))
-    cosines_right = agrees(pe[:, 1::2], np.cos(angles[:, : pe.shape[1] // 2]))
+    # Every wave of the student's own ω (right by now), computed once for every form below.
+    waves = _waves(pe.shape[0], omega)
+    right = waves[:, : pe.shape[1]]
+    sines_right = agrees(pe[:, 0::2], right[:, 0::2])
+    cosines_right = agrees(pe[:, 1::2], right[:, 1::2])
     if sines_right and not cosines_right:
         return COSINES, (
             "el fallo está en las columnas impares, los cosenos: tu omega es correcta y las "
@@ -295,20 +295,20 @@ def locate(inputs, call):
     # the most precise place that every failing case shares.
     specific = None
     only_row_zero = agrees(pe[1:], expected_pe[1:])  # then ROW_ZERO says it exactly
-    if _columns_of_other_pairs(pe, omega):
+    if _columns_of_other_pairs(pe, waves):
         specific = (COLUMN_FREQUENCIES,
                     "el fallo está en la frecuencia de cada columna: cada columna de tu pe es un "
                     "seno o un coseno de una de tus frecuencias, pero no siempre la de su pareja. "
                     "Las columnas 2i y 2i + 1 usan las dos ω_i, ω_0, ω_0, ω_1, ω_1, …, lo que da "
                     "np.repeat(omega, 2), no np.tile(omega, 2) (paso 7)")
-    elif _shifted_by(pe, omega) is not None:
+    elif _shifted_by(pe, waves) is not None:
         specific = (COLUMNS_SHIFTED,
                     "el fallo está en qué columna ocupa cada onda: las ondas de tu pe son "
                     "senos y cosenos correctos, pero corridos de columna, todos la misma "
                     "distancia. La columna 0 es sin(pos·ω_0), la 1 cos(pos·ω_0), y en "
                     "general la 2i es sin(pos·ω_i) y la 2i + 1 cos(pos·ω_i); con d_model impar "
                     "sobra el último coseno, no el primer seno (paso 7)")
-    elif _phases_wrong(pe, omega):
+    elif _phases_wrong(pe, waves):
         specific = (PHASES,
                     "el fallo está en la fase de algunas columnas: cada columna de tu pe oscila "
                     "con la frecuencia de su pareja, ω_i, pero no todas empiezan donde deben. "
