@@ -497,6 +497,28 @@ def scale_by_dv(Q, K, V, mask=None):
     return ATT(Q * np.sqrt(K.shape[1] / V.shape[1]), K, V, mask)
 
 
+def _softmax_in_base(base):
+    def attention(Q, K, V, mask=None):
+        scores = _scores(Q, K, mask)
+        e = np.power(float(base), scores - scores.max(axis=-1, keepdims=True))
+        weights = e / e.sum(axis=-1, keepdims=True)
+        return weights @ V, weights
+    attention.__name__ = f"exp{base}_softmax"
+    return attention
+
+
+exp2_softmax, exp10_softmax = _softmax_in_base(2), _softmax_in_base(10)
+
+
+def mask_after_row_max(Q, K, V, mask=None):
+    # The row maximum over every key, forbidden ones included, then the mask multiplied in.
+    scores = Q @ K.T / np.sqrt(K.shape[1])
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    e = e if mask is None else e * mask
+    weights = e / e.sum(axis=-1, keepdims=True)
+    return weights @ V, weights
+
+
 def mask_multiplied(Q, K, V, mask=None):
     weights = SM(Q @ K.T / np.sqrt(K.shape[1]))
     weights = weights if mask is None else weights * mask
@@ -681,6 +703,17 @@ def heads_written_at_offset_i(X, heads, W_O, mask=None):
     return concat @ W_O
 
 
+def offset_reset(X, heads, W_O, mask=None):
+    # The running offset set instead of accumulated (inicio = d_v): right with 1 or 2 heads,
+    # and from the third on each head overwrites the one before it.
+    d_v = np.shape(heads[0][2])[1]
+    concat, start = np.zeros((len(X), len(heads) * d_v)), 0
+    for W_Q, W_K, W_V in heads:
+        concat[:, start:start + d_v] = ATT(X @ W_Q, X @ W_K, X @ W_V, mask)[0]
+        start = d_v
+    return concat @ W_O
+
+
 def heads_in_an_integer_buffer(X, heads, W_O, mask=None):
     d_v = np.shape(heads[0][2])[1]
     concat = np.zeros((len(X), len(heads) * d_v), dtype=int)
@@ -754,9 +787,16 @@ def places(function, student, seed=3):
 @pytest.mark.parametrize("function, student, where", [
     ("attention", column_max, "attention.located_scores"),
     ("attention", scale_by_dv, "attention.located_scale"),
+    # A fresh probe's np.exp2 was told «la escala», whose line was right; scale_by_dv is the
+    # control: a factor that is no logarithm of a base is still the scale.
+    ("attention", exp2_softmax, "attention.located_exp_base"),
+    ("attention", exp10_softmax, "attention.located_exp_base"),
     ("attention", mask_multiplied, "attention.located_mask"),
     ("attention", keys_axis_0, "attention.located_softmax_axis"),
     ("attention", no_max_subtracted, "attention.located_large_scores"),
+    # A fresh probe's: right unless forbidden keys score thousands above the allowed ones.
+    # no_max_subtracted above is the control: it fails without the mask too.
+    ("attention", mask_after_row_max, "attention.located_forbidden_dominate"),
     ("attention", doubled_output, "attention.located_weights_times_v"),
     ("multihead", heads_reversed, "multihead.located_concatenation"),
     ("multihead", heads_interleaved, "multihead.located_concatenation"),
@@ -803,6 +843,9 @@ def places(function, student, seed=3):
     ("multihead", last_heads_projections_everywhere, "multihead.located_other_heads"),
     # Said «alguna cabeza no calcula su atención con sus propias columnas», which it does.
     ("multihead", heads_written_at_offset_i, "multihead.located_blocks_overlap"),
+    # A fresh probe's: right with 1 or 2 heads, it was said «el número de cabezas»; its
+    # blocks overwrite one another. two_heads_fixed below is the control: still the count.
+    ("multihead", offset_reset, "multihead.located_blocks_overlap"),
     # Both got shape facts or a bare IndexError before: right for one number of heads only.
     ("multihead", heads_counted_from_a_tuple, "multihead.located_head_count"),
     ("multihead", two_heads_fixed, "multihead.located_head_count"),
@@ -899,7 +942,17 @@ def _phase_by_precedence(n_positions, d_model):
     return np.sin(angles + np.pi / 2 * np.arange(d_model) % 2), omega
 
 
+def _indices_unpacked_swapped(n_positions, d_model):
+    # np.indices gives (rows, columns); unpacked as (columns, rows), the column index becomes
+    # the position and the row index picks the frequency and the sine or cosine.
+    col, pos = np.indices((n_positions, d_model))
+    angles = pos / 10000 ** (2 * (col // 2) / d_model)
+    return np.where(col % 2 == 0, np.sin(angles), np.cos(angles)), _omega(d_model)
+
+
 @pytest.mark.parametrize("student, where", [
+    # A fresh probe's: only the row of position 0 was said.
+    (_indices_unpacked_swapped, "located_rows_and_columns_swapped"),
     (_encoding(lambda d: np.maximum(_omega(d), 0.05)), "located_omega"),
     # Both got only the row of position 0 before.
     (_one_column_prepended, "located_columns_shifted"),
@@ -934,6 +987,23 @@ def test_each_positional_encoding_bug_departs_at_one_place_on_every_failing_case
         assert first[1].startswith("el fallo está en ") and first[1].endswith("(paso 7)")
 
 
+def _located_only_where_d_model_is_odd(student, where):
+    """Every case with d_model odd is located at ``where``; every even one is right and
+    located nowhere (the control); cases of both kinds are seen."""
+    seen = set()
+    for case in cases.cases_for("positional_encoding"):
+        inputs = case.inputs()
+        found = locate.locate("positional_encoding", inputs,
+                              lambda probe: _parts("positional_encoding", student(**probe)))
+        odd = inputs["d_model"] % 2 == 1
+        seen.add(odd)
+        if odd:
+            assert summary._places(found)[0][0] == f"positional_encoding.{where}"
+        else:
+            assert found is None
+    assert seen == {True, False}
+
+
 def test_the_first_sine_cropped_instead_of_the_last_cosine_is_located_as_shifted_columns():
     """ceil(d_model/2) pairs built and the surplus column cut with [:, -d_model:]: with
     d_model odd every wave sits one column to the left. The control: even d_model crops
@@ -944,18 +1014,22 @@ def test_the_first_sine_cropped_instead_of_the_last_cosine_is_located_as_shifted
         pairs = np.stack([np.sin(angles), np.cos(angles)], axis=2).reshape(n_positions, -1)
         return pairs[:, -d_model:], omega
 
-    seen = set()
-    for case in cases.cases_for("positional_encoding"):
-        inputs = case.inputs()
-        found = locate.locate("positional_encoding", inputs,
-                              lambda probe: _parts("positional_encoding", cropped(**probe)))
-        odd = inputs["d_model"] % 2 == 1
-        seen.add(odd)
-        if odd:
-            assert summary._places(found)[0][0] == "positional_encoding.located_columns_shifted"
-        else:
-            assert found is None
-    assert seen == {True, False}
+    _located_only_where_d_model_is_odd(cropped, "located_columns_shifted")
+
+
+def test_sines_and_cosines_alternated_over_the_flat_array_are_located_as_such():
+    """pe.flat[0::2] = sines, pe.flat[1::2] = cosines: right for d_model even, and with
+    d_model odd the alternation slips a cell on every row (a fresh probe's got only the row
+    of position 0 or the angles). The control: even d_model is right and located nowhere."""
+    def flat(n_positions, d_model):
+        omega = _omega(d_model)
+        angles = np.arange(n_positions)[:, None] * omega
+        pe = np.zeros((n_positions, d_model))
+        pe.flat[0::2] = np.sin(angles).ravel()
+        pe.flat[1::2] = np.cos(angles)[:, : d_model // 2].ravel()
+        return pe, omega
+
+    _located_only_where_d_model_is_odd(flat, "located_flat_interleaved")
 
 
 def test_a_table_of_fixed_length_is_located_as_such_and_a_cache_is_not():

@@ -93,9 +93,13 @@ def _attention_large_scores(rng):
     # scores all below exp's limit, ~709.8, in half the draws, and one-hot weights in the rest.)
     # With m = 5 keys, K is not square, so Q·K without the transpose raises instead of
     # coinciding with other mistakes once the weights saturate.
+    # Keys 3 and 4, forbidden to every query, score three times higher than the allowed ones
+    # (thousands above them): a row maximum taken over forbidden keys too, before the mask,
+    # underflows every allowed key to 0 (a twelfth blind probe's `e * mask` passed).
     direction = rng.normal(size=4)
     direction /= np.linalg.norm(direction)
     K = 50 * direction + 0.025 * rng.normal(size=(5, 4))
+    K[3:] *= 3
     Q = rng.uniform(45, 80, (3, 1)) * direction + 0.5 * rng.normal(size=(3, 4))
     return dict(Q=Q, K=K, V=rng.normal(size=(5, 2)), mask=_causal(5)[:3])
 
@@ -213,7 +217,8 @@ CASES = [
     Case("attention", "causal", "máscara causal", _attention_causal, 5503),
     Case("attention", "mascara_aleatoria", "máscara arbitraria (no triangular)",
          _attention_random_mask, 5504),
-    Case("attention", "puntuaciones_grandes", "puntuaciones del orden de 1000",
+    Case("attention", "puntuaciones_grandes",
+         "puntuaciones del orden de 1000, y mayores en las claves prohibidas",
          _attention_large_scores, 5505),
     Case("multihead", "dos_cabezas", "2 cabezas, sin máscara", _multihead_two_heads, 5511),
     Case("multihead", "causal", "3 cabezas con máscara causal", _multihead_causal_three_heads, 5512),

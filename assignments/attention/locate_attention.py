@@ -67,6 +67,14 @@ LARGE_SCORES = ("attention.located_large_scores",
                 "con la correcta, y con puntuaciones grandes no. La exponencial de un número "
                 "grande desborda: resta el máximo de cada fila antes de exponenciar, que no "
                 "cambia la softmax (paso 3, punto 3)")
+FORBIDDEN_DOMINATE = ("attention.located_forbidden_dominate",
+                      "la máscara con puntuaciones grandes: sin máscara tu atención coincide con "
+                      "la correcta también con puntuaciones grandes, y con la máscara no, cuando "
+                      "las claves prohibidas puntúan miles por encima de las permitidas. ¿Restas "
+                      "el máximo de toda la fila, prohibidas incluidas, y aplicas la máscara "
+                      "después (así las permitidas se quedan en e^(−miles) = 0), o pones en las "
+                      "prohibidas un número finito que no basta (−1e4)? Pon −∞ en las "
+                      "prohibidas antes de restar el máximo de cada fila (paso 3, puntos 2 y 3)")
 SOFTMAX_AXIS = ("attention.located_softmax_axis",
                 "el eje de la softmax: en tus pesos suman 1 las columnas, no las filas. Cada "
                 "consulta (fila) reparte su atención entre las claves: la softmax va sobre el "
@@ -86,6 +94,13 @@ SOFTMAX = ("attention.located_softmax",
 SCALE = ("attention.located_scale",
          "la escala: tus pesos son la softmax de Q·Kᵀ multiplicada por un factor distinto de "
          "1/√d_k, con d_k el número de columnas de K (paso 4)")
+EXP_BASE = ("attention.located_exp_base",
+            "la base de la exponencial: tus pesos son la softmax de Q·Kᵀ/√d_k con las "
+            "puntuaciones multiplicadas por {ratio}, que es ln {base}: es lo que da exponenciar "
+            "en base {base} ({how}) en lugar de e. La escala está bien; la softmax usa la "
+            "exponencial de base e, np.exp (paso 3, punto 3)")
+# Bases a softmax is written in by mistake, with how a student writes each.
+EXP_BASES = ((2, "2**x o np.exp2"), (10, "10**x o np.power(10, x)"))
 NEGATED = ("attention.located_negated",
            "el signo de las puntuaciones: tus pesos son la softmax de −Q·Kᵀ/√d_k, así que cada "
            "consulta da más peso a las claves menos parecidas. ¿Un signo cambiado en las "
@@ -200,6 +215,14 @@ def _fails(call, inputs):
     if parts is None or len(parts) != 2:
         return False
     return not all(agrees(got, want) for got, want in zip(parts, reference.attention(**inputs)))
+
+
+def _large_scores_step(call, inputs):
+    """LARGE_SCORES, or FORBIDDEN_DOMINATE when the same large scores without the mask agree:
+    only keys the mask forbids, scoring above the allowed ones, break the answer."""
+    if inputs.get("mask") is not None and not _fails(call, dict(inputs, mask=None)):
+        return FORBIDDEN_DOMINATE
+    return LARGE_SCORES
 
 
 def _row_softmax_of(weights, scores):
@@ -353,12 +376,25 @@ def _weights_step(probe, weights, expected):
     if factor is not None:  # uniform: factor 0, no scale
         # −1/√d_k is a sign, not a scale: the keys least like the query weigh most.
         right = 1 / np.sqrt(K.shape[-1])
-        return NEGATED if agrees(np.array([factor]), np.array([-right])) else SCALE
+        if agrees(np.array([factor]), np.array([-right])):
+            return NEGATED
+        return _exp_base(factor / right) or SCALE
     if not uniform and Q.shape[0] == K.shape[0] and _row_softmax_of(weights, K @ Q.T):
         return SCORES_TRANSPOSED
     if not uniform and _same_order(weights, Q @ K.T):
         return [SCORES_TRANSFORMED, SCORES]  # a case with few keys may keep the order by chance
     return SCORES
+
+
+def _exp_base(ratio):
+    """EXP_BASE, worded, when the weights' factor over 1/√d_k is ln of a base a softmax is
+    written in by mistake (np.exp2 gives ln 2): the scale is right, the exponential is not."""
+    for base, how in EXP_BASES:
+        if agrees(np.array([ratio]), np.array([np.log(base)])):
+            finding_id, where = EXP_BASE
+            said = f"{np.log(base):.3f}".replace(".", ",")
+            return finding_id, where.format(ratio=said, base=base, how=how)
+    return None
 
 
 def _not_finite(parts):
@@ -428,7 +464,7 @@ def locate(inputs, call):
         if masked is None:
             return None
         found = (_mask_form(small_parts, small) or MASK) if masked else (
-            LARGE_SCORES if scaled and _fails(call, inputs) else None)
+            _large_scores_step(call, inputs) if scaled and _fails(call, inputs) else None)
     if found is None:
         return None
     if isinstance(found, list):  # from the most precise place to the most general

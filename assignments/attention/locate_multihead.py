@@ -424,7 +424,7 @@ def by_head_count(inputs, call):
         if agreed:
             right.append(h)
     if not right or right == [1] or len(inputs["heads"]) in right or len(right) == len(
-            HEAD_COUNTS):
+            HEAD_COUNTS) or _blocks_overwritten(inputs, call):
         return None
     def spoken(numbers):
         return " o ".join([", ".join(map(str, numbers[:-1])), str(numbers[-1])] if len(
@@ -435,6 +435,14 @@ def by_head_count(inputs, call):
         f"{counts} cabezas, y no con {others}. ¿De dónde sacas cuántas cabezas hay? Son "
         "len(heads), una por cada tupla (W_Q, W_K, W_V) de la lista, sin fijar el número ni "
         "tomarlo de otra forma (paso 6)")
+
+
+def _blocks_overwritten(inputs, call):
+    """True when, with W_O = identity, the case's heads land in one another's blocks: a
+    multihead right for few heads only is then writing its blocks in the wrong places (an
+    offset reset rather than accumulated), not counting its heads wrong."""
+    answer = _answer(call, _padded(_fresh(inputs), list(inputs["heads"])))
+    return answer is not None and _columns_moved(*answer)
 
 
 def _lone_head(call, inputs, heads):

@@ -71,6 +71,8 @@ OMEGA_IS_ANGLES = "positional_encoding.located_omega_is_angles"
 COLUMNS_SHIFTED = "positional_encoding.located_columns_shifted"
 FIXED_TABLE = "positional_encoding.located_fixed_table"
 PHASES = "positional_encoding.located_phases"
+ROWS_AND_COLUMNS_SWAPPED = "positional_encoding.located_rows_and_columns_swapped"
+FLAT_INTERLEAVED = "positional_encoding.located_flat_interleaved"
 # A phase is fitted from the rows, two unknowns per column: fewer positions fit anything.
 MIN_FITTED_POSITIONS = 4
 # Larger answers are not rebuilt to be compared: no case asks for one.
@@ -92,6 +94,26 @@ def _swapped(n_positions, d_model):
     angles = pairs / 10000 ** (2 * rows / d_model)
     pe = np.zeros((n_positions, d_model))
     pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles[:, : d_model // 2])
+    return pe
+
+
+def _rows_and_columns_swapped(n_positions, d_model):
+    """pe with the row index and the column index swapped: pe[p, j] is the sine (p even) or
+    cosine (p odd) of j·ω_(p//2), the frequencies still of d_model (np.indices or np.meshgrid
+    unpacked in the wrong order)."""
+    omega = 1 / 10000 ** (2 * np.arange((n_positions + 1) // 2) / d_model)
+    return _waves(d_model, omega)[:, :n_positions].T
+
+
+def _flat_interleaved(n_positions, d_model):
+    """pe with sines and cosines alternated in row-major order over the whole array
+    (pe.flat[0::2], pe.flat[1::2]) rather than within each row: the same for d_model even,
+    and from row 1 on the wrong cells (NumPy repeating or cutting the values) when odd."""
+    omega = 1 / 10000 ** (2 * np.arange((d_model + 1) // 2) / d_model)
+    angles = np.arange(n_positions)[:, None] * omega
+    pe = np.zeros((n_positions, d_model))
+    pe.flat[0::2] = np.sin(angles).ravel()
+    pe.flat[1::2] = np.cos(angles)[:, : d_model // 2].ravel()
     return pe
 
 
@@ -138,6 +160,20 @@ def _whole_forms(pe, omega, expected_pe, expected_omega, inputs):
                 "sin(i / 10000^(2·pos/d_model)). El ángulo de la posición pos en la pareja i "
                 "es pos·ω_i = pos / 10000^(2i/d_model): la posición multiplica, y el índice "
                 "de la pareja va en el exponente (paso 7)")
+        if agrees(pe, _rows_and_columns_swapped(inputs["n_positions"], d_model)):
+            return ROWS_AND_COLUMNS_SWAPPED, (
+                "el fallo está en qué es fila y qué es columna: en tu pe, el índice de la "
+                "columna hace de posición, y el de la fila elige la frecuencia y si es seno o "
+                "coseno, pe[p, j] = sin(j·ω_(p//2)). ¿Desempaquetas np.indices o np.meshgrid "
+                "en el orden al revés? La fila es la posición y la columna la pareja: "
+                "pe[pos, 2i] = sin(pos·ω_i) y pe[pos, 2i + 1] = cos(pos·ω_i) (paso 7)")
+        if d_model % 2 and agrees(pe, _flat_interleaved(inputs["n_positions"], d_model)):
+            return FLAT_INTERLEAVED, (
+                "el fallo está en cómo alternas senos y cosenos: los alternas sobre todo el "
+                "array aplanado (pe.flat[0::2], o un ravel), no dentro de cada fila. Con "
+                "d_model impar cada fila tiene un seno más que cosenos, así que desde la fila 1 "
+                "la alternancia cae en otras columnas. Alterna por columnas, fila a fila: "
+                "pe[:, 0::2] = senos y pe[:, 1::2] = cosenos (paso 7)")
     if (omega.shape == (d_model,) and omega.shape != expected_omega.shape
             and agrees(omega[0::2], expected_omega, OMEGA_ATOL)):
         return OMEGA_PER_COLUMN, (
