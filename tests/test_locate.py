@@ -1032,6 +1032,25 @@ def test_sines_and_cosines_alternated_over_the_flat_array_are_located_as_such():
     _located_only_where_d_model_is_odd(flat, "located_flat_interleaved")
 
 
+def test_positions_counted_in_eight_bits_fail_the_long_case():
+    """uint8 positions wrap after 255 (a twelfth probe's passed every case when the long one
+    drew at most 200 positions). The control: at 256 positions and fewer it is right."""
+    def eight_bits(n_positions, d_model):
+        pos = np.arange(n_positions, dtype=np.uint8)[:, None].astype(float)
+        omega = _omega(d_model)
+        pe = np.zeros((n_positions, d_model))
+        pe[:, 0::2], pe[:, 1::2] = np.sin(pos * omega), np.cos(pos * omega[: d_model // 2])
+        return pe, omega
+
+    (long,) = [c for c in cases.cases_for("positional_encoding") if c.name == "largo"]
+    inputs = long.inputs()
+    assert judge("positional_encoding", inputs,
+                 Outcome(parts=_parts("positional_encoding", eight_bits(**inputs))))
+    short = dict(inputs, n_positions=256)
+    assert not judge("positional_encoding", short,
+                     Outcome(parts=_parts("positional_encoding", eight_bits(**short))))
+
+
 def test_a_table_of_fixed_length_is_located_as_such_and_a_cache_is_not():
     """A table built once for MAX_LEN positions and cut: right below that length, short
     beyond it (an eleventh probe's MAX_LEN = 64 passed every case, then was told «una caché

@@ -151,9 +151,10 @@ def _pe_long(rng):
     # d_model odd: its last column, the sine of the slowest frequency (about 1e-4), reaches
     # the tolerance only over many positions, so only here does a last column left at 0 show
     # (an eighth blind probe's `range(d_model // 2)` passed with few positions). More positions
-    # than the tables students cap at 64, 100 or 128 (an eleventh probe's MAX_LEN = 64 passed
-    # with 52) and than the notebook's own 100.
-    return dict(n_positions=int(rng.integers(129, 201)), d_model=int(rng.choice([25, 29, 33, 37])))
+    # than the tables students cap at 64, 100, 128 or 256 (an eleventh probe's MAX_LEN = 64
+    # passed with 52) and than the notebook's own 100, and past what 8 bits count (a twelfth
+    # probe's uint8 positions wrapped after 255 and passed with 200).
+    return dict(n_positions=int(rng.integers(257, 321)), d_model=int(rng.choice([25, 29, 33, 37])))
 
 
 # --- transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None) -----------------------------
@@ -228,7 +229,7 @@ CASES = [
     Case("positional_encoding", "d_par", "d_model par", _pe_even, 5521),
     Case("positional_encoding", "d_impar", "d_model impar", _pe_odd, 5522),
     Case("positional_encoding", "largo",
-         "muchas posiciones (entre 129 y 200) y d_model grande e impar",
+         "muchas posiciones (entre 257 y 320) y d_model grande e impar",
          _pe_long, 5523),
     Case("transformer_block", "sin_mascara", "2 cabezas, sin máscara",
          lambda rng: _block(rng, n=5, d_model=8, n_heads=2, d_ff=16, causal=False), 5531),
