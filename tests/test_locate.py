@@ -46,6 +46,14 @@ def second_residual_from_input(x, heads, W_O, W1, b1, W2, b2, mask=None):
     return LN(x + np.maximum(0, x1 @ W1 + b1) @ W2 + b2)
 
 
+def zero_tokens_as_padding(x, heads, W_O, W1, b1, W2, b2, mask=None):
+    # A padding mask of its own: tokens whose x is all 0 are removed as keys.
+    real = np.any(x != 0, axis=1)
+    own = np.broadcast_to(real, (len(x), len(x)))
+    x1 = LN(x + MH(x, heads, W_O, own if mask is None else own & mask))
+    return LN(x1 + np.maximum(0, x1 @ W1 + b1) @ W2 + b2)
+
+
 def fixed_ffn(x, heads, W_O, W1, b1, W2, b2, mask=None):
     # Weights of its own in place of the ones it receives, as a notebook's global would be.
     # Drawn, not constant: a constant W2 adds one number per row, which the LayerNorm removes,
@@ -1032,9 +1040,24 @@ def test_sines_and_cosines_alternated_over_the_flat_array_are_located_as_such():
     _located_only_where_d_model_is_odd(flat, "located_flat_interleaved")
 
 
-def test_positions_counted_in_eight_bits_fail_the_long_case():
+def test_a_block_that_treats_zero_tokens_as_padding_is_located_at_the_zero_tokens():
+    """The unmasked block case has one token of zeros; a block that drops such tokens as keys
+    (a twelfth probe's passed every case before) fails there, and is told so. The control:
+    tanh_ffn fails the same case and is not said to be about zero tokens."""
+    (case,) = [c for c in cases.cases_for("transformer_block") if c.name == "sin_mascara"]
+    inputs = case.inputs(np.random.default_rng(3))
+    for student, said in ((zero_tokens_as_padding, True), (tanh_ffn, False)):
+        call = lambda probe: _parts("transformer_block", student(**probe))  # noqa: E731
+        assert judge("transformer_block", inputs, Outcome(parts=call(inputs)))
+        first = summary._places(locate.locate("transformer_block", inputs, call))[0][0]
+        assert (first == "transformer_block.located_zero_tokens") is said, (student, first)
+
+
+def test_positions_counted_in_eight_bits_fail_the_long_case_and_are_located():
     """uint8 positions wrap after 255 (a twelfth probe's passed every case when the long one
-    drew at most 200 positions). The control: at 256 positions and fewer it is right."""
+    drew at most 200 positions), and are told that the positions restart at row 256. The
+    control: at 256 positions and fewer it is right. (The angles' own test, pos ** 1.5,
+    is the control that no restart is said where rows do not repeat.)"""
     def eight_bits(n_positions, d_model):
         pos = np.arange(n_positions, dtype=np.uint8)[:, None].astype(float)
         omega = _omega(d_model)
@@ -1049,6 +1072,11 @@ def test_positions_counted_in_eight_bits_fail_the_long_case():
     short = dict(inputs, n_positions=256)
     assert not judge("positional_encoding", short,
                      Outcome(parts=_parts("positional_encoding", eight_bits(**short))))
+    found = locate.locate("positional_encoding", inputs,
+                          lambda probe: _parts("positional_encoding", eight_bits(**probe)))
+    first = summary._places(found)[0]
+    assert first[0] == "positional_encoding.located_positions_restart"
+    assert "hasta la 255, y desde la 256" in first[1]
 
 
 def test_a_table_of_fixed_length_is_located_as_such_and_a_cache_is_not():

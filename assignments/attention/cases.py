@@ -184,6 +184,15 @@ def _block(rng, n, d_model, n_heads, d_ff, causal, signed_b2=False):
     return inputs
 
 
+def _block_with_a_zero_token(rng):
+    # One token whose x is exactly the zero vector: an ordinary input (an embedding of zeros),
+    # which a block that treats zero tokens as padding drops as a key (a twelfth blind probe's
+    # own padding mask from `np.any(x != 0, axis=1)` passed every case).
+    inputs = _block(rng, n=5, d_model=8, n_heads=2, d_ff=16, causal=False)
+    inputs["x"][int(rng.integers(0, 5))] = 0.0
+    return inputs
+
+
 def _padding(n, length):
     """A padding mask: every query sees the first ``length`` keys only (not triangular)."""
     mask = np.zeros((n, n), dtype=bool)
@@ -231,8 +240,8 @@ CASES = [
     Case("positional_encoding", "largo",
          "muchas posiciones (entre 257 y 320) y d_model grande e impar",
          _pe_long, 5523),
-    Case("transformer_block", "sin_mascara", "2 cabezas, sin máscara",
-         lambda rng: _block(rng, n=5, d_model=8, n_heads=2, d_ff=16, causal=False), 5531),
+    Case("transformer_block", "sin_mascara", "2 cabezas, sin máscara, y un token todo a 0",
+         _block_with_a_zero_token, 5531),
     Case("transformer_block", "causal", "3 cabezas con máscara causal",
          lambda rng: _block(rng, n=6, d_model=6, n_heads=3, d_ff=12, causal=True), 5532),
     # One token has few output entries, so mistakes coincide on it more easily than on a

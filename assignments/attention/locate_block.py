@@ -409,12 +409,37 @@ def _norm_before_sum(inputs):
     return ln(x1) + _ffn(x1, inputs)
 
 
+ZERO_TOKENS = (
+    "transformer_block.located_zero_tokens",
+    "los tokens que valen 0: en este caso un token de x es todo ceros, y tu bloque falla; con "
+    "ese token apenas distinto de 0, coincide con el correcto. ¿Tratas los tokens a 0 como "
+    "relleno (una máscara tuya, un if)? Un token a 0 es un token "
+    "más: qué claves se ven lo dice solo la máscara que recibes (paso 8)")
+# Zero tokens are nudged off 0 by this much to tell a special case of 0 from a departure.
+NUDGE = 1e-3
+
+
+def _zero_tokens(inputs, call):
+    """ZERO_TOKENS when the case has tokens whose x is all 0 and the same case with those
+    tokens nudged off 0 agrees with the reference: the code treats a zero token apart."""
+    x = np.asarray(inputs["x"], dtype=np.float64)
+    zero = np.all(x == 0, axis=1)
+    if not zero.any():
+        return None
+    noise = NUDGE * np.random.default_rng(PROBE_SEED).normal(size=x.shape)
+    nudged = dict(inputs, x=np.where(zero[:, None], noise, x))
+    answer = _answer(call, nudged)
+    if answer is None or not agrees(answer, reference.transformer_block(**nudged)):
+        return None
+    return ZERO_TOKENS[0], f"el fallo está en {ZERO_TOKENS[1]}"
+
+
 def locate(inputs, call):
     """``(finding id, Spanish message)`` for where the block departs on ``inputs`` (a failing
     case), or None. ``call(probe_inputs)`` runs the student's block and returns its parts, or
     None when it raised. Probed with at least MIN_PROBE_TOKENS tokens first, then, if nothing
     departs there, with the case's own number of tokens, then with the case's own values."""
-    found = _located(_probe(inputs), call)
+    found = _zero_tokens(inputs, call) or _located(_probe(inputs), call)
     if found is None and len(inputs["x"]) < MIN_PROBE_TOKENS and inputs.get("mask") is None:
         probe = _probe(inputs, own_tokens=True)
         answer = _answer(call, probe)

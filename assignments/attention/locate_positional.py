@@ -73,6 +73,7 @@ FIXED_TABLE = "positional_encoding.located_fixed_table"
 PHASES = "positional_encoding.located_phases"
 ROWS_AND_COLUMNS_SWAPPED = "positional_encoding.located_rows_and_columns_swapped"
 FLAT_INTERLEAVED = "positional_encoding.located_flat_interleaved"
+POSITIONS_RESTART = "positional_encoding.located_positions_restart"
 # A phase is fitted from the rows, two unknowns per column: fewer positions fit anything.
 MIN_FITTED_POSITIONS = 4
 # Larger answers are not rebuilt to be compared: no case asks for one.
@@ -241,6 +242,16 @@ def _phases_wrong(pe, waves):
     return wrong
 
 
+def _positions_restart(pe, expected_pe):
+    """The row k > 1 from which ``pe`` starts again at position 0 (each row k + p is the
+    right row p), its rows before k right: positions that wrap around; else None."""
+    n = pe.shape[0]
+    for k in range(2, n):
+        if agrees(pe[k:], expected_pe[: n - k]):
+            return k if agrees(pe[:k], expected_pe[:k]) else None
+    return None
+
+
 def _fixed_length_table(pe, expected_pe, inputs, call):
     """True when ``pe`` is the right encoding cut at fewer rows than asked, and a call with
     fewer positions than that is answered right: a table of a fixed length, cut to
@@ -331,7 +342,15 @@ def locate(inputs, call):
     # the most precise place that every failing case shares.
     specific = None
     only_row_zero = agrees(pe[1:], expected_pe[1:])  # then ROW_ZERO says it exactly
-    if _columns_of_other_pairs(pe, waves):
+    restart = _positions_restart(pe, expected_pe)
+    if restart is not None:
+        specific = (POSITIONS_RESTART,
+                    f"el fallo está en las posiciones: tus filas están bien hasta la {restart - 1}, "
+                    f"y desde la {restart} vuelven a empezar por la de la posición 0, así que la "
+                    "posición se reinicia. ¿La guardas en un tipo entero pequeño (np.uint8 no "
+                    "pasa de 255, np.int8 de 127) o la calculas módulo algo? Cada fila usa su "
+                    "posición, 0, 1, 2, … hasta n_positions − 1 (paso 7)")
+    elif _columns_of_other_pairs(pe, waves):
         specific = (COLUMN_FREQUENCIES,
                     "el fallo está en la frecuencia de cada columna: cada columna de tu pe es un "
                     "seno o un coseno de una de tus frecuencias, pero no siempre la de su pareja. "
