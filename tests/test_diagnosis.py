@@ -347,7 +347,12 @@ def test_wrong_frequencies_are_named_with_base_and_exponent_apart(omega_of, said
     failing = assert_named("positional_encoding", _pe_with(omega_of),
                            "positional_encoding.frequencies")
     assert all(said in m for m in messages(failing))
-    assert all("pe está bien construida a partir de ellas" in m for m in messages(failing))
+    # With one position pe is (0, 1, 0, 1, …) whatever ω is: how it was built is not measured
+    # there, and is not said; on every other case it is.
+    for _, diagnoses in failing.values():
+        for d in diagnoses:
+            one_row = set(d.cases) == {"una_posicion"}
+            assert ("pe está bien construida a partir de ellas" in d.message) is not one_row
 
 
 def test_base_10_reads_also_as_base_100_with_exponent_i():
@@ -375,8 +380,10 @@ def test_odd_d_model_with_one_frequency_short_is_named():
         return pe, omega
     failing = assert_named("positional_encoding", positional_encoding,
                            "positional_encoding.omega_short", cases=["d_impar", "largo"])
-    # Only the cases of odd d_model fail: even d_model has no frequency short.
-    assert all(cases == ["d_impar", "largo"] for cases, _ in failing.values())
+    # Only the cases of odd d_model fail: even d_model has no frequency short (one position
+    # draws either).
+    for seed, (cases, _) in failing.items():
+        assert set(cases) - {"d_impar", "largo"} <= {"una_posicion"}, seed
 
 
 # --- transformer_block: a LayerNorm epsilon too large ---------------------------------------

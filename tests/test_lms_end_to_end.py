@@ -119,9 +119,9 @@ def test_moodle_download_to_worksheet_and_feedback_zip(tmp_path, autograder_zip)
     rows = rebuild(out, autograder_zip)
     # Out of 43: 20 automatic, 18 for the questions, 5 for the challenge's texts. A stub or a
     # partial notebook has the template's texts (None): the person gives them 0.
-    # A weak answer gets 1 of 2: Ana Martín (3000001) is 7 automatic (the partial demo
+    # A weak answer gets 1 of 2: Ana Martín (3000001) is 6,5 automatic (the partial demo
     # notebook) + 9 of 18 written.
-    expected_final = {"1234567": 43, "2000001": 43, "3000001": 15.75, "3000002": 43, "5000001": 9,
+    expected_final = {"1234567": 43, "2000001": 43, "3000001": 15.5, "3000002": 43, "5000001": 9,
                       "6000001": 0, "8000001": 43}
     assert {row["student_id"]: float(row["final_points"]) for row in rows.values()
             if row["student_id"]} == expected_final
@@ -142,13 +142,13 @@ def test_moodle_download_to_worksheet_and_feedback_zip(tmp_path, autograder_zip)
     keep("moodle_worksheet_after.csv", after)
     sheet = list(csv.reader(io.StringIO(after.decode("utf-8"), newline=""), delimiter=";"))
     grades = {row[0]: row[4] for row in sheet[1:]}
-    # Rescaled to the worksheet's maximum, 10: 15,75 / 43 -> 3,66; 9 / 43 -> 2,09.
+    # Rescaled to the worksheet's maximum, 10: 15,5 / 43 -> 3,60; 9 / 43 -> 2,09.
     assert grades == {"Participante1234567": "10,00", "Participante2000001": "10,00",
-                      "Participante3000001": "3,66", "Participante3000002": "10,00",
+                      "Participante3000001": "3,60", "Participante3000002": "10,00",
                       "Participante4000001": "", "Participante5000001": "2,09",
                       "Participante6000001": "0,00", "Participante7000001": ""}
     comments = {row[0]: row[9] for row in sheet[1:]}
-    assert comments["Participante3000001"].startswith("Nota: 15,75 / 43 (parte automática: 6,75;")
+    assert comments["Participante3000001"].startswith("Nota: 15,5 / 43 (parte automática: 6,5;")
     with zipfile.ZipFile(out / "export" / export_module.MOODLE_ZIP) as zf:
         folders = sorted(name.split("/")[0] for name in zf.namelist())
         page = zf.read(f"Ana Martín_3000001_assignsubmission_file/"
@@ -189,7 +189,7 @@ def test_canvas_download_to_gradebook(tmp_path, autograder_zip):
     rows = rebuild(out, autograder_zip)
     finals = {row["student_id"]: row["final_points"] for row in rows.values() if row["student_id"]}
     # Out of 43 (20 + 18 + 5); 101's q1 regraded to 1,5.
-    assert finals == {"101": "42.5", "102": "24.75", "103": "43.0", "104": "15.75",
+    assert finals == {"101": "42.5", "102": "24.5", "103": "43.0", "104": "15.5",
                       "106": "34.0", "999": "43.0"}
 
     gradebook = tmp_path / "2026-11-30T1200_Notas-IA.csv"
@@ -204,9 +204,9 @@ def test_canvas_download_to_gradebook(tmp_path, autograder_zip):
     keep("canvas_gradebook_after.csv", after)
     sheet = list(csv.reader(io.StringIO(after.decode("utf-8"), newline="")))
     column = sheet[0].index(fx.CANVAS_COLUMN)
-    # Rescaled to the column's «Points Possible», 30: 42,5 / 43 -> 29,65; 24,75 -> 17,27; ...
+    # Rescaled to the column's «Points Possible», 30: 42,5 / 43 -> 29,65; 24,5 -> 17,09; ...
     assert {row[1]: row[column] for row in sheet[2:]} == {
-        "101": "29.65", "102": "17.27", "103": "30.00", "104": "10.99", "105": "",
+        "101": "29.65", "102": "17.09", "103": "30.00", "104": "10.81", "105": "",
         "106": "23.72", "107": "", "999999": ""}
     report = (out / "export" / export_module.REPORT).read_text("utf-8")
     keep("canvas_export_report.txt", report.encode("utf-8"))

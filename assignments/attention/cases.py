@@ -157,6 +157,15 @@ def _pe_long(rng):
     return dict(n_positions=int(rng.integers(257, 321)), d_model=int(rng.choice([25, 29, 33, 37])))
 
 
+def _pe_one_position(rng):
+    # One position: row 0 alone, (0, 1, 0, 1, …), which no other case asks alone. A recurrence
+    # seeded with two rows, positions divided by n_positions − 1 or a squeeze show only here
+    # (a twelfth blind probe's two-row seed passed every case).
+    # d_model odd on every draw, as in every other case a parity is fixed: a mistake of one
+    # parity must fail or pass this case for every submission alike.
+    return dict(n_positions=1, d_model=int(rng.choice([5, 7, 9, 11])))
+
+
 # --- transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None) -----------------------------
 
 
@@ -240,6 +249,8 @@ CASES = [
     Case("positional_encoding", "largo",
          "muchas posiciones (entre 257 y 320) y d_model grande e impar",
          _pe_long, 5523),
+    Case("positional_encoding", "una_posicion", "una sola posición (n_positions = 1)",
+         _pe_one_position, 5524),
     Case("transformer_block", "sin_mascara", "2 cabezas, sin máscara, y un token todo a 0",
          _block_with_a_zero_token, 5531),
     Case("transformer_block", "causal", "3 cabezas con máscara causal",

@@ -278,17 +278,59 @@ def _for_other_arguments(pe, omega, expected_pe, inputs, call):
     if not agrees(pe, other_pe) or not (omega.shape != other_omega.shape
                                         or agrees(omega, other_omega, OMEGA_ATOL)):
         return False
-    for grown, by in (("n_positions", (OTHER_SIZE, 0)), ("d_model", (0, OTHER_SIZE))):
+    for axis, grown in enumerate(("n_positions", "d_model")):
         again = call(dict(inputs, **{grown: inputs[grown] + OTHER_SIZE}))
-        if again is None or len(again) != 2 or np.shape(again[0]) != (
-                pe.shape[0] + by[0], pe.shape[1] + by[1]):
+        if again is None or len(again) != 2 or np.ndim(again[0]) != 2 or np.shape(
+                again[0])[axis] == pe.shape[axis]:
             return True  # it does not grow with this argument: another call's answer
     return False
 
 
+# A case of one position is located on this many positions too: one row, (0, 1, 0, 1, …),
+# does not show which part of the formula departs, and a place is a property of the code.
+ROWS_OF_ONE_POSITION_PROBE = 12
+ONE_POSITION = (
+    "positional_encoding.located_one_position",
+    "el fallo está en el caso de una sola posición: con varias posiciones tu pe es la "
+    "correcta, y con n_positions = 1 no. ¿Tratas aparte la primera posición, empiezas con las "
+    "filas de las posiciones 0 y 1 ya puestas, divides por n_positions − 1 o aplanas "
+    "(squeeze) la única fila? Con una posición pe es una fila, (0, 1, 0, 1, …), de forma "
+    "(1, d_model) (paso 7)")
+
+
 def locate(inputs, call):
     """``(finding id, Spanish message)`` for where ``positional_encoding`` departs on
-    ``inputs``, or None when its shapes are not the notebook's or nothing departs."""
+    ``inputs``, or None when its shapes are not the notebook's or nothing departs. A case of
+    one position is located on more positions when the function departs there too."""
+    found = _located(inputs, call)
+    if inputs["n_positions"] != 1 or _places_something(found):
+        return found
+    longer = dict(inputs, n_positions=ROWS_OF_ONE_POSITION_PROBE)
+    if _right(call, inputs):
+        return None
+    if _right(call, longer):
+        return ONE_POSITION
+    return _located(longer, call)
+
+
+def _places_something(found):
+    """True when ``found`` is a place other than the row of position 0 or the angles, the
+    general places that one row cannot tell from the others."""
+    first = found[0] if isinstance(found, list) else found
+    return first is not None and first[0] not in (ROW_ZERO, ANGLES)
+
+
+def _right(call, inputs):
+    """True when the student's pe and omega on ``inputs`` are the reference's."""
+    parts = call(inputs)
+    if parts is None or len(parts) != 2:
+        return False
+    expected_pe, expected_omega = reference.positional_encoding(**inputs)
+    return agrees(parts[0], expected_pe) and agrees(parts[1], expected_omega, OMEGA_ATOL)
+
+
+def _located(inputs, call):
+    """``locate`` on ``inputs`` themselves."""
     parts = call(inputs)
     if parts is None or len(parts) != 2:
         return None
@@ -321,7 +363,8 @@ def locate(inputs, call):
     if pe.shape != expected_pe.shape or omega.shape != expected_omega.shape:
         return None  # the shape facts say it better
     if not agrees(omega, expected_omega, OMEGA_ATOL):
-        return _omega(omega, expected_omega, agrees(pe, expected_pe))
+        # With one position pe is (0, 1, 0, 1, …) whatever ω is: it says nothing of ω.
+        return _omega(omega, expected_omega, pe.shape[0] > 1 and agrees(pe, expected_pe))
     if agrees(pe, expected_pe):
         return None
     # Every wave of the student's own ω (right by now), computed once for every form below.

@@ -66,14 +66,15 @@ def annotate(verdicts, diagnoses):
 
 
 # Diagnoses that say what the mistake is for the cases they cover; a located departure is said
-# instead of anything else only when none of them covers every failing case.
+# instead of anything else only when, between them, they leave a failing case unexplained.
 EXPLAINING = ("misconception", "ambiguous", "finding")
 
 
 def explained_everywhere(diagnoses, failing_cases):
-    """True when one naming diagnosis (a catalogued mistake, its candidates, a finding)
-    covers every failing case: nothing is left for a located departure to add."""
-    return any(d.kind in EXPLAINING and set(failing_cases) <= set(d.cases) for d in diagnoses)
+    """True when naming diagnoses (catalogued mistakes, their candidates, findings) cover
+    every failing case between them: nothing is left for a located departure to add."""
+    covered = {case for d in diagnoses if d.kind in EXPLAINING for case in d.cases}
+    return set(failing_cases) <= covered
 
 
 def located(locate, function, failing, call, locate_raised=None):
