@@ -458,6 +458,25 @@ def test_odd_d_model_broadcast_is_explained_with_sines_and_cosines():
         assert "la última columna es un seno sin pareja" in text
 
 
+def test_an_error_every_case_gives_is_not_blamed_on_odd_d_model():
+    """A row of angles that is empty at position 0 (a Python list times pos) raises on every
+    case alike: its sizes, 0 and ⌈d_model/2⌉, are not the odd cases' one cosine fewer, so the
+    odd-d_model note is not said there (a fresh probe's was). The control is the test above,
+    whose error is the cosine fewer and gets the note."""
+    def positional_encoding(n_positions, d_model):
+        omega = list(1 / 10000 ** (np.arange(0, d_model, 2) / d_model))
+        pe = np.zeros((n_positions, d_model))
+        for pos in range(n_positions):
+            pe[pos, 0::2] = np.sin(pos * omega)
+            pe[pos, 1::2] = np.cos(pos * omega)[: d_model // 2]
+        return pe, np.array(omega)
+    found = summaries("positional_encoding", positional_encoding, [0, 1])
+    for failing, diagnoses in found.values():
+        assert "d_impar" in failing
+        assert not any("la última columna es un seno sin pareja" in d.message
+                       for d in diagnoses), [d.message for d in diagnoses]
+
+
 def test_np_dot_without_transpose_is_named_like_the_at_operator():
     """The same mistake raises "not aligned" through np.dot and "matmul" through @."""
     def attention(Q, K, V, mask=None):

@@ -527,6 +527,15 @@ def mask_after_row_max(Q, K, V, mask=None):
     return weights @ V, weights
 
 
+def divided_by_the_scores_sum(Q, K, V, mask=None):
+    # The exponentials divided by the row sum of the scores, not of the exponentials.
+    scores = _scores(Q, K, mask)
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        weights = e / scores.sum(axis=-1, keepdims=True)
+    return weights @ V, weights
+
+
 def mask_multiplied(Q, K, V, mask=None):
     weights = SM(Q @ K.T / np.sqrt(K.shape[1]))
     weights = weights if mask is None else weights * mask
@@ -795,6 +804,9 @@ def places(function, student, seed=3):
 @pytest.mark.parametrize("function, student, where", [
     ("attention", column_max, "attention.located_scores"),
     ("attention", scale_by_dv, "attention.located_scale"),
+    # A fresh probe's: rows of either sign, and on the probe's centred keys sums of 0; it got
+    # no place on one case, «la softmax» on three, and a mistake that gives zeros on the fifth.
+    ("attention", divided_by_the_scores_sum, "attention.located_softmax_sum"),
     # A fresh probe's np.exp2 was told «la escala», whose line was right; scale_by_dv is the
     # control: a factor that is no logarithm of a base is still the scale.
     ("attention", exp2_softmax, "attention.located_exp_base"),

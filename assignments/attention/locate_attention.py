@@ -160,6 +160,11 @@ SCORES = ("attention.located_scores",
           "(paso 3, punto 1)")
 
 
+# Added to every key when the mean-centred keys leave a row of scores summing to 0: one
+# number more in each row of scores, so their sums move away from 0.
+KEY_SHIFT = 0.5
+
+
 def _moderate(inputs):
     """A probe shaped like the case, with moderate scores, and whether the case's own scores
     were larger than that.
@@ -365,7 +370,8 @@ def _weights_step(probe, weights, expected):
     if not agrees(rows, np.ones_like(rows)) or (weights < -tolerances.ATOL).any():
         if agrees(columns, np.ones_like(columns)) and (weights >= -tolerances.ATOL).all():
             return SOFTMAX_AXIS
-        if (rows > 0).all() and agrees(weights / rows[:, None], expected):
+        # Each row a multiple of the right one, whatever its sign (divided by a sum of scores).
+        if (np.abs(rows) > tolerances.ATOL).all() and agrees(weights / rows[:, None], expected):
             return SOFTMAX_NORMALISATION
         if (rows > 0).all() and agrees(rows, np.full_like(rows, rows[0])) \
                 and _row_softmax_of(weights / rows[:, None], Q @ K.T):
@@ -443,8 +449,17 @@ def locate(inputs, call):
     output, weights = (np.asarray(part, dtype=np.float64) for part in parts)
     if not (np.isfinite(output).all() and np.isfinite(weights).all()):
         # Dividing by row sums that the mean-centred keys bring to 0 gives infinities.
-        found = NO_EXPONENTIAL if _without_exponential(call, probe) else None
-        return None if found is None else (found[0], f"el fallo está en {found[1]}")
+        if _without_exponential(call, probe):
+            return NO_EXPONENTIAL[0], f"el fallo está en {NO_EXPONENTIAL[1]}"
+        # Anything else divided by those sums: the same probe with every key moved by one
+        # vector, which adds one number to each row of scores (the softmax does not change).
+        probe = dict(probe, K=probe["K"] + KEY_SHIFT)
+        parts = call(probe)
+        if parts is None or len(parts) != 2:
+            return None
+        output, weights = (np.asarray(part, dtype=np.float64) for part in parts)
+        if not (np.isfinite(output).all() and np.isfinite(weights).all()):
+            return None
     expected_output, expected_weights = reference.attention(**probe)
     if not agrees(weights, expected_weights):
         found = (_measured_form(call, probe, output, weights, expected_output,

@@ -161,18 +161,39 @@ ASKED = {
 }
 
 
-def case_note(function, inputs):
+def _mismatched(error):
+    """The sizes an error says disagree: a matrix product's two inner sizes, or the entries
+    where two shapes differ (aligned from the right, as NumPy broadcasts); None when the
+    error gives no two shapes to compare."""
+    numbers, shapes = error.get("numbers", []), error.get("shapes", [])
+    if error.get("kind") == "matmul" and len(numbers) >= 2:
+        return set(numbers[:2])
+    if len(shapes) < 2 or not shapes[0] or not shapes[1]:
+        return None
+    first, second = list(shapes[0])[::-1], list(shapes[1])[::-1]
+    differing = {size for a, b in zip(first, second) if a != b for size in (a, b)}
+    return differing | set(first[len(second):]) | set(second[len(first):])
+
+
+def case_note(function, inputs, error=None):
     """(id, sentence) saying what makes this case's shapes unusual, when that is what usually
-    breaks code; None for an ordinary case."""
+    breaks code; None for an ordinary case, or when ``error``'s disagreeing sizes are none of
+    the unusual ones (the note would blame the case for an error every case gives)."""
     sizes = named_sizes(function, inputs)
+    mismatched = _mismatched(error) if error is not None else None
+
+    def involved(*names):
+        return mismatched is None or any(sizes.get(name) in mismatched for name in names)
+
     if function == "multihead" and (sizes["d_k"] != sizes["d_v"]
-                                    or sizes["d_k"] != sizes.get("d_model/h")):
+                                    or sizes["d_k"] != sizes.get("d_model/h")) and involved(
+                                        "d_k", "d_v", "h·d_k", "h·d_v", "(h − 1)·d_v"):
         return ("multihead.head_sizes",
                 f"aquí las cabezas tienen d_k = {sizes['d_k']} (columnas de W_Q y W_K) y "
                 f"d_v = {sizes['d_v']} (columnas de W_V), y d_model/h = "
                 f"{sizes.get('d_model/h', 'no es entero')}: toma el tamaño de cada cabeza de "
                 "la forma de sus matrices, sin suponer que d_k = d_v = d_model/h")
-    if function == "positional_encoding" and sizes["d_model"] % 2:
+    if function == "positional_encoding" and sizes["d_model"] % 2 and involved("⌊d_model/2⌋"):
         return ("positional_encoding.odd_d_model",
                 f"con d_model impar ({sizes['d_model']}) hay {sizes['⌈d_model/2⌉']} columnas "
                 f"pares (senos) y solo {sizes['⌊d_model/2⌋']} impares (cosenos): omega tiene "
@@ -277,7 +298,7 @@ def explain_error(function, inputs, error):
     shape_error = error.get("kind") in SHAPE_KINDS
     if said is None and not shape_error and error.get("kind") not in ("other", "stand_in"):
         return []
-    note = case_note(function, inputs)
+    note = case_note(function, inputs, error)
     sentences = [s for s in (said, note and note[1]) if s]
     # Said apart from the case's sizes, so that every case that raised it says it once.
     cause = ([KEEPDIMS] if _reduced_without_keepdims(error) else []) + (
