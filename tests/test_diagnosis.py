@@ -137,6 +137,11 @@ def test_nan_with_a_mask_and_large_scores_names_both_causes_and_how_to_tell():
     # A tenth probe's float default mask inverted with ~, and a tuple put in a list.
     (lambda Q, K, V, mask=None: (~np.ones((len(Q), len(K))), None), "usa ~ sobre un array"),
     (lambda Q, K, V, mask=None: (np.array([(Q, K[:1])]), None), "piezas de formas distintas"),
+    # A thirteenth probe's heads counted through a generator that then gave nothing, and a
+    # map given to np.hstack: both reached the student as a bare error.
+    (lambda Q, K, V, mask=None: (np.concatenate([], axis=1), None), "una lista vacía"),
+    (lambda Q, K, V, mask=None: (np.hstack(map(np.asarray, [Q, Q])), None),
+     "no un map ni un generador"),
 ])
 def test_an_attribute_that_does_not_exist_and_an_unequal_split_are_said_with_their_names(
         attention, said):

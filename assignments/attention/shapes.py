@@ -162,12 +162,17 @@ ASKED = {
 
 
 def _mismatched(error):
-    """The sizes an error says disagree: a matrix product's two inner sizes, or the entries
-    where two shapes differ (aligned from the right, as NumPy broadcasts); None when the
-    error gives no two shapes to compare."""
+    """The sizes an error says disagree: a matrix product's two inner sizes, an index and its
+    axis's size, or the entries where two shapes differ (aligned from the right, as NumPy
+    broadcasts); none for an error that is not about sizes; None when a shape error gives no
+    two shapes to compare."""
     numbers, shapes = error.get("numbers", []), error.get("shapes", [])
     if error.get("kind") == "matmul" and len(numbers) >= 2:
         return set(numbers[:2])
+    if error.get("kind") == "index" and len(numbers) >= 3:
+        return {numbers[0], numbers[2]}  # the index and the axis's size
+    if error.get("kind") not in SHAPE_KINDS:
+        return set()  # no sizes at all: nothing for a note on the case's sizes to explain
     if len(shapes) < 2 or not shapes[0] or not shapes[1]:
         return None
     first, second = list(shapes[0])[::-1], list(shapes[1])[::-1]

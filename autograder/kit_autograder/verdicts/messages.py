@@ -166,6 +166,13 @@ def _error_sentence(function, error, part_names=(), parameters=(), *, sizes=NO_S
         "invert_not_boolean": (f"{raised}: usa ~ sobre un array que no es de True/False: ~ "
                                "solo niega arrays booleanos. Crea la máscara con dtype=bool "
                                "(np.ones(…, dtype=bool)) o compárala, mask == 0"),
+        "concatenate_empty": (f"{raised}: concatena (o apila) una lista vacía: no llegó "
+                              "ningún array. ¿Se quedó vacía la lista que llenas en el bucle, "
+                              "o recorres por segunda vez un generador o un map, que solo se "
+                              "pueden recorrer una vez?"),
+        "stack_not_sequence": (f"{raised}: np.hstack, np.vstack y np.stack necesitan una lista "
+                               "o una tupla de arrays, no un map ni un generador: escribe "
+                               "list(map(…)) o una lista por comprensión, [f(c) for c in …]"),
         "inhomogeneous": (f"{raised}: intenta hacer un array con piezas de formas distintas "
                           "(np.array o np.concatenate de una lista): ¿metes en la lista una "
                           "tupla, como (salida, pesos), donde va un solo array?"),

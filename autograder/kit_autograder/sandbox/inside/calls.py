@@ -349,6 +349,8 @@ _PATTERNS = [  # (kind, regex); the groups are integers or shapes
                                r"and the array at index (\d+) has size (\d+)")),
     ("concatenate_ndim", re.compile(r"all the input arrays must have same number of dimensions")),
     ("split_unequal", re.compile(r"array split does not result in an equal division")),
+    ("concatenate_empty", re.compile(r"need at least one array to (?:concatenate|stack)")),
+    ("stack_not_sequence", re.compile(r"arrays to stack must be passed as a \"sequence\" type")),
     ("invert_not_boolean", re.compile(r"ufunc 'invert' not supported for the input types")),
     ("inhomogeneous", re.compile(r"setting an array element with a sequence\. The requested "
                                  r"array has an inhomogeneous shape")),
