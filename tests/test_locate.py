@@ -971,6 +971,12 @@ def _indices_unpacked_swapped(n_positions, d_model):
 
 
 @pytest.mark.parametrize("student, where", [
+    # A thirteenth probe's two: angles pos + ω_i (np.add.outer) and (pos/10000)^(2i/d_model),
+    # each pair still a sine and a cosine of one angle; both got only the row of position 0.
+    # _row_zero_swapped below, wrong in row 0 alone, is the control: still the row.
+    (_encoding(_omega, angle_of=lambda pos, w: pos + w), "located_angles_of_pairs"),
+    (lambda n_positions, d_model: _encoding(_omega, angle_of=lambda pos, w: (pos / 10000) ** (
+        2 * np.arange(len(w)) / d_model))(n_positions, d_model), "located_angles_of_pairs"),
     # A fresh probe's: only the row of position 0 was said.
     (_indices_unpacked_swapped, "located_rows_and_columns_swapped"),
     (_encoding(lambda d: np.maximum(_omega(d), 0.05)), "located_omega"),

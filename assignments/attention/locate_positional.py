@@ -74,6 +74,7 @@ PHASES = "positional_encoding.located_phases"
 ROWS_AND_COLUMNS_SWAPPED = "positional_encoding.located_rows_and_columns_swapped"
 FLAT_INTERLEAVED = "positional_encoding.located_flat_interleaved"
 POSITIONS_RESTART = "positional_encoding.located_positions_restart"
+ANGLES_OF_PAIRS = "positional_encoding.located_angles_of_pairs"
 # A phase is fitted from the rows, two unknowns per column: fewer positions fit anything.
 MIN_FITTED_POSITIONS = 4
 # Larger answers are not rebuilt to be compared: no case asks for one.
@@ -252,6 +253,26 @@ def _positions_restart(pe, expected_pe):
     return None
 
 
+def _pair_waves(angles, d_model):
+    """The sines and cosines of ``angles`` (one column per pair) in the columns of their
+    complete pairs, sine then cosine: what ``_angles_of_pairs`` compares."""
+    full = d_model // 2
+    waves = np.empty((angles.shape[0], 2 * full))
+    waves[:, 0::2], waves[:, 1::2] = np.sin(angles[:, :full]), np.cos(angles[:, :full])
+    return waves
+
+
+def _angles_of_pairs(pe):
+    """The columns of ``pe``'s complete pairs when each pair (2i, 2i + 1) is a sine and a
+    cosine of one same angle, sin² + cos² = 1 on every row; else None."""
+    full = pe.shape[1] // 2
+    if full == 0:
+        return None
+    sines, cosines = pe[:, 0:2 * full:2], pe[:, 1:2 * full:2]
+    on_circle = agrees(sines ** 2 + cosines ** 2, np.ones_like(sines))
+    return pe[:, :2 * full] if on_circle else None
+
+
 def _fixed_length_table(pe, expected_pe, inputs, call):
     """True when ``pe`` is the right encoding cut at fewer rows than asked, and a call with
     fewer positions than that is answered right: a table of a fixed length, cut to
@@ -315,9 +336,10 @@ def locate(inputs, call):
 
 def _places_something(found):
     """True when ``found`` is a place other than the row of position 0 or the angles, the
-    general places that one row cannot tell from the others."""
+    places that one row cannot tell from the others (its one angle per pair fits many
+    formulas)."""
     first = found[0] if isinstance(found, list) else found
-    return first is not None and first[0] not in (ROW_ZERO, ANGLES)
+    return first is not None and first[0] not in (ROW_ZERO, ANGLES, ANGLES_OF_PAIRS)
 
 
 def _right(call, inputs):
@@ -386,7 +408,21 @@ def _located(inputs, call):
     specific = None
     only_row_zero = agrees(pe[1:], expected_pe[1:])  # then ROW_ZERO says it exactly
     restart = _positions_restart(pe, expected_pe)
-    if restart is not None:
+    # Only where row 0 departs: otherwise «los ángulos» is already the general place.
+    pairs = (None if only_row_zero or restart is not None or agrees(pe[0], expected_pe[0])
+             else _angles_of_pairs(pe))
+    if pairs is not None:
+        added = agrees(pairs, _pair_waves(np.arange(pe.shape[0])[:, None] + omega, pe.shape[1]))
+        specific = (ANGLES_OF_PAIRS, "el fallo está en los ángulos: " + (
+            "cada pareja de columnas de tu pe es el seno y el coseno de pos + ω_i, la suma, y "
+            "no del producto pos·ω_i (¿np.add.outer en lugar de np.outer, o un + en lugar de "
+            "un *?)" if added else
+            "cada pareja de columnas de tu pe es el seno y el coseno de un mismo ángulo, como "
+            "debe, pero ese ángulo no es pos·ω_i: con pos = 0 vale 0 en todas las parejas, y "
+            "el tuyo no siempre") + ". El ángulo de la pareja i en la posición pos es "
+            "pos·ω_i = pos / 10000^(2i/d_model): la posición multiplicada por la frecuencia "
+            "(paso 7)")
+    elif restart is not None:
         specific = (POSITIONS_RESTART,
                     f"el fallo está en las posiciones: tus filas están bien hasta la {restart - 1}, "
                     f"y desde la {restart} vuelven a empezar por la de la posición 0, así que la "
