@@ -720,6 +720,17 @@ def heads_written_at_offset_i(X, heads, W_O, mask=None):
     return concat @ W_O
 
 
+def batched_softmax_over_queries(X, heads, W_O, mask=None):
+    # The heads' scores stacked to (h, n, n) and the softmax taken with axis=1, the queries.
+    Q, K, V = (np.stack([X @ head[k] for head in heads]) for k in range(3))
+    scores = Q @ K.transpose(0, 2, 1) / np.sqrt(K.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    with np.errstate(invalid="ignore"):
+        outputs = SM(scores, axis=1) @ V
+    return np.concatenate(list(outputs), axis=1) @ W_O
+
+
 def offset_reset(X, heads, W_O, mask=None):
     # The running offset set instead of accumulated (inicio = d_v): right with 1 or 2 heads,
     # and from the third on each head overwrites the one before it.
@@ -845,6 +856,9 @@ def places(function, student, seed=3):
     # With one head alone its softmax over the heads' axis gives weights of 1: that head's
     # own attention already departs, and that is what is said.
     ("multihead", softmax_across_heads, "multihead.located_each_head"),
+    # A thirteenth probe's: «cada cabeza … revisa las tres proyecciones», which are right.
+    # softmax_across_heads above is the control: one head alone is not a softmax over queries.
+    ("multihead", batched_softmax_over_queries, "multihead.located_head_softmax_axis"),
     # The second said «todas las cabezas dan el mismo resultado» (all NaN) before.
     ("attention", masked_even_without_a_mask, "attention.located_none_mask"),
     ("multihead", heads_masked_even_without_a_mask, "multihead.located_none_mask"),

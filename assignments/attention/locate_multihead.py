@@ -25,6 +25,12 @@ EACH_HEAD = ("multihead.located_each_head",
              "cada cabeza: con una sola cabeza y W_O igual a la identidad, tu salida no es "
              "attention(X·W_Q, X·W_K, X·W_V) con las matrices de esa cabeza. Revisa las tres "
              "proyecciones y la llamada a attention (paso 6)")
+HEAD_SOFTMAX_AXIS = ("multihead.located_head_softmax_axis",
+                     "el eje de la softmax de cada cabeza: con una sola cabeza y W_O igual a la "
+                     "identidad, tu salida es la de unos pesos cuyas columnas suman 1, no sus "
+                     "filas. Cada consulta (fila) reparte su atención entre las claves: con "
+                     "las puntuaciones de todas las cabezas juntas, de forma (h, n, n), la "
+                     "softmax va sobre el último eje, axis=-1, no axis=1 (paso 6)")
 CONCATENATION = ("multihead.located_concatenation",
                  "la concatenación de cabezas: cada cabeza sola es correcta, y con todas y W_O "
                  "igual a la identidad tu salida tiene las columnas de [cabeza_1 | … | "
@@ -266,6 +272,18 @@ def _integer_valued_larger(call, probe, answer):
     return larger is not None and _integer_valued(*larger)
 
 
+def _softmax_over_queries(probe, got):
+    """True when ``got`` is the one-head ``probe``'s output with its weights normalised over
+    the queries (each column summing to 1) instead of over the keys."""
+    ((W_Q, W_K, W_V),) = probe["heads"]
+    X = np.asarray(probe["X"], dtype=np.float64)
+    scores = (X @ W_Q) @ (X @ W_K).T / np.sqrt(np.shape(W_K)[1])
+    if probe.get("mask") is not None:
+        scores = np.where(np.asarray(probe["mask"], dtype=bool), scores, -np.inf)
+    weights = reference.softmax(scores, axis=0)
+    return agrees(got, weights @ (X @ W_V) @ probe["W_O"])
+
+
 def _rows_left_at_zero(got, expected):
     """True when the first rows of ``got`` are the reference's and every later one is 0."""
     if got.shape != expected.shape or got.shape[0] < 2:
@@ -487,6 +505,8 @@ def locate(inputs, call):
         if departs and step in (EACH_HEAD, CONCATENATION) and (
                 _integer_valued(*answer) or _integer_valued_larger(call, probe, answer)):
             step = INTEGER_VALUES
+        elif departs and step is EACH_HEAD and _softmax_over_queries(probe, answer[0]):
+            step = HEAD_SOFTMAX_AXIS
         elif departs and step is EACH_HEAD and _rows_left_at_zero(*answer):
             step = ROWS_LEFT_AT_ZERO
         elif departs and step in (EACH_HEAD, CONCATENATION) and _scaled(*answer):
