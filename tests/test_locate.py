@@ -1115,6 +1115,27 @@ def test_a_recurrence_seeded_with_two_rows_fails_one_position_and_is_located_the
         assert summary._places(found)[0][0] == f"positional_encoding.{where}", found
 
 
+def test_tokens_no_query_sees_dropped_from_x_fail_a_case_and_are_located_at_the_mask():
+    """Rows of X zeroed for the keys no query may see (padding) change those tokens as
+    queries too; a multihead case now has such a key (a thirteenth probe's passed every case).
+    The control: on the same case with the key seen by some query, it is right."""
+    def padding_dropped(X, heads, W_O, mask=None):
+        if mask is not None:
+            X = X * np.asarray(mask, dtype=bool).any(axis=0)[:, None]
+        return MH(X, heads, W_O, mask)
+
+    (case,) = [c for c in cases.cases_for("multihead") if c.name == "dk_distinto_dv"]
+    inputs = case.inputs()
+    call = lambda probe: _parts("multihead", padding_dropped(**probe))  # noqa: E731
+    assert judge("multihead", inputs, Outcome(parts=call(inputs)))
+    seen = np.asarray(inputs["mask"], dtype=bool).copy()
+    seen[0, :] = True
+    assert not judge("multihead", dict(inputs, mask=seen), Outcome(parts=call(dict(inputs,
+                                                                                mask=seen))))
+    assert summary._places(locate.locate("multihead", inputs, call))[0][0] == \
+        "multihead.located_mask"
+
+
 def test_positions_counted_in_eight_bits_fail_the_long_case_and_are_located():
     """uint8 positions wrap after 255 (a twelfth probe's passed every case when the long one
     drew at most 200 positions), and are told that the positions restart at row 256. The

@@ -47,6 +47,18 @@ def _random_mask(rng, n, m):
     return mask
 
 
+def _with_an_unseen_key(rng, mask):
+    """``mask`` with one key that no query may see, as a padding token is, every query still
+    seeing at least one other key."""
+    mask = mask.copy()
+    unseen = int(rng.integers(0, mask.shape[1]))
+    mask[:, unseen] = False
+    others = [k for k in range(mask.shape[1]) if k != unseen]
+    for row in np.flatnonzero(~mask.any(axis=1)):
+        mask[row, rng.choice(others)] = True
+    return mask
+
+
 def _heads(rng, d_model, n_heads, d_k, d_v):
     scale = 1 / np.sqrt(d_model)
     heads = [
@@ -121,9 +133,11 @@ def _multihead_dk_differs_from_dv(rng):
     # Every size differs from every other (n = 7, d_model = 8, h = 2, d_k = 3, d_v = 5,
     # d_model/h = 4, h·d_k = 6, h·d_v = 10), so a shape error says which size the code
     # confused: with d_k = h and d_v = d_model/h, "16 numbers into (4, 2, 3)" could not.
+    # One key no query sees (a padding token): code that drops such tokens from X drops them
+    # as queries too (a thirteenth blind probe's zeroed rows passed every case).
     heads, W_O = _heads(rng, d_model=8, n_heads=2, d_k=3, d_v=5)
     return dict(X=2 * rng.normal(size=(7, 8)), heads=heads, W_O=W_O,
-                mask=_random_mask(rng, 7, 7))
+                mask=_with_an_unseen_key(rng, _random_mask(rng, 7, 7)))
 
 
 def _multihead_one_head(rng):
@@ -241,7 +255,8 @@ CASES = [
          _attention_large_scores, 5505),
     Case("multihead", "dos_cabezas", "2 cabezas, sin máscara", _multihead_two_heads, 5511),
     Case("multihead", "causal", "3 cabezas con máscara causal", _multihead_causal_three_heads, 5512),
-    Case("multihead", "dk_distinto_dv", "cabezas con d_k ≠ d_v y máscara arbitraria",
+    Case("multihead", "dk_distinto_dv",
+         "cabezas con d_k ≠ d_v y máscara arbitraria, con una clave que nadie ve",
          _multihead_dk_differs_from_dv, 5513),
     Case("multihead", "una_cabeza", "1 cabeza con máscara arbitraria", _multihead_one_head, 5514),
     Case("positional_encoding", "d_par", "d_model par", _pe_even, 5521),
