@@ -65,8 +65,9 @@ WEIGHTS_TIMES_V = ("attention.located_weights_times_v",
 LARGE_SCORES = ("attention.located_large_scores",
                 "el tamaño de las puntuaciones: con puntuaciones moderadas tu atención coincide "
                 "con la correcta, y con puntuaciones grandes no. La exponencial de un número "
-                "grande desborda: resta el máximo de cada fila antes de exponenciar, que no "
-                "cambia la softmax (paso 3, punto 3)")
+                "grande desborda: resta a cada fila su máximo antes de exponenciar, que no "
+                "cambia la softmax, y que sea el máximo de lo mismo que exponencias, las "
+                "puntuaciones ya divididas por √d_k y con la máscara (paso 3, punto 3)")
 FORBIDDEN_DOMINATE = ("attention.located_forbidden_dominate",
                       "la máscara con puntuaciones grandes: sin máscara tu atención coincide con "
                       "la correcta también con puntuaciones grandes, y con la máscara no, cuando "
