@@ -142,6 +142,12 @@ def test_nan_with_a_mask_and_large_scores_names_both_causes_and_how_to_tell():
     (lambda Q, K, V, mask=None: (np.concatenate([], axis=1), None), "una lista vacía"),
     (lambda Q, K, V, mask=None: (np.hstack(map(np.asarray, [Q, Q])), None),
      "no un map ni un generador"),
+    # A fourteenth probe's four bare errors: float indices (np.fromfunction), a function
+    # added without calling it, math.sin on an array, and a zip(*…) unpacked in three names.
+    (lambda Q, K, V, mask=None: (Q[np.array([0.0, 1.0])], None), "con decimales (float)"),
+    (lambda Q, K, V, mask=None: (Q + (lambda z: z), None), "¿te faltan los paréntesis"),
+    (lambda Q, K, V, mask=None: (__import__("math").sin(Q), None), "usa la de NumPy, np.sin"),
+    (lambda Q, K, V, mask=None: ([a for a, b, c in zip(*[Q, K])], None), "desempaqueta en 3"),
 ])
 def test_an_attribute_that_does_not_exist_and_an_unequal_split_are_said_with_their_names(
         attention, said):

@@ -437,7 +437,8 @@ ERROR_KINDS = {"missing", "not_callable", "arguments", "not_a_tuple", "wrong_cou
                "broadcast_assign", "matmul", "not_aligned", "reshape", "index",
                "too_many_indices", "axis", "concatenate", "concatenate_ndim", "einsum",
                "ambiguous_truth", "integer_expected", "split_unequal", "invert_not_boolean",
-               "inhomogeneous", "concatenate_empty", "stack_not_sequence"}
+               "inhomogeneous", "concatenate_empty", "stack_not_sequence", "float_index",
+               "function_operand", "scalar_function", "unpack"}
 EXCEPTION_NAMES = {name for name, value in vars(builtins).items()
                    if isinstance(value, type) and issubclass(value, BaseException)}
 EXCEPTION_NAMES |= {"AxisError", "LinAlgError"}

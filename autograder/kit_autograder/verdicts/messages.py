@@ -173,12 +173,30 @@ def _error_sentence(function, error, part_names=(), parameters=(), *, sizes=NO_S
         "stack_not_sequence": (f"{raised}: np.hstack, np.vstack y np.stack necesitan una lista "
                                "o una tupla de arrays, no un map ni un generador: escribe "
                                "list(map(…)) o una lista por comprensión, [f(c) for c in …]"),
+        "float_index": (f"{raised}: usa como índice un array de números con decimales "
+                        "(float); los índices tienen que ser enteros. ¿Vienen de "
+                        "np.fromfunction o np.indices con dtype=float, o de una división /? "
+                        "Conviértelos con .astype(int) o usa la división entera //"),
+        "function_operand": (f"{raised}: opera (+, −, *, @) con una función en lugar de con "
+                             "lo que devuelve: ¿te faltan los paréntesis de la llamada, f(x) "
+                             "en lugar de f?"),
+        "scalar_function": (f"{raised}: una función para un solo número (math.sin, math.exp, "
+                            "math.sqrt, float…) recibió un array; usa la de NumPy, np.sin, "
+                            "np.exp o np.sqrt, que opera elemento a elemento"),
         "inhomogeneous": (f"{raised}: intenta hacer un array con piezas de formas distintas "
                           "(np.array o np.concatenate de una lista): ¿metes en la lista una "
                           "tupla, como (salida, pesos), donde va un solo array?"),
     }
     if kind in simple:
         return simple[kind]
+    if kind == "unpack":
+        expected = (f"{numbers[0]} nombres" if numbers and shown(numbers[0])
+                    else "varios nombres")
+        got = (f"algo que tiene {numbers[1]} elementos" if len(numbers) > 1 and shown(numbers[1])
+               else "algo que tiene otro número de elementos")
+        return (f"{raised}: desempaqueta en {expected} {got}: revisa qué recorre el bucle o qué "
+                "devuelve lo que desempaquetas (¿un zip(*lista), que agrupa los elementos por "
+                "posición y no uno a uno?)")
     if kind == "attribute":
         return attribute_message(raised, error)
     if kind == "name":

@@ -352,6 +352,13 @@ _PATTERNS = [  # (kind, regex); the groups are integers or shapes
     ("concatenate_empty", re.compile(r"need at least one array to (?:concatenate|stack)")),
     ("stack_not_sequence", re.compile(r"arrays to stack must be passed as a \"sequence\" type")),
     ("invert_not_boolean", re.compile(r"ufunc 'invert' not supported for the input types")),
+    ("float_index", re.compile(r"arrays used as indices must be of integer \(or boolean\) type")),
+    ("function_operand", re.compile(r"unsupported operand type\(s\) for .+: "
+                                    r"(?:'\w+' and 'function'|'function' and '\w+')")),
+    ("scalar_function", re.compile(r"only (?:0-dimensional|length-1|size-1) arrays can be "
+                                   r"converted to Python scalars")),
+    ("unpack", re.compile(r"(?:not enough|too many) values to unpack \(expected (\d+)"
+                          r"(?:, got (\d+))?\)")),
     ("inhomogeneous", re.compile(r"setting an array element with a sequence\. The requested "
                                  r"array has an inhomogeneous shape")),
     ("integer_expected", re.compile(r"only integer scalar arrays can be converted to a scalar "
