@@ -366,6 +366,22 @@ def test_wrong_frequencies_are_named_with_base_and_exponent_apart(omega_of, said
             assert ("pe está bien construida a partir de ellas" in d.message) is not one_row
 
 
+def test_an_exponent_over_d_model_plus_one_is_named_and_n_positions_only_beside_it():
+    """np.linspace(0, d_model, ⌈d_model/2⌉, endpoint=False) as the even indices: with
+    d_model odd the exponent is 2i/(d_model + 1). A fourteenth probe's was told «se divide
+    por n_positions» on a case where n_positions = d_model + 1 by chance; d_model + 1 is now
+    read on every case, and n_positions only beside it where the two are equal."""
+    def positional_encoding(n_positions, d_model):
+        k = (d_model + 1) // 2
+        omega = 1 / 10000 ** (np.linspace(0, d_model, k, endpoint=False) / d_model)
+        return _pe(n_positions, d_model, omega), omega
+    found = summaries("positional_encoding", positional_encoding, [0, 1, 2])
+    for failing, diagnoses in found.values():
+        assert failing and set(failing) <= {"d_impar", "largo", "una_posicion"}
+        for d in diagnoses:
+            assert "se divide por d_model + 1" in d.message, d.message
+
+
 def test_base_10_reads_also_as_base_100_with_exponent_i():
     failing = assert_named("positional_encoding",
                            _pe_with(lambda d: 1 / 10 ** (np.arange(0, d, 2) / d)),

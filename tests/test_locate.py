@@ -993,6 +993,9 @@ def _indices_unpacked_swapped(n_positions, d_model):
         2 * np.arange(len(w)) / d_model))(n_positions, d_model), "located_angles_of_pairs"),
     # A fresh probe's: only the row of position 0 was said.
     (_indices_unpacked_swapped, "located_rows_and_columns_swapped"),
+    # A fourteenth probe's (pe + 1)/2 got three symptoms and no place.
+    (lambda n_positions, d_model: (lambda pe, w: ((pe + 1) / 2, w))(
+        *reference.positional_encoding(n_positions, d_model)), "located_rescaled"),
     (_encoding(lambda d: np.maximum(_omega(d), 0.05)), "located_omega"),
     # Both got only the row of position 0 before.
     (_one_column_prepended, "located_columns_shifted"),
@@ -1134,6 +1137,25 @@ def test_tokens_no_query_sees_dropped_from_x_fail_a_case_and_are_located_at_the_
                                                                                 mask=seen))))
     assert summary._places(locate.locate("multihead", inputs, call))[0][0] == \
         "multihead.located_mask"
+
+
+def test_a_block_whose_ffn_reads_the_first_sublayer_without_the_mask_is_located_at_it():
+    """The first sublayer written twice, the copy fed to the FFN without the mask (a
+    fourteenth probe's got «revisa las residuales, la FFN y la máscara»): every probe with a
+    part switched off agrees, the block with the mask departs and without it agrees. The
+    control: tanh_ffn departs without the mask too, and is not said to be the mask."""
+    def ffn_without_the_mask(x, heads, W_O, W1, b1, W2, b2, mask=None):
+        x1 = LN(x + MH(x, heads, W_O, mask))
+        again = LN(x + MH(x, heads, W_O))
+        return LN(x1 + np.maximum(0, again @ W1 + b1) @ W2 + b2)
+
+    (case,) = [c for c in cases.cases_for("transformer_block") if c.name == "causal"]
+    inputs = case.inputs(np.random.default_rng(3))
+    for student, said in ((ffn_without_the_mask, True), (tanh_ffn, False)):
+        call = lambda probe: _parts("transformer_block", student(**probe))  # noqa: E731
+        assert judge("transformer_block", inputs, Outcome(parts=call(inputs)))
+        first = summary._places(locate.locate("transformer_block", inputs, call))[0][0]
+        assert (first == "transformer_block.located_mask_with_both") is said, (student, first)
 
 
 def test_positions_counted_in_eight_bits_fail_the_long_case_and_are_located():

@@ -207,6 +207,10 @@ def _other_laws(decay, d_model, n_positions):
         said.append("el exponente es 4i/d_model en lugar de 2i/d_model: si tu i ya es el índice "
                     "de la columna par (0, 2, 4, …), no lo multipliques otra vez por 2; la base "
                     "10000 está bien")
+    if _close(decay * (d_model + 1) / d_model, 2 * ln):
+        said.append("el exponente se divide por d_model + 1 en lugar de por d_model: "
+                    "2i/(d_model + 1) en lugar de 2i/d_model (¿los índices pares salen de un "
+                    "np.linspace o un np.arange con otro paso que 2?); la base 10000 está bien")
     if n_positions and _close(decay * n_positions / d_model, 2 * ln):
         said.append("el exponente se divide por n_positions en lugar de por d_model: "
                     "2i/n_positions en lugar de 2i/d_model; la base 10000 está bien")

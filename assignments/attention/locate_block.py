@@ -445,7 +445,32 @@ def locate(inputs, call):
         answer = _answer(call, probe)
         if answer is not None and not agrees(answer, reference.transformer_block(**probe)):
             found = _located(probe, call)
+    if found is None:
+        found = _mask_with_both(_probe(inputs), call)
     return found if found is not None else _on_own_values(inputs, call)
+
+
+MASK_WITH_BOTH = (
+    "transformer_block.located_mask_with_both",
+    "la máscara: sin máscara tu bloque coincide con el correcto, y con ella no, aunque con la "
+    "FFN anulada, o con la atención anulada, también coincide. La salida enmascarada de "
+    "multihead tiene que llegar, la misma, a la primera residual y, a través de la primera "
+    "LayerNorm, a la FFN: ¿llamas a multihead (o calculas la primera subcapa) más de una vez, "
+    "alguna sin la máscara? (paso 8)")
+
+
+def _mask_with_both(probe, call):
+    """MASK_WITH_BOTH when the block departs on ``probe`` with its mask and agrees without it:
+    a departure that needs the attention, the FFN and the mask at once."""
+    if probe.get("mask") is None:
+        return None
+    masked, unmasked = _answer(call, probe), _answer(call, dict(probe, mask=None))
+    if masked is None or unmasked is None:
+        return None
+    if agrees(masked, reference.transformer_block(**probe)) or not agrees(
+            unmasked, reference.transformer_block(**dict(probe, mask=None))):
+        return None
+    return MASK_WITH_BOTH[0], f"el fallo está en {MASK_WITH_BOTH[1]}"
 
 
 def _on_own_values(inputs, call):

@@ -74,6 +74,7 @@ PHASES = "positional_encoding.located_phases"
 ROWS_AND_COLUMNS_SWAPPED = "positional_encoding.located_rows_and_columns_swapped"
 FLAT_INTERLEAVED = "positional_encoding.located_flat_interleaved"
 POSITIONS_RESTART = "positional_encoding.located_positions_restart"
+RESCALED = "positional_encoding.located_rescaled"
 ANGLES_OF_PAIRS = "positional_encoding.located_angles_of_pairs"
 # A phase is fitted from the rows, two unknowns per column: fewer positions fit anything.
 MIN_FITTED_POSITIONS = 4
@@ -97,6 +98,18 @@ def _swapped(n_positions, d_model):
     pe = np.zeros((n_positions, d_model))
     pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles[:, : d_model // 2])
     return pe
+
+
+def _affine(pe, expected_pe):
+    """(a, b) when ``pe`` is a·expected_pe + b for one a and one b, not (1, 0) and a ≠ 0:
+    the right encoding rescaled or shifted as a whole; else None."""
+    values = expected_pe.ravel()
+    if np.unique(np.round(values, 9)).size < 3:
+        return None  # through two values (one position: 0s and 1s) any line passes
+    a, b = np.polyfit(values, pe.ravel(), 1)
+    if abs(a) <= tolerances.ATOL or (abs(a - 1) <= tolerances.RTOL and abs(b) <= tolerances.ATOL):
+        return None
+    return (float(a), float(b)) if agrees(pe, a * expected_pe + b) else None
 
 
 def _rows_and_columns_swapped(n_positions, d_model):
@@ -150,6 +163,14 @@ def _whole_forms(pe, omega, expected_pe, expected_omega, inputs):
                 "el fallo está en el orden de las filas: tu pe es la correcta con las filas al "
                 "revés, así que cuentas las posiciones desde el final. La fila 0 es la posición "
                 "0, (0, 1, 0, 1, …), y la última, la posición n_positions − 1 (paso 7)")
+        affine = _affine(pe, expected_pe)
+        if affine is not None:
+            a, b = (f"{v:.2f}".replace(".", ",").replace("-", "−") for v in affine)
+            return RESCALED, (
+                f"el fallo está en lo que haces después de los senos y cosenos: tu pe es la "
+                f"correcta multiplicada por {a} y sumada {b} (¿la llevas a [0, 1], con "
+                "(pe + 1)/2, o la normalizas?). pe son los senos y cosenos tal cual, entre −1 "
+                "y 1: la fila 0 es (0, 1, 0, 1, …) (paso 7)")
         norms = np.linalg.norm(expected_pe, axis=1, keepdims=True)
         if agrees(pe, expected_pe / norms):
             return ROWS_NORMALISED, (
@@ -324,22 +345,22 @@ def locate(inputs, call):
     ``inputs``, or None when its shapes are not the notebook's or nothing departs. A case of
     one position is located on more positions when the function departs there too."""
     found = _located(inputs, call)
-    if inputs["n_positions"] != 1 or _places_something(found):
+    if inputs["n_positions"] != 1 or _right(call, inputs):
         return found
+    # One row fits many formulas (sines wrong, cosines right, one angle per pair...): the
+    # code's place is measured on more positions, unless they are right there.
     longer = dict(inputs, n_positions=ROWS_OF_ONE_POSITION_PROBE)
-    if _right(call, inputs):
-        return None
     if _right(call, longer):
-        return ONE_POSITION
+        return found if found is not None and _first(found)[0] in CALL_FORMS else ONE_POSITION
     return _located(longer, call)
 
 
-def _places_something(found):
-    """True when ``found`` is a place other than the row of position 0 or the angles, the
-    places that one row cannot tell from the others (its one angle per pair fits many
-    formulas)."""
-    first = found[0] if isinstance(found, list) else found
-    return first is not None and first[0] not in (ROW_ZERO, ANGLES, ANGLES_OF_PAIRS)
+# Places that one call's answer shows whatever its rows: another call's answer, a table.
+CALL_FORMS = (OTHER_ARGUMENTS, FIXED_TABLE)
+
+
+def _first(found):
+    return found[0] if isinstance(found, list) else found
 
 
 def _right(call, inputs):
