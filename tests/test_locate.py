@@ -1086,17 +1086,23 @@ def test_sines_and_cosines_alternated_over_the_flat_array_are_located_as_such():
     _located_only_where_d_model_is_odd(flat, "located_flat_interleaved")
 
 
+def _block_located_at(case_name, student, where):
+    """``student`` fails the block case ``case_name`` and is located at ``where``; tanh_ffn,
+    the control, fails it too and is located elsewhere."""
+    (case,) = [c for c in cases.cases_for("transformer_block") if c.name == case_name]
+    inputs = case.inputs(np.random.default_rng(3))
+    for one, said in ((student, True), (tanh_ffn, False)):
+        call = lambda probe: _parts("transformer_block", one(**probe))  # noqa: E731
+        assert judge("transformer_block", inputs, Outcome(parts=call(inputs)))
+        first = summary._places(locate.locate("transformer_block", inputs, call))[0][0]
+        assert (first == f"transformer_block.{where}") is said, (one, first)
+
+
 def test_a_block_that_treats_zero_tokens_as_padding_is_located_at_the_zero_tokens():
     """The unmasked block case has one token of zeros; a block that drops such tokens as keys
     (a twelfth probe's passed every case before) fails there, and is told so. The control:
     tanh_ffn fails the same case and is not said to be about zero tokens."""
-    (case,) = [c for c in cases.cases_for("transformer_block") if c.name == "sin_mascara"]
-    inputs = case.inputs(np.random.default_rng(3))
-    for student, said in ((zero_tokens_as_padding, True), (tanh_ffn, False)):
-        call = lambda probe: _parts("transformer_block", student(**probe))  # noqa: E731
-        assert judge("transformer_block", inputs, Outcome(parts=call(inputs)))
-        first = summary._places(locate.locate("transformer_block", inputs, call))[0][0]
-        assert (first == "transformer_block.located_zero_tokens") is said, (student, first)
+    _block_located_at("sin_mascara", zero_tokens_as_padding, "located_zero_tokens")
 
 
 def test_a_recurrence_seeded_with_two_rows_fails_one_position_and_is_located_there():
@@ -1149,13 +1155,7 @@ def test_a_block_whose_ffn_reads_the_first_sublayer_without_the_mask_is_located_
         again = LN(x + MH(x, heads, W_O))
         return LN(x1 + np.maximum(0, again @ W1 + b1) @ W2 + b2)
 
-    (case,) = [c for c in cases.cases_for("transformer_block") if c.name == "causal"]
-    inputs = case.inputs(np.random.default_rng(3))
-    for student, said in ((ffn_without_the_mask, True), (tanh_ffn, False)):
-        call = lambda probe: _parts("transformer_block", student(**probe))  # noqa: E731
-        assert judge("transformer_block", inputs, Outcome(parts=call(inputs)))
-        first = summary._places(locate.locate("transformer_block", inputs, call))[0][0]
-        assert (first == "transformer_block.located_mask_with_both") is said, (student, first)
+    _block_located_at("causal", ffn_without_the_mask, "located_mask_with_both")
 
 
 def test_positions_counted_in_eight_bits_fail_the_long_case_and_are_located():
