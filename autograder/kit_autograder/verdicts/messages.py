@@ -192,8 +192,9 @@ def _error_sentence(function, error, part_names=(), parameters=(), *, sizes=NO_S
     if kind == "unpack":
         expected = (f"{numbers[0]} nombres" if numbers and shown(numbers[0])
                     else "varios nombres")
-        got = (f"algo que tiene {numbers[1]} elementos" if len(numbers) > 1 and shown(numbers[1])
-               else "algo que tiene otro número de elementos")
+        got = ("algo que tiene otro número de elementos"
+               if len(numbers) < 2 or not shown(numbers[1]) else
+               f"algo que tiene {numbers[1]} elemento{'' if numbers[1] == 1 else 's'}")
         return (f"{raised}: desempaqueta en {expected} {got}: revisa qué recorre el bucle o qué "
                 "devuelve lo que desempaquetas (¿un zip(*lista), que agrupa los elementos por "
                 "posición y no uno a uno?)")
