@@ -168,6 +168,21 @@ def test_an_attribute_that_does_not_exist_and_an_unequal_split_are_said_with_the
     assert "usa un atributo o un método que no existe" in control.message
 
 
+def test_twice_the_columns_asks_whether_two_arrays_are_joined_where_they_are_summed():
+    """A fourteenth probe's block concatenated its residual, (n, 2·d_model), and got only the
+    shape. The control: one column too many is not said to be doubled."""
+    from kit_autograder.verdicts.compare import compare_part
+
+    rng = np.random.default_rng(0)
+    expected = rng.normal(size=(5, 8))
+    (doubled,) = compare_part("la salida", rng.normal(size=(5, 16)), expected, atol=1e-6,
+                              rtol=1e-6)
+    assert "el doble de columnas" in doubled.message and "np.concatenate" in doubled.message
+    (one_more,) = compare_part("la salida", rng.normal(size=(5, 9)), expected, atol=1e-6,
+                               rtol=1e-6)
+    assert "el doble" not in one_more.message
+
+
 def test_an_array_used_as_a_condition_is_explained_not_left_as_a_bare_valueerror():
     """A seventh blind probe's `if mask:` raised NumPy's «truth value … is ambiguous», which
     reached the student as «lanzó ValueError» and nothing else. The control: a ValueError of

@@ -47,6 +47,20 @@ def _size_one_axis(got, expected, *, atol, rtol):
             "¿un reshape o una traspuesta de más?)")
 
 
+def _doubled_axis(got, expected):
+    """A question when the shapes differ along one axis only, and there ``got`` has twice
+    the reference's size: two arrays joined where one was meant (a concatenation in place of
+    a sum). It names no size."""
+    if got.ndim != expected.ndim:
+        return ""
+    differ = [axis for axis in range(got.ndim) if got.shape[axis] != expected.shape[axis]]
+    if len(differ) != 1 or got.shape[differ[0]] != 2 * expected.shape[differ[0]]:
+        return ""
+    words, _ = _axis_words(got.ndim, differ[0])
+    return (f" (el doble de {words}: ¿juntas dos arrays con np.concatenate, np.hstack o "
+            "np.vstack donde van sumados, elemento a elemento?)")
+
+
 def _tolerance_at(tolerance, expected, index):
     """The part ``index`` of a tolerance given entry by entry (of the reference's shape), or
     the tolerance itself when it is one number for all entries."""
@@ -122,7 +136,8 @@ def compare_part(name, got, expected, *, atol, rtol, sizes=NO_SIZES) -> list:
                 or _cut_short_or_long(got, expected, atol=atol, rtol=rtol)
                 or _one_value_of_many(got, expected, atol=atol, rtol=rtol)
                 or (" (¿la devuelves traspuesta?)"
-                    if got.ndim == 2 and got.shape[::-1] == expected.shape else ""))
+                    if got.ndim == 2 and got.shape[::-1] == expected.shape else "")
+                or _doubled_axis(got, expected))
         return [Failure(f"{name}: forma {sizes.shape(got.shape)} en lugar de "
                         f"{_shape(expected.shape)}{hint}", name,
                         {"kind": "shape", "got": list(got.shape),
