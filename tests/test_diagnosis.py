@@ -148,6 +148,12 @@ def test_nan_with_a_mask_and_large_scores_names_both_causes_and_how_to_tell():
     (lambda Q, K, V, mask=None: (Q + (lambda z: z), None), "¿te faltan los paréntesis"),
     (lambda Q, K, V, mask=None: (__import__("math").sin(Q), None), "usa la de NumPy, np.sin"),
     (lambda Q, K, V, mask=None: ([a for a, b, c in zip(*[Q, K])], None), "desempaqueta en 3"),
+    # A fifteenth probe's: a slice bound from a true division, a 2-D boolean mask on a 3-D
+    # array, and a reshape into pairs with −1 that an odd width cannot take.
+    (lambda Q, K, V, mask=None: (Q[: len(Q) / 2], None), "corta (a:b) con un número con"),
+    (lambda Q, K, V, mask=None: (np.stack([Q, Q])[np.ones((len(Q), 3), dtype=bool)], None),
+     "una máscara de True/False que no tiene su forma"),
+    (lambda Q, K, V, mask=None: (np.ones(7).reshape(2, -1, 2), None), "una forma con −1"),
 ])
 def test_an_attribute_that_does_not_exist_and_an_unequal_split_are_said_with_their_names(
         attention, said):
@@ -368,7 +374,11 @@ def _pe_with(omega_of):
     (lambda d: np.exp(-np.log10(10000) * np.arange(0, d, 2) / d),
      "con np.log10 en lugar de np.log"),
     (lambda d: np.exp(-7.0 * np.arange(0, d, 2) / d), "decrecen a otro ritmo"),
-], ids=["base_1000", "base_1000_exponent_i", "base_10", "starts_at_2", "log10", "no_law"])
+    # 10e4 for 10000: with d_model = 5 the same frequencies as an exponent over d_model − 1,
+    # which a fifteenth probe's was told on the odd cases; odd cases now start at 7.
+    (lambda d: 1 / 10e4 ** (np.arange(0, d, 2) / d), "la base es 100000 en lugar de 10000"),
+], ids=["base_1000", "base_1000_exponent_i", "base_10", "starts_at_2", "log10", "no_law",
+        "base_10e4"])
 def test_wrong_frequencies_are_named_with_base_and_exponent_apart(omega_of, said):
     failing = assert_named("positional_encoding", _pe_with(omega_of),
                            "positional_encoding.frequencies")

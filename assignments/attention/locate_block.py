@@ -233,11 +233,22 @@ def _answer(call, probe):
     return None if parts is None or len(parts) != 1 else np.asarray(parts[0], dtype=np.float64)
 
 
+NORM_NOT_FINITE = (
+    "transformer_block.located_norm_not_finite",
+    "la normalización: con la atención y la FFN anuladas tu bloque ya da NaN o infinitos, y "
+    "LayerNorm(LayerNorm(x)) no: tu LayerNorm saca la raíz de un número negativo o divide "
+    "por 0. ¿Está bien escrita la varianza, que nunca es negativa, y es ε un número pequeño "
+    "y positivo (10 ** -5 o 1e-5; en Python, 10 ^ -5 es otra cosa)? (paso 8)")
+
+
 def _normalisation(output, expected, x):
     """Which part of the residuals and normalisation departs, from the rows of the answer on
     ``both_off`` (``expected``: LayerNorm(x))."""
-    if output.shape != expected.shape or not np.isfinite(output).all():
+    if output.shape != expected.shape:
         return None
+    if not np.isfinite(output).all():
+        # LayerNorm(LayerNorm(x)) is finite for every finite x: NaN here is the norm's own.
+        return NORM_NOT_FINITE if np.isfinite(expected).all() else None
     if agrees(output, x):
         return NORM_INSIDE
     if np.abs(output).max() <= tolerances.ATOL:

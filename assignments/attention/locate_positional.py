@@ -138,9 +138,11 @@ def _whole_forms(pe, omega, expected_pe, expected_omega, inputs):
     d_model = inputs["d_model"]
     if pe.shape == expected_pe.shape and pe.size and not agrees(pe, expected_pe):
         # Where the right answer is itself all integers (one position: 0s and 1s), an
-        # integer answer says nothing about its type.
+        # integer answer says nothing about its type; and integers that are not the right
+        # values truncated (rows of (0, 1, 0, 1, …) from angles of 0) are no integer type.
         if (np.array_equal(pe, np.round(pe))
-                and not np.array_equal(expected_pe, np.round(expected_pe))):
+                and not np.array_equal(expected_pe, np.round(expected_pe))
+                and np.array_equal(pe, np.trunc(expected_pe))):
             return INTEGERS, (
                 "el fallo está en el tipo de tu pe: todos sus valores son números enteros, "
                 "porque cada seno y coseno se trunca al guardarlo en un array de enteros. Crea "

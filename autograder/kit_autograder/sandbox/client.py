@@ -438,7 +438,8 @@ ERROR_KINDS = {"missing", "not_callable", "arguments", "not_a_tuple", "wrong_cou
                "too_many_indices", "axis", "concatenate", "concatenate_ndim", "einsum",
                "ambiguous_truth", "integer_expected", "split_unequal", "invert_not_boolean",
                "inhomogeneous", "concatenate_empty", "stack_not_sequence", "float_index",
-               "function_operand", "scalar_function", "unpack"}
+               "function_operand", "scalar_function", "unpack", "float_slice",
+               "boolean_index"}
 EXCEPTION_NAMES = {name for name, value in vars(builtins).items()
                    if isinstance(value, type) and issubclass(value, BaseException)}
 EXCEPTION_NAMES |= {"AxisError", "LinAlgError"}

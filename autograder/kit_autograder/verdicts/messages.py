@@ -173,6 +173,13 @@ def _error_sentence(function, error, part_names=(), parameters=(), *, sizes=NO_S
         "stack_not_sequence": (f"{raised}: np.hstack, np.vstack y np.stack necesitan una lista "
                                "o una tupla de arrays, no un map ni un generador: escribe "
                                "list(map(…)) o una lista por comprensión, [f(c) for c in …]"),
+        "float_slice": (f"{raised}: corta (a:b) con un número con decimales: los límites "
+                        "de un corte tienen que ser enteros. ¿Sale de una división /? Usa la "
+                        "división entera // o int(…)"),
+        "boolean_index": (f"{raised}: indexa un array con una máscara de True/False que no "
+                          "tiene su forma: una máscara de dos ejes indexa los dos primeros ejes "
+                          "del array. Para aplicarla a los dos últimos de un array de tres, "
+                          "usa np.where(mask, s, −np.inf), que la extiende sola"),
         "float_index": (f"{raised}: usa como índice un array de números con decimales "
                         "(float); los índices tienen que ser enteros. ¿Vienen de "
                         "np.fromfunction o np.indices con dtype=float, o de una división /? "
@@ -225,6 +232,10 @@ def _error_sentence(function, error, part_names=(), parameters=(), *, sizes=NO_S
                     f"{sizes.shape(target)}{needs}")
         return (f"{raised}: cambia de forma (reshape) un array a {sizes.shape(target)}{needs}, "
                 "y el array no tiene esos números")
+    if kind == "reshape":  # a shape with −1 (NumPy writes it «newaxis»): no size to compare
+        return (f"{raised}: cambia de forma (reshape) un array a una forma con −1 que no le "
+                "cabe: el número de elementos tiene que ser múltiplo del producto de los demás "
+                "tamaños (¿un reshape en parejas, (…, −1, 2), de un número impar de columnas?)")
     if kind == "index" and len(numbers) >= 3:
         index = f"el índice {numbers[0]}" if shown(numbers[0]) else "un índice"
         axis = f"el eje {numbers[1]}" if shown(numbers[1]) else "un eje"

@@ -340,7 +340,8 @@ _PATTERNS = [  # (kind, regex); the groups are integers or shapes
     ("matmul", re.compile(r"matmul: Input operand \d has a mismatch in its core dimension \d.*"
                           r"\(size (\d+) is different from (\d+)\)")),
     ("not_aligned", re.compile(r"shapes \(([\d, ]*)\) and \(([\d, ]*)\) not aligned")),
-    ("reshape", re.compile(r"cannot reshape array of size (\d+) into shape \(([\d, ]*)\)")),
+    ("reshape", re.compile(r"cannot reshape array of size (\d+) into shape "
+                           r"\(([\d, ]*(?:newaxis)?[\d, ]*)\)")),
     ("index", re.compile(r"index (-?\d+) is out of bounds for axis (\d+) with size (\d+)")),
     ("too_many_indices", re.compile(r"too many indices for array: array is (\d+)-dimensional, "
                                     r"but (\d+) were indexed")),
@@ -352,6 +353,12 @@ _PATTERNS = [  # (kind, regex); the groups are integers or shapes
     ("concatenate_empty", re.compile(r"need at least one array to (?:concatenate|stack)")),
     ("stack_not_sequence", re.compile(r"arrays to stack must be passed as a \"sequence\" type")),
     ("invert_not_boolean", re.compile(r"ufunc 'invert' not supported for the input types")),
+    ("float_slice", re.compile(r"slice indices must be integers or None or have an "
+                               r"__index__ method")),
+    ("boolean_index", re.compile(r"boolean index did not match indexed array along "
+                                 r"(?:axis|dimension) (\d+); (?:size|dimension) (?:of axis )?is "
+                                 r"(\d+) but (?:size|dimension) of corresponding boolean "
+                                 r"(?:axis|dimension) is (\d+)")),
     ("float_index", re.compile(r"arrays used as indices must be of integer \(or boolean\) type")),
     ("function_operand", re.compile(r"unsupported operand type\(s\) for .+: "
                                     r"(?:'\w+' and 'function'|'function' and '\w+')")),
