@@ -211,8 +211,12 @@ def _whole_forms(pe, omega, expected_pe, expected_omega, inputs):
 def _waves(n_positions, omega):
     """sin(pos·ω_0), cos(pos·ω_0), sin(pos·ω_1), …: the columns in their right order, one
     pair for every frequency (with d_model odd, one cosine more than pe has)."""
-    angles = np.arange(n_positions)[:, None] * omega
-    waves = np.empty((n_positions, 2 * len(omega)))
+    return _interleaved(np.arange(n_positions)[:, None] * omega)
+
+
+def _interleaved(angles):
+    """The sine and the cosine of each column of ``angles``, side by side, pair after pair."""
+    waves = np.empty((angles.shape[0], 2 * angles.shape[1]))
     waves[:, 0::2], waves[:, 1::2] = np.sin(angles), np.cos(angles)
     return waves
 
@@ -276,18 +280,10 @@ def _positions_restart(pe, expected_pe):
     return None
 
 
-def _pair_waves(angles, d_model):
-    """The sines and cosines of ``angles`` (one column per pair) in the columns of their
-    complete pairs, sine then cosine: what ``_angles_of_pairs`` compares."""
-    full = d_model // 2
-    waves = np.empty((angles.shape[0], 2 * full))
-    waves[:, 0::2], waves[:, 1::2] = np.sin(angles[:, :full]), np.cos(angles[:, :full])
-    return waves
-
-
 def _angles_of_pairs(pe):
     """The columns of ``pe``'s complete pairs when each pair (2i, 2i + 1) is a sine and a
-    cosine of one same angle, sin² + cos² = 1 on every row; else None."""
+    cosine of one same angle, sin² + cos² = 1 on every row; else None (what is compared with
+    ``_interleaved`` angles)."""
     full = pe.shape[1] // 2
     if full == 0:
         return None
@@ -435,7 +431,9 @@ def _located(inputs, call):
     pairs = (None if only_row_zero or restart is not None or agrees(pe[0], expected_pe[0])
              else _angles_of_pairs(pe))
     if pairs is not None:
-        added = agrees(pairs, _pair_waves(np.arange(pe.shape[0])[:, None] + omega, pe.shape[1]))
+        # pairs holds the complete pairs only: as many angles as it has pairs.
+        added = agrees(pairs, _interleaved(
+            (np.arange(pe.shape[0])[:, None] + omega)[:, : pairs.shape[1] // 2]))
         specific = (ANGLES_OF_PAIRS, "el fallo está en los ángulos: " + (
             "cada pareja de columnas de tu pe es el seno y el coseno de pos + ω_i, la suma, y "
             "no del producto pos·ω_i (¿np.add.outer en lugar de np.outer, o un + en lugar de "

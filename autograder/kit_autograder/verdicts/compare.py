@@ -47,16 +47,22 @@ def _size_one_axis(got, expected, *, atol, rtol):
             "¿un reshape o una traspuesta de más?)")
 
 
+def _one_differing_axis(got, expected):
+    """The one axis along which two arrays of as many axes differ in size, or None."""
+    if got.ndim != expected.ndim:
+        return None
+    differ = [axis for axis in range(got.ndim) if got.shape[axis] != expected.shape[axis]]
+    return differ[0] if len(differ) == 1 else None
+
+
 def _doubled_axis(got, expected):
     """A question when the shapes differ along one axis only, and there ``got`` has twice
     the reference's size: two arrays joined where one was meant (a concatenation in place of
     a sum). It names no size."""
-    if got.ndim != expected.ndim:
+    axis = _one_differing_axis(got, expected)
+    if axis is None or got.shape[axis] != 2 * expected.shape[axis]:
         return ""
-    differ = [axis for axis in range(got.ndim) if got.shape[axis] != expected.shape[axis]]
-    if len(differ) != 1 or got.shape[differ[0]] != 2 * expected.shape[differ[0]]:
-        return ""
-    words, _ = _axis_words(got.ndim, differ[0])
+    words, _ = _axis_words(got.ndim, axis)
     return (f" (el doble de {words}: ¿juntas dos arrays con np.concatenate, np.hstack o "
             "np.vstack donde van sumados, elemento a elemento?)")
 
@@ -80,12 +86,9 @@ def _cut_short_or_long(got, expected, *, atol, rtol):
     """A hint when the shapes differ along one axis only and the shared part is the
     reference's, at the start or at the end of that axis: a range that stops one short or goes
     one too far. Measured, so it is said only when true; it names no size."""
-    if got.ndim != expected.ndim or got.size == 0 or expected.size == 0:
+    axis = _one_differing_axis(got, expected)
+    if axis is None or got.size == 0 or expected.size == 0:
         return ""
-    differ = [axis for axis in range(got.ndim) if got.shape[axis] != expected.shape[axis]]
-    if len(differ) != 1:
-        return ""
-    axis = differ[0]
     shared = min(got.shape[axis], expected.shape[axis])
 
     def cut(length, at_start):
