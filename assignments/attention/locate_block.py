@@ -450,14 +450,15 @@ def locate(inputs, call):
     case), or None. ``call(probe_inputs)`` runs the student's block and returns its parts, or
     None when it raised. Probed with at least MIN_PROBE_TOKENS tokens first, then, if nothing
     departs there, with the case's own number of tokens, then with the case's own values."""
-    found = _zero_tokens(inputs, call) or _located(_probe(inputs), call)
+    fresh = _probe(inputs)
+    found = _zero_tokens(inputs, call) or _located(fresh, call)
     if found is None and len(inputs["x"]) < MIN_PROBE_TOKENS and inputs.get("mask") is None:
         probe = _probe(inputs, own_tokens=True)
         answer = _answer(call, probe)
         if answer is not None and not agrees(answer, reference.transformer_block(**probe)):
             found = _located(probe, call)
     if found is None:
-        found = _mask_with_both(_probe(inputs), call)
+        found = _mask_with_both(fresh, call)
     return found if found is not None else _on_own_values(inputs, call)
 
 

@@ -120,11 +120,11 @@ def _rows_and_columns_swapped(n_positions, d_model):
     return _waves(d_model, omega)[:, :n_positions].T
 
 
-def _flat_interleaved(n_positions, d_model):
-    """pe with sines and cosines alternated in row-major order over the whole array
-    (pe.flat[0::2], pe.flat[1::2]) rather than within each row: the same for d_model even,
-    and from row 1 on the wrong cells (NumPy repeating or cutting the values) when odd."""
-    omega = 1 / 10000 ** (2 * np.arange((d_model + 1) // 2) / d_model)
+def _flat_interleaved(n_positions, d_model, omega):
+    """pe with sines and cosines of the right ``omega`` alternated in row-major order over the
+    whole array (pe.flat[0::2], pe.flat[1::2]) rather than within each row: the same for
+    d_model even, and from row 1 on the wrong cells (NumPy repeating or cutting the values)
+    when odd."""
     angles = np.arange(n_positions)[:, None] * omega
     pe = np.zeros((n_positions, d_model))
     pe.flat[0::2] = np.sin(angles).ravel()
@@ -192,7 +192,8 @@ def _whole_forms(pe, omega, expected_pe, expected_omega, inputs):
                 "coseno, pe[p, j] = sin(j·ω_(p//2)). ¿Desempaquetas np.indices o np.meshgrid "
                 "en el orden al revés? La fila es la posición y la columna la pareja: "
                 "pe[pos, 2i] = sin(pos·ω_i) y pe[pos, 2i + 1] = cos(pos·ω_i) (paso 7)")
-        if d_model % 2 and agrees(pe, _flat_interleaved(inputs["n_positions"], d_model)):
+        if d_model % 2 and agrees(pe, _flat_interleaved(inputs["n_positions"], d_model,
+                                                         expected_omega)):
             return FLAT_INTERLEAVED, (
                 "el fallo está en cómo alternas senos y cosenos: los alternas sobre todo el "
                 "array aplanado (pe.flat[0::2], o un ravel), no dentro de cada fila. Con "

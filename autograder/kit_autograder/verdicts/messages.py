@@ -177,9 +177,9 @@ def _error_sentence(function, error, part_names=(), parameters=(), *, sizes=NO_S
                         "de un corte tienen que ser enteros. ¿Sale de una división /? Usa la "
                         "división entera // o int(…)"),
         "boolean_index": (f"{raised}: indexa un array con una máscara de True/False que no "
-                          "tiene su forma: una máscara de dos ejes indexa los dos primeros ejes "
-                          "del array. Para aplicarla a los dos últimos de un array de tres, "
-                          "usa np.where(mask, s, −np.inf), que la extiende sola"),
+                          "tiene su forma: una máscara indexa los primeros ejes del array, "
+                          "tantos como tiene ella. Para aplicarla a los últimos ejes, usa "
+                          "np.where(mask, s, …), que la extiende sola"),
         "float_index": (f"{raised}: usa como índice un array de números con decimales "
                         "(float); los índices tienen que ser enteros. ¿Vienen de "
                         "np.fromfunction o np.indices con dtype=float, o de una división /? "
