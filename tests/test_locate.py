@@ -707,6 +707,12 @@ def heads_masked_even_without_a_mask(X, heads, W_O, mask=None):
     return np.concatenate(outputs, axis=1) @ W_O
 
 
+def queries_and_keys_swapped(X, heads, W_O, mask=None):
+    # A sixteenth probe's `for W_K, W_Q, W_V in heads`: «cada cabeza … revisa las tres
+    # proyecciones» was all it got.
+    return MH(X, [(W_K, W_Q, W_V) for W_Q, W_K, W_V in heads], W_O, mask)
+
+
 def heads_times_w_o_entrywise(X, heads, W_O, mask=None):
     # concat * W_O: raises unless the shapes broadcast (n = h·d_v = d_model on the causal case).
     outputs = [ATT(X @ W_Q, X @ W_K, X @ W_V, mask)[0] for W_Q, W_K, W_V in heads]
@@ -845,7 +851,7 @@ def places(function, student, seed=3):
     ("attention", doubled_output, "attention.located_weights_times_v"),
     ("multihead", heads_reversed, "multihead.located_concatenation"),
     ("multihead", heads_interleaved, "multihead.located_concatenation"),
-    ("multihead", queries_as_keys, "multihead.located_each_head"),
+    ("multihead", queries_as_keys, "multihead.located_roles_swapped"),
     ("multihead", mask_dropped, "multihead.located_mask"),
     ("multihead", divided_by_root_h, "multihead.located_scaled"),
     ("attention", causal_when_no_mask, "attention.located_always_causal"),
@@ -879,6 +885,9 @@ def places(function, student, seed=3):
     # Said «cómo separas las cabezas: cada cabeza sola es correcta», unmeasured: one head
     # alone raised.
     ("multihead", heads_times_w_o_entrywise, "multihead.located_elementwise_w_o"),
+    # It got only «cada cabeza», as queries_as_keys did (a sixteenth probe's K = X @ W_Q);
+    # one_softmax_for_all_heads and the rest are the controls.
+    ("multihead", queries_and_keys_swapped, "multihead.located_roles_swapped"),
     # Right where n = d_model/h by coincidence: the head count's probe must not say «el número
     # de cabezas» (it did on the 3-head case, with 6 tokens).
     ("multihead", scale_from_the_tokens, "multihead.located_each_head"),
@@ -998,7 +1007,21 @@ def _indices_unpacked_swapped(n_positions, d_model):
     return np.where(col % 2 == 0, np.sin(angles), np.cos(angles)), _omega(d_model)
 
 
+def _cosines_over_sines(n_positions, d_model):
+    # A sixteenth probe's loop: pe[:, 2i] = sin, then pe[:, 2i] = cos, column 2i + 1 never set.
+    w = _omega(d_model)
+    angles = np.arange(n_positions)[:, None] * w
+    pe = np.zeros((n_positions, d_model))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 0:2 * (d_model // 2):2] = np.cos(angles[:, : d_model // 2])
+    return pe, w
+
+
 @pytest.mark.parametrize("student, where", [
+    # A sixteenth probe's, told only «la fila de la posición 0» before; the control, cosines
+    # of the wrong phase in the right columns, is still «las columnas impares, los cosenos».
+    (_cosines_over_sines, "located_odd_columns_zero"),
+
     # A thirteenth probe's two: angles pos + ω_i (np.add.outer) and (pos/10000)^(2i/d_model),
     # each pair still a sine and a cosine of one angle; both got only the row of position 0.
     # _row_zero_swapped below, wrong in row 0 alone, is the control: still the row.
@@ -1048,6 +1071,36 @@ def test_each_positional_encoding_bug_departs_at_one_place_on_every_failing_case
         assert first[0] == f"positional_encoding.{where}", (case.name, found)
         assert first[1].startswith("el fallo está en ") and first[1].endswith("(paso 7)")
     assert {"d_par", "d_impar", "largo"} <= failed
+
+
+@pytest.mark.parametrize("angle_of, words", [
+    (lambda pos, w, n: 2 * np.pi * pos * w, "2π"),
+    (lambda pos, w, n: np.linspace(0, n, n)[:, None] * w, "np.linspace"),
+    # The control: pos**1.5·ω_i, no one factor, is still «los ángulos pos·ω_i».
+    (lambda pos, w, n: pos ** 1.5 * w, None),
+])
+def test_angles_scaled_by_one_number_say_the_number_on_every_failing_case(angle_of, words):
+    """A sixteenth probe's 2π·pos·ω_i and np.linspace positions were told only «los ángulos
+    pos·ω_i» (the frequencies read off pe alias at 2π); the factor is now measured on the
+    slowest pair and named by what it is, on every case that fails."""
+    def student(n_positions, d_model):
+        return _encoding(_omega, angle_of=lambda pos, w: angle_of(pos, w, n_positions))(
+            n_positions, d_model)
+
+    call = lambda probe: _parts("positional_encoding", student(**probe))  # noqa: E731
+    failed = 0
+    for case in cases.cases_for("positional_encoding"):
+        inputs = case.inputs()
+        if not judge("positional_encoding", inputs, Outcome(parts=call(inputs))):
+            continue
+        failed += 1
+        first = summary._places(locate.locate("positional_encoding", inputs, call))[0]
+        if words is None:
+            assert first[0] == "positional_encoding.located_angles", first
+        else:
+            assert first[0] == "positional_encoding.located_angles_scaled", first
+            assert words in first[1], first
+    assert failed >= 3
 
 
 def _located_only_where_d_model_is_odd(student, where):
@@ -1136,6 +1189,45 @@ def test_a_recurrence_seeded_with_two_rows_fails_one_position_and_is_located_the
         assert judge("positional_encoding", inputs, Outcome(parts=call(inputs)))
         found = locate.locate("positional_encoding", inputs, call)
         assert summary._places(found)[0][0] == f"positional_encoding.{where}", found
+
+
+def test_weights_squeezed_fail_the_one_key_case_and_are_located_there():
+    """A squeeze of the weights drops the key axis when there is one key (a thirteenth and a
+    fifteenth probe's m = 1 bugs passed every case before the case of one key). It is right
+    with more keys, and that is what is said; the control, an output doubled, departs with
+    more keys too and is located by the ordinary probe, at the weights times V."""
+    def squeezed(Q, K, V, mask=None):
+        output, weights = ATT(Q, K, V, mask)
+        return output, np.squeeze(weights)
+
+    def doubled(Q, K, V, mask=None):
+        output, weights = ATT(Q, K, V, mask)
+        return 2 * output, weights
+
+    (one,) = [c for c in cases.cases_for("attention") if c.name == "una_clave"]
+    inputs = one.inputs()
+    for student, said in ((squeezed, True), (doubled, False)):
+        call = lambda probe: _parts("attention", student(**probe))  # noqa: E731
+        assert judge("attention", inputs, Outcome(parts=call(inputs)))
+        found = summary._places(locate.locate("attention", inputs, call))
+        assert (found[0][0] == "attention.located_one_key") is said, found
+
+
+def test_a_head_size_taken_as_the_smaller_of_d_k_and_d_v_fails_a_case():
+    """Each head scaled by √min(d_k, d_v): right wherever d_k ≤ d_v, so only a case with
+    d_k > d_v fails it (a fifteenth probe's d_k > d_v bug had no such case). The control:
+    the case with d_k < d_v passes it."""
+    def smaller_size(X, heads, W_O, mask=None):
+        outputs = []
+        for W_Q, W_K, W_V in heads:
+            d = min(W_K.shape[1], W_V.shape[1])
+            outputs.append(ATT(X @ W_Q * np.sqrt(W_K.shape[1] / d), X @ W_K, X @ W_V, mask)[0])
+        return np.concatenate(outputs, axis=1) @ W_O
+
+    verdicts = {case.name: judge("multihead", case.inputs(),
+                                 Outcome(parts=_parts("multihead", smaller_size(**case.inputs()))))
+                for case in cases.cases_for("multihead")}
+    assert verdicts["una_cabeza"] and not verdicts["dk_distinto_dv"], verdicts
 
 
 def test_tokens_no_query_sees_dropped_from_x_fail_a_case_and_are_located_at_the_mask():

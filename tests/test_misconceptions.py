@@ -145,13 +145,21 @@ def test_mutant_is_named_as_itself_for_the_whole_function_on_every_draw(mutant_s
 
 
 def test_named_feedback_shows_name_explanation_and_hint(mutant_summaries):
-    entry = misconceptions.get("attention.no_sqrt_dk")
-    failing, diagnoses = mutant_summaries[entry.id, 0][0]
-    assert len(failing) == 5
-    text = diagnoses[0].message
-    assert text.startswith("error típico reconocido, que explica los 5 casos, que fallan todos")
-    assert f": {entry.name}. {entry.explanation}" in text
-    assert f"Pista: {entry.hint}" in text
+    """Its message says how many cases it explains, and whether they are all the cases: the
+    scale cannot show with one key (every weight is 1), so no_sqrt_dk fails all but that one;
+    the keys taken for the values fail every case."""
+    cases = len(cases_for("attention"))
+    for entry_id, explained, start in (
+            ("attention.no_sqrt_dk", cases - 1, f"que explica los {cases - 1} casos que fallan:"),
+            ("attention.keys_for_values", cases,
+             f"que explica los {cases} casos, que fallan todos:")):
+        entry = misconceptions.get(entry_id)
+        failing, diagnoses = mutant_summaries[entry.id, 0][0]
+        assert len(failing) == explained, (entry_id, failing)
+        text = diagnoses[0].message
+        assert text.startswith(f"error típico reconocido, {start}"), text
+        assert f": {entry.name}. {entry.explanation}" in text
+        assert f"Pista: {entry.hint}" in text
 
 
 def test_diagnosis_quotes_no_hidden_number(mutant_grades, mutant_summaries):

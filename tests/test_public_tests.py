@@ -88,7 +88,7 @@ def test_the_base_test_also_catches_a_pe_that_ignores_its_own_omega():
         pe, _ = positional_encoding_with_base(100)(n_positions, d_model)
         return pe, reference.positional_encoding(n_positions, d_model)[1]
 
-    with pytest.raises(AssertionError, match="las mismas frecuencias que omega"):
+    with pytest.raises(AssertionError, match="el seno y el coseno de los ángulos 2·ω_i, con tu omega"):
         positional_encoding_tests()[BASE_TEST](mismatched)
 
 

@@ -88,6 +88,14 @@ def _attention_single_query(rng):
     return dict(Q=rng.normal(size=(1, 4)), K=rng.normal(size=(5, 4)), V=rng.normal(size=(5, 2)))
 
 
+def _attention_single_key(rng):
+    # One key: every weight is 1 and every output row is V's one row, whatever the scale or
+    # the scores. Code that squeezes the key axis away, or special-cases one column, shows
+    # only here (a thirteenth and a fifteenth blind probe's m = 1 bugs passed every case).
+    return dict(Q=1.5 * rng.normal(size=(4, 3)), K=1.5 * rng.normal(size=(1, 3)),
+                V=rng.normal(size=(1, 5)))
+
+
 def _attention_causal(rng):
     return dict(Q=1.5 * rng.normal(size=(5, 4)), K=1.5 * rng.normal(size=(5, 4)),
                 V=rng.normal(size=(5, 3)), mask=_causal(5))
@@ -142,11 +150,13 @@ def _multihead_dk_differs_from_dv(rng):
 
 def _multihead_one_head(rng):
     # One head: its output alone goes through W_O, so code that special-cases h = 1, or that
-    # takes h from anything but len(heads), shows here. d_model // d_k = 3 and d_model / h = 6
+    # takes h from anything but len(heads), shows here. d_model // d_k = 2 and d_model / h = 9
     # differ from h, d_k and d_v, so a head count computed from the sizes shows too.
-    heads, W_O = _heads(rng, d_model=6, n_heads=1, d_k=2, d_v=5)
-    return dict(X=2 * rng.normal(size=(4, 6)), heads=heads, W_O=W_O,
-                mask=_random_mask(rng, 4, 4))
+    # d_k > d_v here, d_k < d_v in "dk_distinto_dv": code that takes one head size for the
+    # other fails one way or the other (a fifteenth blind probe's d_k > d_v bug had no case).
+    heads, W_O = _heads(rng, d_model=9, n_heads=1, d_k=4, d_v=3)
+    return dict(X=2 * rng.normal(size=(5, 9)), heads=heads, W_O=W_O,
+                mask=_random_mask(rng, 5, 5))
 
 
 # --- positional_encoding(n_positions, d_model) ----------------------------------------------
@@ -253,6 +263,7 @@ def _block_small_variance(rng):
 CASES = [
     Case("attention", "rectangular", "sin máscara, n ≠ m y d_k ≠ d_v", _attention_rectangular, 5501),
     Case("attention", "una_consulta", "una sola consulta (n = 1)", _attention_single_query, 5502),
+    Case("attention", "una_clave", "una sola clave (m = 1)", _attention_single_key, 5506),
     Case("attention", "causal", "máscara causal", _attention_causal, 5503),
     Case("attention", "mascara_aleatoria", "máscara arbitraria (no triangular)",
          _attention_random_mask, 5504),

@@ -291,9 +291,21 @@ def _angle_factor(in_pe, omega, n_positions):
     factor = float(in_pe[0] / omega[0])
     if not _same(in_pe, factor * omega) or _close(factor, 1.0):
         return None
+    return angle_factor_words(factor, n_positions)
+
+
+def angle_factor_words(factor, n_positions):
+    """What every angle of pe multiplied by one number ``factor`` says, in Spanish."""
     # The factor is named by what it is where that is case-independent, so that every failing
     # case says the same sentence; a number only when nothing names it.
     said = "cada ángulo pos·ω_i de pe está multiplicado por un mismo número"
+    if _close(factor, 2 * math.pi):
+        return (f"{said}, 2π: ω_i ya es una frecuencia en radianes por posición, y el ángulo "
+                "es pos·ω_i, sin multiplicar por 2π")
+    if n_positions > 1 and _close(factor, n_positions / (n_positions - 1)):
+        return (f"{said}, n_positions/(n_positions − 1): es lo que da tomar las posiciones de "
+                "np.linspace(0, n_positions, n_positions), que no son 0, 1, 2, …; "
+                "np.arange(n_positions) sí")
     if _close(factor, math.pi / 180):
         return (f"{said}, π/180: conviertes los ángulos de grados a radianes (np.radians o "
                 "np.deg2rad), pero pos·ω_i ya está en radianes: no conviertas nada")

@@ -439,9 +439,45 @@ def _mask_form(parts, probe):
     return None
 
 
+# A case of one key is located on this many keys: with one key every weight is 1 whatever the
+# scores, so no part of the formula shows, and a place is a property of the code.
+KEYS_OF_ONE_KEY_PROBE = 5
+ONE_KEY = ("attention.located_one_key",
+           "el caso de una sola clave: con varias claves tu attention es la correcta, y con "
+           "m = 1 no. ¿Aplanas (squeeze) el eje de las claves o tratas aparte una sola columna? "
+           "Con una clave los pesos son una columna de unos, de forma (n, 1), y cada fila de la "
+           "salida es la única fila de V (paso 3)")
+
+
+def _with_more_keys(inputs):
+    """``inputs`` with KEYS_OF_ONE_KEY_PROBE keys and values, the case's first among them, and
+    a mask (if any) that allows the new ones."""
+    rng = np.random.default_rng(PROBE_SEED)
+    K, V = np.asarray(inputs["K"]), np.asarray(inputs["V"])
+    more = KEYS_OF_ONE_KEY_PROBE - K.shape[0]
+    wider = dict(inputs, K=np.vstack([K, rng.normal(size=(more, K.shape[1]))]),
+                 V=np.vstack([V, rng.normal(size=(more, V.shape[1]))]))
+    if inputs.get("mask") is not None:
+        mask = np.asarray(inputs["mask"], dtype=bool)
+        wider["mask"] = np.hstack([mask, np.ones((mask.shape[0], more), dtype=bool)])
+    return wider
+
+
+def _right(call, inputs):
+    """True when the student's answer on ``inputs`` is the reference's."""
+    parts = call(inputs)
+    return (parts is not None and len(parts) == 2
+            and all(agrees(got, want) for got, want in zip(parts, reference.attention(**inputs))))
+
+
 def locate(inputs, call):
     """``(finding id, Spanish message)`` for where ``attention`` departs on ``inputs``, or
-    None when no probe locates it (or the student's function raises on a probe)."""
+    None when no probe locates it (or the student's function raises on a probe). A case of one
+    key is located on more keys, or said to be the place when the function is right there."""
+    if np.shape(inputs["K"])[0] == 1 and not _right(call, inputs):
+        inputs = _with_more_keys(inputs)
+        if _right(call, inputs):
+            return ONE_KEY[0], f"el fallo está en {ONE_KEY[1]}"
     moderate, scaled = _moderate(inputs)
     probe = dict(moderate, mask=None)
     parts = call(probe)

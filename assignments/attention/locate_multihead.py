@@ -11,6 +11,8 @@ and wrong together, redrawing the other heads' matrices tells a shared softmax o
 carried across heads (a head moves with the others' W_Q and W_K only) from a wrong split.
 """
 
+import itertools
+
 import numpy as np
 
 from reference import attention as reference
@@ -99,6 +101,7 @@ NORMALISED_OUTPUT = ("multihead.located_output_normalised",
                      "(media 0 y varianza 1). La normalización de capa es del bloque "
                      "Transformer (paso 8): multihead devuelve solo "
                      "Concat(head_1, …, head_h)·W_O (paso 6)")
+ROLES_SWAPPED = "multihead.located_roles_swapped"
 HEAD_COLUMNS_MOVED = ("multihead.located_head_columns_moved",
                       "dónde colocas la salida de cada cabeza: con una sola cabeza y W_O igual "
                       "a la identidad, tus columnas son columnas de la salida correcta de esa "
@@ -220,7 +223,10 @@ def whole_answer(inputs, call):
         found = ALWAYS_CAUSAL
     elif got.shape == expected.T.shape and agrees(got, expected.T):
         found = TRANSPOSED_OUTPUT
-    elif got.shape == expected.shape and agrees(got, reference.layer_norm(expected)):
+    elif got.shape == expected.shape and any(
+            # Any epsilon the judge accepts for a LayerNorm: a row of small variance shows it.
+            agrees(got, reference.layer_norm(expected, eps))
+            for eps in tolerances.LAYER_NORM_EPS):
         found = NORMALISED_OUTPUT
     elif _elementwise_w_o(inputs, got, concat := _concatenation(inputs)):
         found = ELEMENTWISE_W_O
@@ -282,6 +288,28 @@ def _softmax_over_queries(probe, got):
         scores = np.where(np.asarray(probe["mask"], dtype=bool), scores, -np.inf)
     weights = reference.softmax(scores, axis=0)
     return agrees(got, weights @ (X @ W_V) @ probe["W_O"])
+
+
+# Each of a head's three roles, and the matrix that plays it in (W_Q, W_K, W_V) order.
+ROLES = ("las consultas", "las claves", "los valores")
+MATRICES = ("W_Q", "W_K", "W_V")
+
+
+def _roles_swapped(probe, got):
+    """The Spanish words for the head's matrices put in the wrong roles (W_K for the queries,
+    W_Q for the keys…) when ``got`` is the one-head ``probe``'s output with them; else None.
+    Only shape-compatible assignments are tried: W_V fits a query or key role when d_v = d_k."""
+    ((W_Q, W_K, W_V),) = probe["heads"]
+    matrices = (W_Q, W_K, W_V)
+    for chosen in itertools.product(range(3), repeat=3):
+        if chosen == (0, 1, 2) or np.shape(matrices[chosen[0]]) != np.shape(
+                matrices[chosen[1]]) or np.shape(matrices[chosen[2]])[1] != np.shape(W_V)[1]:
+            continue
+        head = tuple(matrices[index] for index in chosen)
+        if agrees(got, reference.multihead(**dict(probe, heads=[head]))):
+            return " y ".join(f"{MATRICES[index]} para {ROLES[role]}"
+                              for role, index in enumerate(chosen) if index != role)
+    return None
 
 
 def _rows_left_at_zero(got, expected):
@@ -513,6 +541,10 @@ def locate(inputs, call):
             step = INTEGER_VALUES
         elif departs and step is EACH_HEAD and _softmax_over_queries(probe, answer[0]):
             step = HEAD_SOFTMAX_AXIS
+        elif departs and step is EACH_HEAD and (roles := _roles_swapped(probe, answer[0])):
+            step = (ROLES_SWAPPED, f"los papeles de las matrices de cada cabeza: usas {roles}. "
+                    "Cada cabeza es la tupla (W_Q, W_K, W_V), en ese orden, y calcula "
+                    "attention(X·W_Q, X·W_K, X·W_V) (paso 6)")
         elif departs and step is EACH_HEAD and _rows_left_at_zero(*answer):
             step = ROWS_LEFT_AT_ZERO
         elif departs and step in (EACH_HEAD, CONCATENATION) and _scaled(*answer):

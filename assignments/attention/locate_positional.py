@@ -16,7 +16,7 @@ import numpy as np
 
 from reference import attention as reference
 
-from . import tolerances
+from . import findings, tolerances
 from .probe_compare import agrees
 
 OMEGA_ATOL = tolerances.atol("positional_encoding", 1)  # as the judge compares omega
@@ -76,6 +76,8 @@ FLAT_INTERLEAVED = "positional_encoding.located_flat_interleaved"
 POSITIONS_RESTART = "positional_encoding.located_positions_restart"
 RESCALED = "positional_encoding.located_rescaled"
 ANGLES_OF_PAIRS = "positional_encoding.located_angles_of_pairs"
+ODD_COLUMNS_ZERO = "positional_encoding.located_odd_columns_zero"
+ANGLES_SCALED = "positional_encoding.located_angles_scaled"
 # A phase is fitted from the rows, two unknowns per column: fewer positions fit anything.
 MIN_FITTED_POSITIONS = 4
 # Larger answers are not rebuilt to be compared: no case asks for one.
@@ -89,6 +91,12 @@ def _trailing_zero_columns(pe):
     """How many columns at the right of ``pe`` are 0 at every position."""
     zero = np.all(np.abs(pe) <= tolerances.ATOL, axis=0)
     return int(np.argmin(zero[::-1])) if not zero.all() else pe.shape[1]
+
+
+def _odd_columns_zero(pe):
+    """True when every odd column of ``pe`` is 0 at every position and some even one is not."""
+    small = np.abs(pe) <= tolerances.ATOL
+    return pe.shape[1] > 1 and bool(small[:, 1::2].all()) and not small[:, 0::2].all()
 
 
 def _swapped(n_positions, d_model):
@@ -271,6 +279,20 @@ def _phases_wrong(pe, waves):
     return wrong
 
 
+def _angle_factor(pe, omega):
+    """c when ``pe`` is the encoding of the angles c·pos·ω_i for one number c ≠ 1 (positions
+    or frequencies scaled as a whole: 2π·pos·ω_i, np.linspace positions); else None."""
+    n, pairs = pe.shape[0], pe.shape[1] // 2
+    if n < 2 or pairs < 1:
+        return None
+    # The slowest complete pair: its angle at position 1 is small, so atan2 reads it whole.
+    slowest = pairs - 1
+    c = np.arctan2(pe[1, 2 * slowest], pe[1, 2 * slowest + 1]) / omega[slowest]
+    if not np.isfinite(c) or abs(c - 1) <= tolerances.RTOL:
+        return None
+    return float(c) if agrees(pe, _waves(n, c * omega)[:, : pe.shape[1]]) else None
+
+
 def _positions_restart(pe, expected_pe):
     """The row k > 1 from which ``pe`` starts again at position 0 (each row k + p is the
     right row p), its rows before k right: positions that wrap around; else None."""
@@ -431,7 +453,18 @@ def _located(inputs, call):
     # Only where row 0 departs: otherwise «los ángulos» is already the general place.
     pairs = (None if only_row_zero or restart is not None or agrees(pe[0], expected_pe[0])
              else _angles_of_pairs(pe))
-    if pairs is not None:
+    if _odd_columns_zero(pe):
+        # The cosines written over the sines, column 2i for 2i + 1 (a sixteenth blind probe's
+        # was told only «la fila de la posición 0»).
+        over_sines = agrees(pe[:, 0:2 * (pe.shape[1] // 2):2], right[:, 1::2])
+        specific = (ODD_COLUMNS_ZERO,
+                    "el fallo está en las columnas impares: valen 0 en todas las posiciones, "
+                    "así que los cosenos no llegan a su sitio" + (
+                        "; están en las columnas pares, encima de los senos: ¿escribes "
+                        "cos(pos·ω_i) en la columna 2i en lugar de en la 2i + 1?"
+                        if over_sines else "")
+                    + ". La columna 2i es sin(pos·ω_i) y la 2i + 1, cos(pos·ω_i) (paso 7)")
+    elif pairs is not None:
         # pairs holds the complete pairs only: as many angles as it has pairs.
         added = agrees(pairs, _interleaved(
             (np.arange(pe.shape[0])[:, None] + omega)[:, : pairs.shape[1] // 2]))
@@ -444,6 +477,9 @@ def _located(inputs, call):
             "el tuyo no siempre") + ". El ángulo de la pareja i en la posición pos es "
             "pos·ω_i = pos / 10000^(2i/d_model): la posición multiplicada por la frecuencia "
             "(paso 7)")
+    elif (factor := _angle_factor(pe, omega)) is not None:
+        specific = (ANGLES_SCALED, "el fallo está en los ángulos: "
+                    + findings.angle_factor_words(factor, pe.shape[0]) + " (paso 7)")
     elif restart is not None:
         specific = (POSITIONS_RESTART,
                     f"el fallo está en las posiciones: tus filas están bien hasta la {restart - 1}, "

@@ -591,7 +591,7 @@ def test_positional_encoding_usa_la_base_10000(positional_encoding):
     assert np.allclose(omega, [1, 0.01]), \
         f"Con d_model = 4, ω_i = 1 / 10000^(2i/d_model) da ω = (1; 0,01), y tu omega es {np.round(omega, 6).tolist()}: ¿usas la base 10000?"
     assert np.allclose(pe[2], [math.sin(2), math.cos(2), math.sin(0.02), math.cos(0.02)]), \
-        "En la posición 2 con d_model = 4, la fila debe ser (sin 2, cos 2, sin 0,02, cos 0,02): pe tiene que usar las mismas frecuencias que omega"
+        "En la posición 2 con d_model = 4, la fila debe ser (sin 2, cos 2, sin 0,02, cos 0,02), el seno y el coseno de los ángulos 2·ω_i, con tu omega, que es la correcta"
 
 # %%
 """ # BEGIN TEST CONFIG
