@@ -510,6 +510,24 @@ def test_odd_d_model_broadcast_is_explained_with_sines_and_cosines():
         assert "la última columna es un seno sin pareja" in text
 
 
+def test_one_frequency_too_many_is_explained_where_d_model_is_even():
+    """np.arange(0, d_model + 1, 2): one frequency more than the pairs when d_model is even,
+    and right when it is odd (a seventeenth probe's got «otro tamaño» and a ±1 question).
+    The odd cases are its control: they pass."""
+    def positional_encoding(n_positions, d_model):
+        omega = 1 / 10000 ** (np.arange(0, d_model + 1, 2) / d_model)
+        angles = np.arange(n_positions)[:, None] * omega
+        pe = np.zeros((n_positions, d_model))
+        pe[:, 0::2] = np.sin(angles)
+        pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
+        return pe, omega
+    failing = assert_named("positional_encoding", positional_encoding,
+                           "positional_encoding.one_frequency_too_many", cases=["d_par"])
+    assert all(set(cases) == {"d_par"} for cases, _ in failing.values())
+    for text in per_draw(failing):
+        assert "d_model/2 + 1) donde cabe uno" in text and "np.arange(0, d_model + 1, 2)" in text
+
+
 def test_an_error_every_case_gives_is_not_blamed_on_odd_d_model():
     """A row of angles that is empty at position 0 (a Python list times pos) raises on every
     case alike: its sizes, 0 and ⌈d_model/2⌉, are not the odd cases' one cosine fewer, so the

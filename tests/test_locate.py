@@ -1017,7 +1017,17 @@ def _cosines_over_sines(n_positions, d_model):
     return pe, w
 
 
+def _rows_alternated(n_positions, d_model):
+    # A seventeenth probe's pe[0::2] = sin, pe[1::2] = cos: rows sliced where columns are meant.
+    w = _omega(d_model)
+    angles = np.arange(n_positions)[:, None] * np.repeat(w, 2)[:d_model]
+    pe = np.zeros((n_positions, d_model))
+    pe[0::2], pe[1::2] = np.sin(angles[0::2]), np.cos(angles[1::2])
+    return pe, w
+
+
 @pytest.mark.parametrize("student, where", [
+    (_rows_alternated, "located_rows_alternate"),
     # A sixteenth probe's, told only «la fila de la posición 0» before; the control, cosines
     # of the wrong phase in the right columns, is still «las columnas impares, los cosenos».
     (_cosines_over_sines, "located_odd_columns_zero"),
@@ -1211,6 +1221,38 @@ def test_weights_squeezed_fail_the_one_key_case_and_are_located_there():
         assert judge("attention", inputs, Outcome(parts=call(inputs)))
         found = summary._places(locate.locate("attention", inputs, call))
         assert (found[0][0] == "attention.located_one_key") is said, found
+
+
+def test_one_maximum_for_the_whole_matrix_fails_the_large_case_and_is_located_there():
+    """The softmax shifted by the matrix's maximum, not each row's: exact at ordinary scores,
+    0/0 in a row far below the others (a seventeenth probe's passed 187 of 200 draws of the
+    large case before its queries' lengths were set apart). The control, the row maximum, is
+    right on the same draws."""
+    def shifted_by(maximum):
+        def attention(Q, K, V, mask=None):
+            scores = Q @ K.T / np.sqrt(K.shape[1])
+            if mask is not None:
+                scores = np.where(mask, scores, -np.inf)
+            e = np.exp(scores - maximum(scores))
+            weights = e / e.sum(axis=1, keepdims=True)
+            return weights @ V, weights
+        return attention
+
+    (case,) = [c for c in cases.cases_for("attention") if c.name == "puntuaciones_grandes"]
+    for seed in range(30):
+        inputs = case.inputs(np.random.default_rng(seed))
+        for maximum, fails in ((lambda s: s.max(), True),
+                               (lambda s: s.max(axis=1, keepdims=True), False)):
+            student = shifted_by(maximum)
+
+            def call(probe):
+                with np.errstate(all="ignore"):
+                    return _parts("attention", student(**probe))
+
+            assert bool(judge("attention", inputs, Outcome(parts=call(inputs)))) is fails, seed
+            if fails:
+                place = summary._places(locate.locate("attention", inputs, call))[0][0]
+                assert place == "attention.located_large_scores", (seed, place)
 
 
 def test_a_head_size_taken_as_the_smaller_of_d_k_and_d_v_fails_a_case():

@@ -120,7 +120,11 @@ def _attention_large_scores(rng):
     direction /= np.linalg.norm(direction)
     K = 50 * direction + 0.025 * rng.normal(size=(5, 4))
     K[3:] *= 3
-    Q = rng.uniform(45, 80, (3, 1)) * direction + 0.5 * rng.normal(size=(3, 4))
+    # The queries' lengths are far apart (one near 45, one near 80): their rows' largest
+    # scores differ by more than exp's range, so one maximum for the whole matrix, not one
+    # per row, turns a row into 0/0 (a seventeenth blind probe's global maximum passed).
+    lengths = rng.permutation([rng.uniform(45, 47), rng.uniform(58, 66), rng.uniform(78, 80)])
+    Q = lengths[:, None] * direction + 0.5 * rng.normal(size=(3, 4))
     return dict(Q=Q, K=K, V=rng.normal(size=(5, 2)), mask=_causal(5)[:3])
 
 

@@ -78,6 +78,7 @@ RESCALED = "positional_encoding.located_rescaled"
 ANGLES_OF_PAIRS = "positional_encoding.located_angles_of_pairs"
 ODD_COLUMNS_ZERO = "positional_encoding.located_odd_columns_zero"
 ANGLES_SCALED = "positional_encoding.located_angles_scaled"
+ROWS_ALTERNATE = "positional_encoding.located_rows_alternate"
 # A phase is fitted from the rows, two unknowns per column: fewer positions fit anything.
 MIN_FITTED_POSITIONS = 4
 # Larger answers are not rebuilt to be compared: no case asks for one.
@@ -91,6 +92,15 @@ def _trailing_zero_columns(pe):
     """How many columns at the right of ``pe`` are 0 at every position."""
     zero = np.all(np.abs(pe) <= tolerances.ATOL, axis=0)
     return int(np.argmin(zero[::-1])) if not zero.all() else pe.shape[1]
+
+
+def _rows_alternate(pe, omega):
+    """True when the even rows of ``pe`` are all sines and the odd rows all cosines of each
+    column's angle: sines and cosines alternated by rows (pe[0::2]) instead of columns."""
+    if pe.shape[0] < 2:
+        return False
+    angles = np.arange(pe.shape[0])[:, None] * np.repeat(omega, 2)[: pe.shape[1]]
+    return agrees(pe[0::2], np.sin(angles[0::2])) and agrees(pe[1::2], np.cos(angles[1::2]))
 
 
 def _odd_columns_zero(pe):
@@ -453,7 +463,14 @@ def _located(inputs, call):
     # Only where row 0 departs: otherwise «los ángulos» is already the general place.
     pairs = (None if only_row_zero or restart is not None or agrees(pe[0], expected_pe[0])
              else _angles_of_pairs(pe))
-    if _odd_columns_zero(pe):
+    if _rows_alternate(pe, omega):
+        # A seventeenth blind probe's pe[0::2] = sin, pe[1::2] = cos: «la fila 0» alone before.
+        specific = (ROWS_ALTERNATE,
+                    "el fallo está en dónde van los senos y los cosenos: las filas pares de tu "
+                    "pe son todo senos y las impares todo cosenos, y son las columnas las que "
+                    "se alternan. ¿Seleccionas filas (pe[0::2]) donde van columnas "
+                    "(pe[:, 0::2])? (paso 7)")
+    elif _odd_columns_zero(pe):
         # The cosines written over the sines, column 2i for 2i + 1 (a sixteenth blind probe's
         # was told only «la fila de la posición 0»).
         over_sines = agrees(pe[:, 0:2 * (pe.shape[1] // 2):2], right[:, 1::2])

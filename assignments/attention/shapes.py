@@ -41,8 +41,11 @@ def named_sizes(function, inputs):
             sizes["d_model/h"] = d_model // sizes["h"]
         return sizes
     n_positions, d_model = inputs["n_positions"], inputs["d_model"]
-    return {"n_positions": n_positions, "d_model": d_model, "⌈d_model/2⌉": (d_model + 1) // 2,
-            "⌊d_model/2⌋": d_model // 2}
+    sizes = {"n_positions": n_positions, "d_model": d_model, "⌈d_model/2⌉": (d_model + 1) // 2,
+             "⌊d_model/2⌋": d_model // 2}
+    if d_model % 2 == 0:  # one frequency too many: a range that reaches d_model itself
+        sizes["d_model/2 + 1"] = d_model // 2 + 1
+    return sizes
 
 
 def case_sizes(function, inputs):
@@ -205,6 +208,13 @@ def case_note(function, inputs, error=None):
                 f"{sizes['⌈d_model/2⌉']} frecuencias y los cosenos usan solo las "
                 f"{sizes['⌊d_model/2⌋']} primeras, porque la última columna es un seno sin "
                 "pareja")
+    if function == "positional_encoding" and not sizes["d_model"] % 2 and involved(
+            "d_model/2 + 1"):
+        return ("positional_encoding.one_frequency_too_many",
+                f"con d_model par ({sizes['d_model']}) hay {sizes['⌊d_model/2⌋']} parejas de "
+                f"columnas y {sizes['⌊d_model/2⌋']} frecuencias; una más, d_model/2 + 1, es lo "
+                "que da np.arange(0, d_model + 1, 2) o un range que llega hasta d_model "
+                "incluido")
     return None
 
 
