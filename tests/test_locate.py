@@ -713,6 +713,12 @@ def queries_and_keys_swapped(X, heads, W_O, mask=None):
     return MH(X, [(W_K, W_Q, W_V) for W_Q, W_K, W_V in heads], W_O, mask)
 
 
+def queries_scaled_twice(X, heads, W_O, mask=None):
+    # A seventeenth probe's: Q divided by √d_k before attention, which divides again.
+    return MH(X, [(W_Q / np.sqrt(W_Q.shape[1]), W_K, W_V) for W_Q, W_K, W_V in heads], W_O,
+              mask)
+
+
 def heads_times_w_o_entrywise(X, heads, W_O, mask=None):
     # concat * W_O: raises unless the shapes broadcast (n = h·d_v = d_model on the causal case).
     outputs = [ATT(X @ W_Q, X @ W_K, X @ W_V, mask)[0] for W_Q, W_K, W_V in heads]
@@ -888,9 +894,11 @@ def places(function, student, seed=3):
     # It got only «cada cabeza», as queries_as_keys did (a sixteenth probe's K = X @ W_Q);
     # one_softmax_for_all_heads and the rest are the controls.
     ("multihead", queries_and_keys_swapped, "multihead.located_roles_swapped"),
+    # It got only «cada cabeza»; softmax_across_heads, no one factor, is the control.
+    ("multihead", queries_scaled_twice, "multihead.located_head_scores_scaled"),
     # Right where n = d_model/h by coincidence: the head count's probe must not say «el número
     # de cabezas» (it did on the 3-head case, with 6 tokens).
-    ("multihead", scale_from_the_tokens, "multihead.located_each_head"),
+    ("multihead", scale_from_the_tokens, "multihead.located_head_scores_scaled"),
     # A ninth probe's: no place at all; «cada cabeza … revisa las tres proyecciones»; and
     # «cada cabeza» on the one case whose shapes let W_O go first.
     ("multihead", heads_in_an_integer_buffer, "multihead.located_integer_values"),

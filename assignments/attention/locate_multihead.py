@@ -102,6 +102,12 @@ NORMALISED_OUTPUT = ("multihead.located_output_normalised",
                      "Transformer (paso 8): multihead devuelve solo "
                      "Concat(head_1, …, head_h)·W_O (paso 6)")
 ROLES_SWAPPED = "multihead.located_roles_swapped"
+HEAD_SCORES_SCALED = ("multihead.located_head_scores_scaled",
+                      "la escala de cada cabeza: con una sola cabeza y W_O igual a la identidad, "
+                      "tu salida es la de unas puntuaciones multiplicadas por un número distinto "
+                      "de 1/√d_k. attention ya divide por √d_k: ¿escalas Q, K o las "
+                      "puntuaciones antes de llamarla, o con otro tamaño que el d_k de la "
+                      "cabeza? (paso 6)")
 HEAD_COLUMNS_MOVED = ("multihead.located_head_columns_moved",
                       "dónde colocas la salida de cada cabeza: con una sola cabeza y W_O igual "
                       "a la identidad, tus columnas son columnas de la salida correcta de esa "
@@ -310,6 +316,31 @@ def _roles_swapped(probe, got):
             return " y ".join(f"{MATRICES[index]} para {ROLES[role]}"
                               for role, index in enumerate(chosen) if index != role)
     return None
+
+
+def _scores_factor(probe, got):
+    """c ≠ 1 when ``got`` is the one-head ``probe``'s output with every score multiplied by
+    one number c (Q scaled before attention, which scales again…); else None. c is searched
+    on a log grid and refined by golden section: the output moves smoothly with it."""
+    ((W_Q, W_K, W_V),) = probe["heads"]
+
+    def error(log_c):
+        head = (np.exp(log_c) * np.asarray(W_Q, dtype=np.float64), W_K, W_V)
+        return np.abs(reference.multihead(**dict(probe, heads=[head])) - got).max()
+
+    grid = np.linspace(-5, 5, 41)
+    best = int(np.argmin([error(x) for x in grid]))
+    low, high = grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)]
+    ratio = (np.sqrt(5) - 1) / 2
+    for _ in range(40):
+        a, b = high - ratio * (high - low), low + ratio * (high - low)
+        low, high = (low, b) if error(a) < error(b) else (a, high)
+    c = float(np.exp((low + high) / 2))
+    head = (c * np.asarray(W_Q, dtype=np.float64), W_K, W_V)
+    if abs(c - 1) <= tolerances.RTOL or not agrees(
+            got, reference.multihead(**dict(probe, heads=[head]))):
+        return None
+    return c
 
 
 def _rows_left_at_zero(got, expected):
@@ -545,6 +576,8 @@ def locate(inputs, call):
             step = (ROLES_SWAPPED, f"los papeles de las matrices de cada cabeza: usas {roles}. "
                     "Cada cabeza es la tupla (W_Q, W_K, W_V), en ese orden, y calcula "
                     "attention(X·W_Q, X·W_K, X·W_V) (paso 6)")
+        elif departs and step is EACH_HEAD and _scores_factor(probe, answer[0]) is not None:
+            step = HEAD_SCORES_SCALED
         elif departs and step is EACH_HEAD and _rows_left_at_zero(*answer):
             step = ROWS_LEFT_AT_ZERO
         elif departs and step in (EACH_HEAD, CONCATENATION) and _scaled(*answer):
