@@ -875,3 +875,14 @@ def test_the_last_row_returned_for_a_matrix_is_said_to_be_a_loops_variable():
     (control,) = violations("attention", inputs, outcome("attention", first_row, inputs),
                             expected)
     assert "la última" not in control.message
+
+
+def test_frequencies_all_one_name_both_causes_and_claim_neither():
+    """ω_i = 1 for every pair comes from an exponent that is 0 (integer division) or from a
+    base of 1 (an eighteenth probe's base n_positions, on the case of one position): the text
+    says both. The control: frequencies that are all equal but not 1 say neither."""
+    from attention.findings import describe_frequencies
+    ones, _ = describe_frequencies(np.ones(4), 7, 1)
+    assert "división entera" in ones and "la base vale 1" in ones
+    same, _ = describe_frequencies(np.full(4, 0.5), 7, 1)
+    assert "división entera" not in same and "base" not in same

@@ -1065,6 +1065,10 @@ def _rows_alternated(n_positions, d_model):
     (_encoding(_omega, sine=lambda a: 0.5 * np.sin(a)), "located_sines"),
     (_encoding(_omega, angle_of=lambda pos, w: pos ** 1.5 * w), "located_angles"),
     (_row_zero_swapped, "located_row_zero"),
+    # An eighteenth probe's loop from position 1, row 0 left at 0: its cosines are the only
+    # columns that depart, on that row alone, and it was told «los cosenos».
+    (lambda n_positions, d_model: (lambda pe, w: (np.vstack([0 * pe[:1], pe[1:]]), w))(
+        *reference.positional_encoding(n_positions, d_model)), "located_row_zero"),
 ])
 def test_each_positional_encoding_bug_departs_at_one_place_on_every_failing_case(student,
                                                                                  where):

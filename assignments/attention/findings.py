@@ -243,9 +243,12 @@ def describe_frequencies(omega, d_model, n_positions=None):
                 "10000 ** (−2i / d_model)"), []
     if abs(decay) < 1e-6:  # ω_i = ω_0 for every pair: the exponent never grows
         if _close(start, 1.0):
-            return ("todas valen 1, porque el exponente 2i/d_model vale 0 en todas las parejas: "
-                    "es lo que da la división entera (2i // d_model, que es 0 mientras 2i < "
-                    "d_model) en lugar de la división real"), []
+            # Both causes give every ω_i = 1 (an eighteenth blind probe's base n_positions
+            # was told the first on its one-position case): say both, claim neither.
+            return ("todas valen 1: la potencia de cada pareja vale 1, porque el exponente "
+                    "2i/d_model vale 0 en todas (es lo que da la división entera, 2i // "
+                    "d_model, que es 0 mientras 2i < d_model) o porque la base vale 1 en lugar "
+                    "de 10000"), []
         return "todas valen lo mismo, cuando deberían decrecer desde 1 hacia 1/10000", []
     problems = []
     if not _close(start, 1.0):

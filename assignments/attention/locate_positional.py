@@ -446,19 +446,21 @@ def _located(inputs, call):
     right = waves[:, : pe.shape[1]]
     sines_right = agrees(pe[:, 0::2], right[:, 0::2])
     cosines_right = agrees(pe[:, 1::2], right[:, 1::2])
-    if sines_right and not cosines_right:
+    # Row 0 alone departing is ROW_ZERO's below, whichever columns it touches (an eighteenth
+    # blind probe's loop from position 1 was told «los cosenos»).
+    only_row_zero = agrees(pe[1:], expected_pe[1:])
+    if sines_right and not cosines_right and not only_row_zero:
         return COSINES, (
             "el fallo está en las columnas impares, los cosenos: tu omega es correcta y las "
             "columnas pares son sin(pos·ω_i), pero las impares no son cos(pos·ω_i), con la "
             "misma ω_i que el seno de su izquierda (paso 7)")
-    if cosines_right and not sines_right:
+    if cosines_right and not sines_right and not only_row_zero:
         return SINES, (
             "el fallo está en las columnas pares, los senos: tu omega es correcta y las "
             "columnas impares son cos(pos·ω_i), pero las pares no son sin(pos·ω_i) (paso 7)")
     # A form measured exactly comes first, with the general place after it: the engine says
     # the most precise place that every failing case shares.
     specific = None
-    only_row_zero = agrees(pe[1:], expected_pe[1:])  # then ROW_ZERO says it exactly
     restart = _positions_restart(pe, expected_pe)
     # Only where row 0 departs: otherwise «los ángulos» is already the general place.
     pairs = (None if only_row_zero or restart is not None or agrees(pe[0], expected_pe[0])
