@@ -239,6 +239,61 @@ def test_control_1e400_overflows_a_float():
         10.0 ** 400
 
 
+def _failing_grader(monkeypatch, failures):
+    """Grader.grade raises on its first ``failures`` calls for "una.ipynb", as a bug of ours
+    would, after the file's job has opened."""
+    from kit_autograder.grading import Grader
+
+    original, calls = Grader.grade, []
+
+    def grade(self, sandbox, loaded, stem):
+        if loaded.file == "una.ipynb" and len(calls) < failures:
+            calls.append(stem)
+            job = sandbox.open_job(stem)  # what a real failure mid-grading leaves open
+            try:
+                raise RuntimeError("a bug of the kit's, not the student's")
+            except BaseException:
+                job.close(kill=True)
+                raise
+        return original(self, sandbox, loaded, stem)
+
+    monkeypatch.setattr(Grader, "grade", grade)
+    return calls
+
+
+@pytest.mark.parametrize("failures, attempts, graded", [(1, None, True), (2, None, False),
+                                                       (1, 1, False)])
+def test_a_grader_bug_on_one_file_is_tried_again_and_its_traceback_kept(
+        notebooks, autograder_zip, tmp_path, monkeypatch, failures, attempts, graded):
+    """A failure of ours that does not repeat costs the student nothing; one that repeats is
+    the file's row (0, and why) and, for a person, the traceback in internal-errors.log. The
+    other files are graded either way. Control: with one attempt, as before, the failure
+    that does not repeat is a 0."""
+    from grading_harness import grade_here
+    from kit_autograder import batch
+
+    if attempts is not None:
+        monkeypatch.setattr(batch, "ATTEMPTS", attempts)
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "una.ipynb").write_bytes(notebooks.correct())
+    (folder / "otra.ipynb").write_bytes(notebooks.correct())
+    calls = _failing_grader(monkeypatch, failures)
+    rows = grade_here(folder, tmp_path / "out", autograder_zip)
+    assert len(calls) == failures
+    assert total(rows["otra.ipynb"]) == 20
+    row = rows["una.ipynb"]
+    log = (tmp_path / "out" / "internal-errors.log").read_text("utf-8")
+    assert log.count("RuntimeError: a bug of the kit's, not the student's") == failures
+    assert log.count("--- una.ipynb: attempt") == failures and "otra.ipynb" not in log
+    if graded:
+        assert row["grading_status"] == "Completed" and total(row) == 20
+        assert "error interno" not in row["flags"]
+    else:
+        assert total(row) == 0 and "error interno" in row["grading_status"]
+
+
 def test_a_bug_in_one_questions_trusted_code_fails_that_question_alone(notebooks,
                                                                       autograder_zip, tmp_path,
                                                                       monkeypatch):

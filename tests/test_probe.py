@@ -65,6 +65,9 @@ def probe(built_dist, autograder_zip, tmp_path_factory):
     out = tmp_path_factory.mktemp("sonda-notas")
     grade_folder(folder, out, autograder_zip=autograder_zip, jobs=2,
                  limits=Limits(notebook_seconds=60))
+    internal = out / "internal-errors.log"
+    if internal.exists():  # shown with any failure of this module: what a person would report
+        print(internal.read_text("utf-8"))
     graded = {}
     for item in PROBES:
         record = Record.from_json((out / "records" / f"{item.name}.json").read_text("utf-8"))

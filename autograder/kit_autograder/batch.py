@@ -47,6 +47,10 @@ from .verdicts.record import Flag, Record
 from .written import answers as written_answers, merge as written_merge
 
 INTERNAL = "error interno del corrector al evaluar esta entrega (no es culpa tuya)"
+INTERNAL_LOG = "internal-errors.log"
+# A file our grader failed on is tried once more in a fresh job: a failure of ours that does
+# not repeat (a job lost under load) must not cost a student the grade.
+ATTEMPTS = 2
 
 
 class BatchError(Exception):
@@ -157,6 +161,11 @@ def _grade(ingested, out, autograder_zip, jobs, limits, log, allow_bwrap, unconf
         raise BatchError(str(exc)) from exc
     seconds = time.monotonic() - started
     summary = _summary(out, entries, stems, seconds, jobs, description)
+    if (out / INTERNAL_LOG).exists():
+        summary += (f"\n\nthe grader itself failed on some files (a bug of the kit's, not the "
+                    f"students'); each was tried {ATTEMPTS} times, and a file still failing has "
+                    f"0 points and says so in its row: the tracebacks are in "
+                    f"{out / INTERNAL_LOG}; please report them")
     if notices:
         summary += ("\n\nthe download, file by file, is in ingest.csv; look at these before "
                     "publishing grades:\n" + "\n".join(notices))
@@ -169,18 +178,26 @@ def _run(grader, sandbox, outputs, entries, stems, jobs, log):
     lock = threading.Lock()
     lesson, questions = grader.lesson.NAME, outputs.written.questions
 
+    def graded(entry, stem):
+        if entry.refusal:
+            record = grader.rejected(entry.file, stem, entry.refusal)
+        else:
+            record = grader.grade_file(sandbox, entry.path, stem)
+        record.file = entry.file  # its path in the LMS's download, unique in the class
+        record.notes += entry.notes
+        outputs.write(record)
+        return record
+
     def one(entry):
         stem = stems[entry.name_hint]
-        try:
-            if entry.refusal:
-                record = grader.rejected(entry.file, stem, entry.refusal)
-            else:
-                record = grader.grade_file(sandbox, entry.path, stem)
-            record.file = entry.file  # its path in the LMS's download, unique in the class
-            record.notes += entry.notes
-            outputs.write(record)
-        except Exception:  # a bug of ours: this file's row says so, the batch goes on
-            traceback.print_exc(file=log)
+        record = None
+        for attempt in range(1, ATTEMPTS + 1):
+            try:
+                record = graded(entry, stem)
+                break
+            except Exception:  # a bug of ours: kept for a person, and the file tried again
+                _keep_traceback(outputs.out, entry.file, attempt, lock, log)
+        if record is None:  # the row says so, and the batch goes on
             record = grader.rejected(entry.file, stem, INTERNAL)
             record.flags.append(Flag("ejecución", INTERNAL))
             outputs.write(record)
@@ -216,6 +233,20 @@ def _notices(ingested):
     return lines
 
 
+def _keep_traceback(out, file, attempt, lock, log):
+    """A grader bug's traceback, in ``OUT/internal-errors.log``: the row alone says only that
+    something of ours failed, and an instructor reporting it needs what and where."""
+    text = (f"--- {file}: attempt {attempt} of {ATTEMPTS} raised\n"
+            f"{traceback.format_exc()}")
+    with lock:
+        print(text, file=log, end="")
+        try:
+            with open(out / INTERNAL_LOG, "a", encoding="utf-8") as f:
+                f.write(text)
+        except OSError:
+            pass
+
+
 def _prepare(out: Path):
     """A clean ``out``: files of an earlier batch would be mistaken for these."""
     import shutil
@@ -226,7 +257,7 @@ def _prepare(out: Path):
         for folder in ("results", "feedback", "records", written_answers.FOLDER):
             shutil.rmtree(out / folder, ignore_errors=True)
         for name in ("final_grades.csv", "report.html", lms.entries.MANIFEST,
-                     lms.entries.INGEST_CSV):
+                     lms.entries.INGEST_CSV, INTERNAL_LOG):
             (out / name).unlink(missing_ok=True)
     except OSError as exc:
         raise BatchError(f"cannot write to {out}: {exc}") from exc

@@ -123,6 +123,15 @@ class Grader:
         if float(self.bundle.settings.get("manual_points", 0)):
             record.empty_answers = submission_module.empty_written_answers(loaded.notebook_bytes)
         job = sandbox.open_job(stem)
+        try:
+            return self._graded(sandbox, job, loaded, record)
+        except BaseException:
+            # A bug of ours: the job must not outlive it, holding its process and memory
+            # while the batch goes on (or tries this file again).
+            job.close(kill=True)
+            raise
+
+    def _graded(self, sandbox, job, loaded, record) -> Record:
         with self._policy_lock:  # ast is not thread-safe in CPython 3.11
             definitions = _definitions(loaded.cells, self.lesson.FUNCTIONS)
         conversation = _Conversation(job, self.answer_stand_in, self.parameters,
