@@ -79,6 +79,9 @@ def test_a_block_with_unseeded_dropout_is_told_it_is_random_not_sent_to_attentio
     assert "no da el mismo resultado dos veces" in diagnosis.message and "dropout" in diagnosis.message
     feedback = next(out.glob("feedback/dropout*.md")).read_text("utf-8")
     assert "revisa sobre todo tu attention" not in feedback
+    # A measured finding is written as a clause; the feedback says it as a sentence.
+    assert not diagnosis.message.endswith(".")
+    assert "y vuelve a comprobarla.\n" in feedback
     # The block's points are lost, and the challenge's unchanged-output criterion, which a
     # random block cannot meet: its message says why, instead of «No edites su salida» alone.
     lost = [v for v in record.verdicts if not v.passed]

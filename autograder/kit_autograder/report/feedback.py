@@ -256,8 +256,15 @@ def _diagnoses(diagnoses, hidden):
         if len(failing) > 1 and set(diagnosis.cases) < {v.case for v in failing}:
             cases = " y ".join(f"«{markup.text(described.get(c, c))}»" for c in diagnosis.cases)
             scope = f" en {cases} ({len(diagnosis.cases)} de los {len(failing)} casos que fallan)"
-        lines.append(_item(f"- **Diagnóstico**{scope}: ", diagnosis.message))
+        lines.append(_item(f"- **Diagnóstico**{scope}: ", _sentence(diagnosis.message)))
     return lines
+
+
+def _sentence(text):
+    """A diagnosis ends as a sentence does: the catalogue's do, the measured findings' are
+    written as clauses that others quote inside theirs."""
+    stripped = text.rstrip()
+    return stripped if not stripped or stripped[-1] in ".!?…:" else stripped + "."
 
 
 def _cell_errors(record):
