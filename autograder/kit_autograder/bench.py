@@ -156,6 +156,17 @@ def engine_scores(out):
         return {row["file"]: row for row in csv.DictReader(f)}
 
 
+OTTER_RESULTS_PLACES = 5
+
+
+def as_in_results(row, theirs):
+    """A CSV row's scores for the questions of ``theirs``, as results.json would hold them.
+    results.json has Otter's scores rounded to 5 places (TestFile.to_gradescope_dict); the
+    CSV, like otter grade's, has them whole: 5/6 of a case is 4.16667 in one and
+    4.166666666666667 in the other."""
+    return {question: round(float(row[question]), OTTER_RESULTS_PLACES) for question in theirs}
+
+
 def otter_scores(results_path):
     results = json.loads(Path(results_path).read_text("utf-8"))
     return {test["name"]: float(test["score"]) for test in results["tests"] if "score" in test}
@@ -267,7 +278,7 @@ def compare(args, jobs, work):
             mismatches.append(f"{name}: otter run wrote no results ({otter.stderr[-300:]})")
             continue
         theirs = otter_scores(results)
-        mine = {question: float(ours[name][question]) for question in theirs}
+        mine = as_in_results(ours[name], theirs)
         if mine != theirs:
             identical = False
             mismatches.append(f"{name}: otter run {theirs} != make grade {mine}")
