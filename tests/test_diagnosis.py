@@ -407,6 +407,21 @@ def test_an_exponent_over_d_model_plus_one_is_named_and_n_positions_only_beside_
             assert "se divide por d_model + 1" in d.message, d.message
 
 
+def test_frequencies_that_reach_one_ten_thousandth_are_said_to_include_the_end():
+    """np.geomspace(1, 1e-4, ⌈d_model/2⌉): the last ω is exactly 1/10000, which 2i/d_model < 1
+    never gives (a nineteenth blind probe, p19 023, got «otro ritmo» on its even case). With
+    d_model odd the same frequencies are the exponent over d_model − 1, and are named so."""
+    def positional_encoding(n_positions, d_model):
+        omega = np.geomspace(1, 1e-4, (d_model + 1) // 2)
+        return _pe(n_positions, d_model, omega), omega
+    found = summaries("positional_encoding", positional_encoding, [0, 1, 2])
+    for failing, diagnoses in found.values():
+        assert "d_par" in failing
+        (even,) = [d for d in diagnoses if "d_par" in d.cases]
+        assert "con el extremo incluido (np.geomspace" in even.message, even.message
+        assert "otro ritmo" not in even.message
+
+
 def test_base_10_reads_also_as_base_100_with_exponent_i():
     failing = assert_named("positional_encoding",
                            _pe_with(lambda d: 1 / 10 ** (np.arange(0, d, 2) / d)),
@@ -493,6 +508,45 @@ def test_one_head_size_for_q_k_and_v_is_explained_on_the_d_k_d_v_case():
                            cases=["dk_distinto_dv"])
     for text in per_draw(failing):
         assert "d_k = 3 (columnas de W_Q y W_K) y d_v = 5 (columnas de W_V)" in text
+
+
+def test_a_fused_projection_cut_in_three_equal_parts_is_explained_by_the_head_sizes():
+    """np.split(X @ [W_Q|W_K|W_V], 3) holds only where d_k = d_v; NumPy's error gives no sizes,
+    so the case's are said (a nineteenth blind probe, p19 033, got the bare error alone). The
+    cases whose heads have d_k = d_v are its control: they pass."""
+    def multihead(X, heads, W_O, mask=None):
+        outputs = []
+        for W_Q, W_K, W_V in heads:
+            Q, K, V = np.split(X @ np.concatenate([W_Q, W_K, W_V], axis=1), 3, axis=1)
+            outputs.append(reference.attention(Q, K, V, mask)[0])
+        return np.concatenate(outputs, axis=1) @ W_O
+    failing = assert_named("multihead", multihead, "multihead.head_sizes",
+                           cases=["dk_distinto_dv", "una_cabeza"])
+    for text in per_draw(failing):
+        assert "sin suponer que d_k = d_v = d_model/h" in text
+
+
+def test_a_size_is_not_named_twice_by_names_that_are_equal_for_every_case_of_its_h():
+    """A concatenation buffer of d_model columns (np.zeros_like(X)): a nineteenth blind probe
+    (p19 013) read «(n, d_v = (h − 1)·d_v)» with two heads and «d_v = h·d_v filas» with one,
+    the same size written twice, as if it were a finding. Control: with three heads
+    (h − 1)·d_v is a size of its own, and is still named (test_probe's missing head)."""
+    def multihead(X, heads, W_O, mask=None):
+        concat, start = np.zeros_like(X), 0
+        for W_Q, W_K, W_V in heads:
+            out = reference.attention(X @ W_Q, X @ W_K, X @ W_V, mask)[0]
+            concat[:, start:start + out.shape[1]] = out
+            start += out.shape[1]
+        return concat @ W_O
+    failing = assert_named("multihead", multihead, "multihead.head_sizes",
+                           cases=["dk_distinto_dv", "una_cabeza"])
+    for text in per_draw(failing):
+        assert "(h − 1)·d_v" not in text and "d_v = h·d_v" not in text
+        assert "d_model = d_model/h" not in text
+    from attention import shapes
+    three = {"n": 4, "d_model": 12, "h": 3, "d_k": 4, "d_v": 4, "h·d_k": 12, "h·d_v": 12,
+             "(h − 1)·d_v": 8, "h·n": 12, "d_model/h": 4}
+    assert shapes.name_of(8, three, None) == "(h − 1)·d_v"
 
 
 def test_odd_d_model_broadcast_is_explained_with_sines_and_cosines():

@@ -214,6 +214,14 @@ def _other_laws(decay, d_model, n_positions):
     if n_positions and _close(decay * n_positions / d_model, 2 * ln):
         said.append("el exponente se divide por n_positions en lugar de por d_model: "
                     "2i/n_positions en lugar de 2i/d_model; la base 10000 está bien")
+    pairs = (d_model + 1) // 2
+    if pairs > 2 and _close(decay * (pairs - 1) / d_model, ln):  # decay is d_model·ln(1/r)
+        # ω reaches 1/10000 at its last pair, which 2i/d_model < 1 never does: a range from
+        # 1 to 1/10000 with its end included (a nineteenth blind probe's np.geomspace).
+        said.append("tu última frecuencia vale justo 1/10000, y con ω_i = 1/10000^(2i/d_model) "
+                    "nunca llega a ese valor, porque 2i < d_model: es lo que da repartir las "
+                    "frecuencias entre 1 y 1/10000 con el extremo incluido (np.geomspace, o "
+                    "np.linspace en el exponente); la base 10000 está bien")
     if _close(decay, 2 * ln * math.log(2)):
         said.append("decrecen como si la base fuera otra: es lo que da escribir "
                     "10000^(−2i/d_model) como exp(−2i·log(10000)/d_model) con np.exp2, que "

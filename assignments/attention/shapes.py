@@ -57,9 +57,20 @@ def case_sizes(function, inputs):
 PRIMARY = {"n", "m", "d_k", "d_v", "d_model", "h", "d_ff", "n_positions"}
 
 
+def _same_by_algebra(sizes):
+    """Derived names that, for this case's h, are a primary size under another name: with one
+    head h·d_v is d_v, with two (h − 1)·d_v is d_v. Said beside it they read as a finding
+    («d_v = (h − 1)·d_v») where they are only the same size written twice."""
+    h = sizes.get("h")
+    if h == 1:
+        return {"h·d_k", "h·d_v", "h·n", "d_model/h"}
+    return {"(h − 1)·d_v"} if h == 2 else set()
+
+
 def name_of(size, sizes, shown):
     """``size`` by its names in this case ("d_v = d_model/h"), or as ``shown`` shows it."""
-    names = [name for name, value in sizes.items() if value == size]
+    same = _same_by_algebra(sizes)
+    names = [name for name, value in sizes.items() if value == size and name not in same]
     return " = ".join(names) if names else shown.number(size)
 
 
@@ -112,8 +123,10 @@ def _case(sizes):
     return ", ".join(f"{name} = {value}" for name, value in sizes.items() if name in PRIMARY)
 
 
+# np.split's unequal division is a shape error whose message gives no sizes: the case's own
+# (d_k ≠ d_v, when a fused W_Q|W_K|W_V is cut in three) are what explains it.
 SHAPE_KINDS = ("reshape", "broadcast", "not_aligned", "broadcast_assign", "matmul",
-               "concatenate", "einsum", "index")
+               "concatenate", "einsum", "index", "split_unequal")
 
 
 def error_in_sizes(function, inputs, error):
