@@ -789,6 +789,13 @@ def w_o_times_the_heads(X, heads, W_O, mask=None):
     return np.dot(W_O, np.concatenate(outputs, axis=1))
 
 
+def w_o_skipped_for_one_head(X, heads, W_O, mask=None):
+    outputs = [ATT(X @ W_Q, X @ W_K, X @ W_V, mask)[0] for W_Q, W_K, W_V in heads]
+    if len(heads) == 1:  # «nothing to mix with one head»
+        return outputs[0]
+    return np.concatenate(outputs, axis=1) @ W_O
+
+
 def last_heads_projections_everywhere(X, heads, W_O, mask=None):
     for W_Q, W_K, W_V in heads:
         Q, K, V = X @ W_Q, X @ W_K, X @ W_V
@@ -904,6 +911,10 @@ def places(function, student, seed=3):
     ("multihead", heads_in_an_integer_buffer, "multihead.located_integer_values"),
     ("multihead", rows_looped_over_the_heads, "multihead.located_rows_left_at_zero"),
     ("multihead", w_o_times_the_heads, "multihead.located_reversed_w_o"),
+    # A nineteenth blind probe's (p19 021): told W_O «no cambia nada» and asked about a
+    # global variable; its answer is the concatenation itself. The other W_O forms above are
+    # the controls.
+    ("multihead", w_o_skipped_for_one_head, "multihead.located_concatenation_only"),
     # Its columns are all a head's too: «las matrices de otra cabeza», not the blocks' places.
     ("multihead", last_heads_projections_everywhere, "multihead.located_other_heads"),
     # Said «alguna cabeza no calcula su atención con sus propias columnas», which it does.

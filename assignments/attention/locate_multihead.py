@@ -126,6 +126,10 @@ REVERSED_W_O = ("multihead.located_reversed_w_o",
                 "el producto por W_O: tu salida es W_O multiplicada por la concatenación, en "
                 "ese orden, y es al revés: Concat(head_1, …, head_h) @ W_O, con la "
                 "concatenación a la izquierda, da (n, d_model) (paso 6)")
+CONCATENATION_ONLY = ("multihead.located_concatenation_only",
+                      "la proyección final: tu salida es la concatenación de las cabezas, sin "
+                      "multiplicarla por W_O. MultiHead(X) = Concat(head_1, …, head_h)·W_O "
+                      "con cualquier número de cabezas, también con una sola (paso 6)")
 INTEGER_VALUES = ("multihead.located_integer_values",
                   "el tipo de lo que guardas: con W_O igual a la identidad, todos los valores "
                   "de tu salida son números enteros, porque guardas las "
@@ -214,7 +218,8 @@ def _column_permutation(got, expected):
 def whole_answer(inputs, call):
     """``(finding id, Spanish message)`` for a whole wrong form that the unmasked case measures
     exactly, or None: the input added to the output (a residual), a causal mask nobody asked
-    for, the output transposed, or each of its rows normalised (the block's LayerNorm)."""
+    for, the output transposed, each of its rows normalised (the block's LayerNorm), or the
+    heads' concatenation returned without W_O."""
     inputs = _fresh(inputs)
     X = np.asarray(inputs["X"], dtype=np.float64)
     answer = _answer(call, inputs)
@@ -234,7 +239,9 @@ def whole_answer(inputs, call):
             agrees(got, reference.layer_norm(expected, eps))
             for eps in tolerances.LAYER_NORM_EPS):
         found = NORMALISED_OUTPUT
-    elif _elementwise_w_o(inputs, got, concat := _concatenation(inputs)):
+    elif got.shape == (concat := _concatenation(inputs)).shape and agrees(got, concat):
+        found = CONCATENATION_ONLY
+    elif _elementwise_w_o(inputs, got, concat):
         found = ELEMENTWISE_W_O
     elif _reversed_w_o(inputs, got, concat):
         found = REVERSED_W_O
