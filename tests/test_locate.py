@@ -519,6 +519,14 @@ def scale_by_dv(Q, K, V, mask=None):
     return ATT(Q * np.sqrt(K.shape[1] / V.shape[1]), K, V, mask)
 
 
+def floor_divided_scores(Q, K, V, mask=None):
+    scores = Q @ K.T // np.sqrt(K.shape[1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = reference.softmax(scores)
+    return weights @ V, weights
+
+
 def _softmax_in_base(base):
     def attention(Q, K, V, mask=None):
         scores = _scores(Q, K, mask)
@@ -848,6 +856,9 @@ def places(function, student, seed=3):
 @pytest.mark.parametrize("function, student, where", [
     ("attention", column_max, "attention.located_scores"),
     ("attention", scale_by_dv, "attention.located_scale"),
+    # A nineteenth blind probe's (p19 020): «entre las puntuaciones y los pesos», not the
+    # scale where it departs. scale_by_dv and the other rows are its controls.
+    ("attention", floor_divided_scores, "attention.located_rounded_scores"),
     # A fresh probe's: rows of either sign, and on the probe's centred keys sums of 0; it got
     # no place on one case, «la softmax» on three, and a mistake that gives zeros on the fifth.
     ("attention", divided_by_the_scores_sum, "attention.located_softmax_sum"),

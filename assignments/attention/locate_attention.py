@@ -95,6 +95,10 @@ SOFTMAX = ("attention.located_softmax",
 SCALE = ("attention.located_scale",
          "la escala: tus pesos son la softmax de Q·Kᵀ multiplicada por un factor distinto de "
          "1/√d_k, con d_k el número de columnas de K (paso 4)")
+ROUNDED_SCORES = ("attention.located_rounded_scores",
+                  "la escala: tus pesos son la softmax de Q·Kᵀ/√d_k redondeada a números "
+                  "enteros. ¿Divides con //, la división entera, o redondeas (np.floor, "
+                  "np.round, int)? Las puntuaciones se dividen con /, sin redondear (paso 4)")
 EXP_BASE = ("attention.located_exp_base",
             "la base de la exponencial: tus pesos son la softmax de Q·Kᵀ/√d_k con las "
             "puntuaciones multiplicadas por {ratio}, que es ln {base}: es lo que da exponenciar "
@@ -388,9 +392,20 @@ def _weights_step(probe, weights, expected):
         return _exp_base(factor / right) or SCALE
     if not uniform and Q.shape[0] == K.shape[0] and _row_softmax_of(weights, K @ Q.T):
         return SCORES_TRANSPOSED
+    if not uniform and _softmax_of_rounded(weights, Q @ K.T / np.sqrt(K.shape[-1])):
+        return ROUNDED_SCORES
     if not uniform and _same_order(weights, Q @ K.T):
         return [SCORES_TRANSFORMED, SCORES]  # a case with few keys may keep the order by chance
     return SCORES
+
+
+def _softmax_of_rounded(weights, scaled):
+    """True when ``weights`` are the softmax of the scaled scores rounded to integers, in any
+    of the ways code rounds (//, np.floor, np.round, int, np.ceil), and the rounding changed
+    them (scores that are already whole would say nothing)."""
+    return any(not agrees(rounded, scaled) and agrees(weights, reference.softmax(rounded))
+               for rounded in (np.floor(scaled), np.round(scaled), np.trunc(scaled),
+                               np.ceil(scaled)))
 
 
 def _exp_base(ratio):
