@@ -422,6 +422,20 @@ def test_frequencies_that_reach_one_ten_thousandth_are_said_to_include_the_end()
         assert "otro ritmo" not in even.message
 
 
+def test_a_right_pe_beside_a_wrong_omega_is_said():
+    """pe from pos / 10000^(2i/d_model), right, with that divisor returned as omega (a
+    nineteenth blind probe, p19 006): told only that ω grows with i. Control: on the
+    one-position case pe measures no frequency, and nothing is said of it."""
+    def positional_encoding(n_positions, d_model):
+        divisor = 10000 ** (np.arange(0, d_model, 2) / d_model)
+        return _pe(n_positions, d_model, 1 / divisor), divisor
+    found = summaries("positional_encoding", positional_encoding, [0, 1, 2])
+    for failing, diagnoses in found.values():
+        for d in diagnoses:
+            said = "tu pe sí es la correcta" in d.message
+            assert said is (set(d.cases) != {"una_posicion"}), d.message
+
+
 def test_base_10_reads_also_as_base_100_with_exponent_i():
     failing = assert_named("positional_encoding",
                            _pe_with(lambda d: 1 / 10 ** (np.arange(0, d, 2) / d)),

@@ -358,10 +358,16 @@ def positional_encoding_findings(inputs, parts, expected):
         wrong, readings = describe_frequencies(omega, d_model, n_positions)
         if wrong:
             same_in_pe = in_pe is not None and _same(in_pe, omega)
+            # With two positions or more pe measures its frequencies: right there, the omega
+            # returned is not the one its angles used (a nineteenth blind probe's divisor).
+            pe_right = (n_positions > 1 and pe.shape == expected_pe.shape
+                        and _same(pe, expected_pe))
             findings.append(_finding(
                 "positional_encoding.frequencies",
                 f"las frecuencias de tu omega no son las del cuaderno: {wrong}"
-                + ("; pe está bien construida a partir de ellas" if same_in_pe else "")
+                + ("; pe está bien construida a partir de ellas" if same_in_pe else
+                   "; tu pe sí es la correcta, así que la omega que devuelves no es la que "
+                   "usas en sus ángulos" if pe_right else "")
                 + " (paso 7)", readings))
     elif omega_right and in_pe is not None and not _same(in_pe, expected_omega):
         scaled = _angle_factor(in_pe, expected_omega, n_positions)
