@@ -7,6 +7,7 @@ runtime files) goes to a private home, never to the machine's.
 """
 
 import contextlib
+import http.client
 import json
 import os
 import secrets
@@ -47,10 +48,57 @@ class Server:
         return f"{self.url}/lab/tree/{urllib.parse.quote(str(relative))}?token={self.token}"
 
 
+class PortTaken(RuntimeError):
+    """The chosen port was taken by another program before the server could listen on it."""
+
+
+def _start(command, root, env, log_path):
+    with open(log_path, "w") as log:
+        return subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+
+
+def _answers(server):
+    """Whether *this* server answers: its status JSON, asked with its token.
+
+    The port is picked free and then handed to the server, so another program can take it in
+    between (seen in CI: a foreign service answered the first request with binary bytes, and
+    http.client raised BadStatusLine). With ``port_retries=0`` the server then exits; until it
+    does, nothing else that answers on the port counts.
+    """
+    with contextlib.suppress(OSError, http.client.HTTPException, ValueError):
+        status, body = server.get("api/status")
+        return status == 200 and isinstance(body, dict) and "started" in body
+    return False
+
+
+def _wait_until_up(process, server, log_path):
+    deadline = time.monotonic() + 120
+    while True:
+        if process.poll() is not None:
+            log = Path(log_path).read_text(errors="replace")
+            if "already in use" in log or "is not available" in log:
+                raise PortTaken(log[-3000:])
+            raise RuntimeError(f"jupyter lab exited {process.returncode}:\n{log[-3000:]}")
+        if _answers(server):
+            return
+        if time.monotonic() > deadline:
+            raise RuntimeError("jupyter lab did not answer in 120 s:\n"
+                               + Path(log_path).read_text(errors="replace")[-3000:])
+        time.sleep(0.5)
+
+
+def _stop(process):
+    process.terminate()
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 @contextlib.contextmanager
-def jupyter_lab(python, root, home):
+def jupyter_lab(python, root, home, attempts=3):
     """``jupyter lab`` started by ``python``'s environment on ``root``, until the block ends."""
-    port, token = _free_port(), secrets.token_hex(16)
     home = Path(home)
     # A student's terminal: nothing of the test session (its PYTHONPATH, its venv) leaks in.
     from otter_paths import clean_environment
@@ -60,33 +108,30 @@ def jupyter_lab(python, root, home):
            "JUPYTER_DATA_DIR": str(home / "data"), "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
            "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
            "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces")}
-    # The student's own command, with what a headless test needs: no browser, a known port and
-    # token, and --allow-root because CI runs as root.
-    command = [str(python), "-m", "jupyter", "lab", "--no-browser", "--allow-root",
-               f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-               "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}",
-               f"--ServerApp.root_dir={root}", "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
-    log = open(home / "server.log", "w")
-    process = subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
-    server = Server(f"http://127.0.0.1:{port}", token)
+    log_path = home / "server.log"
+    for attempt in range(1, attempts + 1):
+        port, token = _free_port(), secrets.token_hex(16)
+        # The student's own command, with what a headless test needs: no browser, a known port
+        # and token, and --allow-root because CI runs as root.
+        command = [str(python), "-m", "jupyter", "lab", "--no-browser", "--allow-root",
+                   f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+                   "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}",
+                   f"--ServerApp.root_dir={root}", "--LabApp.news_url=",
+                   "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+        process = _start(command, root, env, log_path)
+        server = Server(f"http://127.0.0.1:{port}", token)
+        try:
+            _wait_until_up(process, server, log_path)
+        except PortTaken:
+            _stop(process)
+            if attempt == attempts:
+                raise
+            continue
+        except BaseException:
+            _stop(process)
+            raise
+        break
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"jupyter lab exited {process.returncode}:\n"
-                                   + (home / "server.log").read_text()[-3000:])
-            with contextlib.suppress(OSError):
-                if server.get("api/status")[0] == 200:
-                    break
-            if time.monotonic() > deadline:
-                raise RuntimeError("jupyter lab did not answer in 120 s:\n"
-                                   + (home / "server.log").read_text()[-3000:])
-            time.sleep(0.5)
         yield server
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
+        _stop(process)
