@@ -70,12 +70,12 @@ $(ZIP): $(STAMP) $(ZIP_SOURCES)
 # pytest's own exit status is kept in .pytest-exit, because make reports every failure as 2
 # and CI must tell "tests failed" (1) from "no tests ran" (5).
 # One worker per core, each taking whole modules (--dist loadfile), so a module's fixtures are
-# built once; TEST_JOBS=1 runs the suite in this process.
+# built once, in conftest.py's LONGEST_FIRST order; TEST_JOBS=1 runs the suite in this process.
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 test: $(STAMP)
 	@rm -f .pytest-exit
-	$(PY) -m pytest $(if $(filter-out 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadfile) \
+	$(PY) -m pytest $(if $(filter-out 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder) \
 		$(PYTEST_ARGS) || { echo $$? > .pytest-exit; exit 1; }
 
 # Everyday work: the tests that need no build, no fresh venv and no browser (under a minute).

@@ -167,12 +167,36 @@ SLOW_MODULES = {"test_attacks", "test_attacks_gradescope", "test_batch", "test_b
                 "test_notebooks_in_the_wild"}
 
 
-# The modules that take longest (`--durations`: their door fixtures grade whole batches), run
-# first: `make test` hands whole modules to its workers in collection order, so a long module
-# collected last would keep one worker busy while the others sit idle.
-LONGEST_FIRST = ("test_attacks_gradescope", "test_attacks", "test_otter_paths", "test_probe", "test_second_lesson",
-                 "test_front_ends", "test_batch", "test_class_report", "test_lms_end_to_end",
-                 "test_notebooks_in_the_wild", "test_batch_under_attack", "test_assign")
+# The modules that take longest (seconds of one `--durations` run on 2 cores, in the comment),
+# run first: `make test` hands whole modules to its workers in this order (the Makefile turns
+# off xdist's own reordering, which puts the modules with the most *tests* first), so the last
+# modules are the short ones and both workers finish together. test_diagnosis, which needs no
+# build, comes second: one worker draws its cases while the other builds dist/ and the venvs.
+LONGEST_FIRST = (
+    "test_attacks_gradescope",  # 142
+    "test_diagnosis",  # 54
+    "test_attacks",  # 130
+    "test_otter_paths",  # 109
+    "test_probe",  # 88
+    "test_front_ends",  # 65
+    "test_batch_under_attack",  # 62
+    "test_misconceptions",  # 45
+    "test_lms_end_to_end",  # 42
+    "test_locate",  # 38
+    "test_explorer",  # 38
+    "test_student_journey",  # 37
+    "test_class_report",  # 36
+    "test_second_lesson",  # 36
+    "test_extension",  # 29
+    "test_sandbox_modes",  # 29
+    "test_batch",  # 27
+    "test_lab",  # 26
+    "test_real_world_variants",  # 24
+    "test_ablation",  # 22
+    "test_notebooks_in_the_wild",  # 22
+    "test_student_install",  # 22
+    "test_assign",  # 18
+)
 
 
 def pytest_collection_modifyitems(config, items):

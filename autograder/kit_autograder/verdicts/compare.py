@@ -200,6 +200,36 @@ def same_within(got, expected, *, atol, rtol):
     """Equal within the tolerances, with NaN and infinities in the same places."""
     if got.shape != expected.shape:
         return False
+    # The catalogue's matching asks this about a million times per test run, mostly of float
+    # arrays that are all finite: cheap answers first, each the full check's (tested).
+    if got.dtype.kind == "f" and expected.dtype.kind == "f" and got.size:
+        if _far_at_an_end(got, expected, atol, rtol):
+            return False
+        with np.errstate(invalid="ignore", over="ignore"):
+            error = np.abs(got - expected)
+            allowed = atol + rtol * np.abs(expected)
+        if np.all(error <= allowed) and np.isfinite(error).all():
+            return True  # every place finite in both, and close
+        if np.any(error > allowed):
+            return False  # a place finite in expected where got is far, or infinite
+    return _same_within_in_full(got, expected, atol=atol, rtol=rtol)
+
+
+def _far_at_an_end(got, expected, atol, rtol):
+    """Whether the first or the last place is far, in plain floats: most arrays the matching
+    compares differ everywhere, and this costs no NumPy call. A far place means "not the same"
+    whatever it holds: a finite expected value beside an infinite or distant one."""
+    if not isinstance(atol, (float, int)) or not isinstance(rtol, (float, int)):
+        return False
+    flat_got, flat_expected = got.reshape(-1), expected.reshape(-1)
+    for index in (0, -1):
+        mine, theirs = float(flat_got[index]), float(flat_expected[index])
+        if abs(mine - theirs) > atol + rtol * abs(theirs):
+            return True
+    return False
+
+
+def _same_within_in_full(got, expected, *, atol, rtol):
     for special in (np.isnan, np.isposinf, np.isneginf):
         if not np.array_equal(special(got), special(expected)):
             return False
