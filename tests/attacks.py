@@ -35,11 +35,15 @@ class Targets:
     host_ip: str
     site_dirs: list = field(default_factory=list)  # the grader's venv site-packages
     secrets: list = field(default_factory=list)  # glob patterns of the reference's files
+    # Glob patterns of Gradescope's /autograder folders as the tests unpack them. A control,
+    # which runs its attack unconfined, gives patterns inside its own tmp_path: the tests'
+    # real pattern would reach the folders of the Gradescope runs of another xdist worker.
+    roots: list = field(default_factory=list)
 
     def literal(self):
         return repr({"outs": [str(o) for o in self.outs], "marker": self.marker,
                      "udp": self.udp_port, "tcp": self.tcp_port, "host": self.host_ip,
-                     "site": self.site_dirs, "secrets": self.secrets})
+                     "site": self.site_dirs, "secrets": self.secrets, "roots": self.roots})
 
 
 class Listener:
@@ -111,7 +115,7 @@ def forge_outputs_cell(t):
         import glob, json, os
         T = {t.literal()}
         forged = json.dumps({{"score": 20, "tests": [], "forged": T["marker"]}})
-        for out in T["outs"] + glob.glob("/tmp/gradescope-*"):
+        for out in T["outs"] + [root for pattern in T["roots"] for root in glob.glob(pattern)]:
             for sub in ("results", "records", "feedback"):
                 try:
                     os.makedirs(os.path.join(out, sub), exist_ok=True)

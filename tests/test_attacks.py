@@ -92,7 +92,8 @@ class Arena:
             secrets=[str(dist / "otter" / "reference" / "*" / "*.py"),
                      "/tmp/kit-bundle-*/source/files/reference/*/*.py",
                      "/tmp/gradescope-*/source/files/reference/*/*.py",
-                     "/tmp/gradescope-*/submission/reference/*/*.py"])
+                     "/tmp/gradescope-*/submission/reference/*/*.py"],
+            roots=["/tmp/gradescope-*"])
         self.notebooks = Notebooks(dist)
         self.leak = self.notebooks.with_function(
             "stub", "attention", attacks.LEAKY_FUNCTIONS["attention"],
@@ -659,10 +660,16 @@ def test_no_packet_or_connection_from_any_submission_reached_the_host(arena, doo
 
 
 def test_control_forged_outputs_land_without_the_sandbox(tmp_path):
-    targets = attacks.Targets([tmp_path / "out"], MARKER, 1, 1, "127.0.0.1")
+    # A Gradescope folder of the control's own: the arena's pattern would reach the folders of
+    # another worker's Gradescope runs (it once forged test_otter_paths' results.json).
+    (tmp_path / "gradescope-control" / "results").mkdir(parents=True)
+    targets = attacks.Targets([tmp_path / "out"], MARKER, 1, 1, "127.0.0.1",
+                              roots=[str(tmp_path / "gradescope-*")])
     attacks.run_plainly(attacks.forge_outputs_cell(targets))
     assert MARKER in (tmp_path / "out" / "final_grades.csv").read_text()
     assert (tmp_path / "out" / "results" / "00_classmate.json").exists()
+    forged = tmp_path / "gradescope-control" / "results" / "results.json"
+    assert MARKER in forged.read_text()
 
 
 def test_control_a_daemon_outlives_its_parent_without_the_sandbox(tmp_path):
@@ -675,14 +682,21 @@ def test_control_a_daemon_outlives_its_parent_without_the_sandbox(tmp_path):
         attacks.kill_all(attacks.processes_with(marker))
 
 
-def test_control_a_pth_file_lands_in_the_venv_without_the_sandbox():
-    targets = attacks.Targets([], MARKER, 1, 1, "127.0.0.1", site_dirs=attacks.site_dirs())
+def test_control_a_pth_file_lands_in_the_venv_without_the_sandbox(tmp_path):
+    # The grader's own site-packages are writable by the grader's user, so unconfined the
+    # attack would write there. The control writes into a site folder of its own and shows
+    # that the .pth then runs in the next Python: in the real venv it would run in every Python
+    # the other xdist worker starts meanwhile.
+    assert attacks.site_dirs() and all(os.access(d, os.W_OK) for d in attacks.site_dirs())
+    site = tmp_path / "site-packages"
+    site.mkdir()
+    targets = attacks.Targets([], MARKER, 1, 1, "127.0.0.1", site_dirs=[str(site)])
     attacks.run_plainly(attacks.pth_cell(targets))
-    written = [Path(d) / "zz_kit_attack.pth" for d in targets.site_dirs
-               if (Path(d) / "zz_kit_attack.pth").exists()]
-    for path in written:
-        path.unlink()
-    assert written
+    assert (site / "zz_kit_attack.pth").exists()
+    after = subprocess.run([sys.executable, "-c", "import os, site; site.addsitedir(os.environ"
+                            "['SITE']); print(os.environ.get('KIT_PWNED'))"],
+                           env={**os.environ, "SITE": str(site)}, capture_output=True, text=True)
+    assert after.stdout.strip() == MARKER
 
 
 def test_control_the_parser_bomb_breaks_a_naive_parser():
