@@ -270,14 +270,27 @@ class Outcome:
     def __init__(self, totals, records=None, results=None, door=None):
         self.totals, self.records, self.results = totals, records or {}, results or {}
         if door:  # every door's totals, side by side, for a reader of the run
-            table = ARTIFACTS / "attack_scores.json"
-            ARTIFACTS.mkdir(parents=True, exist_ok=True)
-            previous = json.loads(table.read_text("utf-8")) if table.exists() else {}
-            table.write_text(json.dumps({**previous, door: totals}, indent=1, sort_keys=True))
+            _add_to_table(door, totals)
         # The attacks' own processes carry the marker, and so do the sandbox's (the zygote,
         # its jobs and whatever a job forked), through the sandbox's label.
         self.survivors = attacks.processes_with(MARKER)
         attacks.kill_all(self.survivors)  # so that one door's failure cannot spoil the next
+
+
+def _add_to_table(door, totals):
+    """``door``'s totals into tests/artifacts/attack_scores.json. The Gradescope door writes
+    from the other xdist worker, at the same time as the others: the read and the write are
+    one step under a lock, and the file is replaced whole, never seen half-written."""
+    import fcntl
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    table = ARTIFACTS / "attack_scores.json"
+    with open(ARTIFACTS / "attack_scores.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        previous = json.loads(table.read_text("utf-8")) if table.exists() else {}
+        partial = table.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(json.dumps({**previous, door: totals}, indent=1, sort_keys=True))
+        os.replace(partial, table)
 
 
 def _graded(arena, door, grade):
