@@ -9,9 +9,12 @@ events:
   ``run_otter.py`` into the zip (build/otter_templates.py), and store the fingerprints of the
   statements students receive, which the reviewer's hints exempt (policy.py);
 * ``before_grading``: grade the submission, start to end, in the kit's sandbox
-  (grading.Grader): the notebook runs once there, and every verdict is decided outside it;
-* ``before_execution``: hand Otter a notebook without the student's cells, so that Otter's
-  own kernel never runs student code (the sandbox is the only place that does);
+  (grading.Grader): the notebook runs once there, and every verdict is decided outside it.
+  Then the upload's files leave Otter's working folder (otter_workdir.py), where Otter would
+  unpickle its log and start its kernel;
+* ``before_execution``: hand Otter a notebook without the student's cells, and remove the
+  upload's last file, the one Otter has just read, so that Otter's own kernel neither runs
+  student code nor imports a file of the upload (the sandbox is the only place that does);
 * ``after_grading``: replace Otter's results with the kit's, the visible output with the
   student's Spanish feedback, and each question's box with that question's section of it;
 * ``generate_report``: what happened, for the instructor's log (never shown to students:
@@ -27,7 +30,7 @@ from pathlib import Path
 
 from otter.plugins import AbstractOtterPlugin
 
-from . import policy
+from . import otter_workdir, policy
 from .bundle import PLUGIN, from_source
 from .verdicts.record import Flag
 
@@ -77,7 +80,8 @@ class VerificationPlugin(AbstractOtterPlugin):
         from .grading import Grader
         from .sandbox.client import Limits, Sandbox
 
-        submission = Path(self.submission_path).resolve()
+        # Never resolved: an upload's symlink must not move Otter's folders elsewhere.
+        submission = Path(os.path.abspath(self.submission_path))
         root = submission.parent.parent
         source = root / "source"
         try:
@@ -96,8 +100,12 @@ class VerificationPlugin(AbstractOtterPlugin):
         except Exception:  # fail closed: Otter's kernel never decides a score
             self.report.append("kit grading failed:\n" + traceback.format_exc())
             self.record = None
+        finally:
+            otter_workdir.clear_upload(submission.parent, keep=submission.name)
 
     def before_execution(self, submission):
+        # Otter has read the file it grades: its kernel starts in this folder next.
+        otter_workdir.remove(self.submission_path)
         if hasattr(submission, "cells"):
             submission.cells = []  # Otter's kernel runs Otter's own cells, no student code
             # The student's metadata may hold anything (a kernelspec that is a string, say):
