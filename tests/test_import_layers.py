@@ -19,7 +19,7 @@ ENGINE = ROOT / "autograder"
 # own layer's rooms or lower ones, never a higher one. What two rooms both need moves below both.
 LAYERS = (
     # the doors: make grade, Otter's paths (Gradescope, otter run, otter grade), make bench
-    ("batch", "otter_plugin", "otter_workdir", "bench"),
+    ("batch", "otter_plugin", "otter_entry", "otter_workdir", "bench"),
     # what people read and hand in around the grades: the reports, the written answers, the LMS
     ("report", "written", "lms"),
     # one submission graded, and what that needs: the lesson, its zip, its build, its inputs

@@ -13,6 +13,7 @@ image tree, no canary may appear, the stub keeps its 0 and a correct notebook it
 Otter's own log reader runs the ``.OTTER_LOG``.
 """
 
+import csv
 import io
 import json
 import os
@@ -192,13 +193,18 @@ def test_gradescope_runs_no_file_of_the_upload(otter_venvs, autograder_zip, kern
     assert "sandbox:" in log
 
 
-def test_otter_grades_image_runs_no_file_of_the_upload(otter_venvs, autograder_zip, kernel_modules,
-                                                       canaries, tmp_path):
+def test_otter_grades_image_runs_no_file_of_the_upload_and_keeps_a_correct_grade(
+        otter_venvs, autograder_zip, kernel_modules, canaries, tmp_path):
+    # otter grade copies the upload back out of its container once grading ends: what the kit
+    # leaves in Otter's folder must let that copy succeed, or the row is a failure.
     require_mount_namespace()
     uploads = tmp_path / "uploads"
     uploads.mkdir()
-    (uploads / "entrega.zip").write_bytes(attack_upload(STUB, kernel_modules, canaries))
+    (uploads / "entrega.zip").write_bytes(attack_upload(CORRECT, kernel_modules, canaries))
     otter_grade(otter_venvs.image, autograder_zip, uploads, tmp_path / "out", "zip")
     assert fired(canaries) == []
-    rows = (tmp_path / "out" / "final_grades.csv").read_text("utf-8")
-    assert "entrega.zip" in rows
+    with open(tmp_path / "out" / "final_grades.csv", newline="", encoding="utf-8") as f:
+        rows = {row["file"]: row for row in csv.DictReader(f)}
+    row, possible = rows["entrega.zip"], rows["points-per-question"]
+    assert row["grading_status"] == "Completed", row
+    assert float(row["total_points_earned"]) == float(possible["total_points_earned"]) > 0

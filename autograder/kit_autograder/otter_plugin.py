@@ -12,8 +12,8 @@ events:
   (grading.Grader): the notebook runs once there, and every verdict is decided outside it.
   Then the upload's files leave Otter's working folder (otter_workdir.py), where Otter would
   unpickle its log and start its kernel;
-* ``before_execution``: hand Otter a notebook without the student's cells, and remove the
-  upload's last file, the one Otter has just read, so that Otter's own kernel neither runs
+* ``before_execution``: hand Otter a notebook without the student's cells (and remove the
+  file Otter has just read if Python could import it), so that Otter's own kernel neither runs
   student code nor imports a file of the upload (the sandbox is the only place that does);
 * ``after_grading``: replace Otter's results with the kit's, the visible output with the
   student's Spanish feedback, and each question's box with that question's section of it;
@@ -30,7 +30,7 @@ from pathlib import Path
 
 from otter.plugins import AbstractOtterPlugin
 
-from . import otter_workdir, policy
+from . import otter_entry, otter_workdir, policy
 from .bundle import PLUGIN, from_source
 from .verdicts.record import Flag
 
@@ -78,7 +78,7 @@ class VerificationPlugin(AbstractOtterPlugin):
 
     def before_grading(self, config):
         from .grading import Grader
-        from .sandbox.client import Limits, Sandbox
+        from .sandbox.client import Sandbox
 
         # Never resolved: an upload's symlink must not move Otter's folders elsewhere.
         submission = Path(os.path.abspath(self.submission_path))
@@ -91,10 +91,10 @@ class VerificationPlugin(AbstractOtterPlugin):
                 os.chmod(root, 0o700)
             bundle = from_source(source)
             self.grader = Grader(bundle)
-            settings = bundle.settings
-            limits = Limits(notebook_seconds=float(settings.get("timeout", Limits.notebook_seconds)),
-                            memory_mb=int(settings.get("memory_mb", Limits.memory_mb)))
-            with Sandbox(limits, jobs=1) as sandbox:
+            # The zip's run_otter.py started it before Otter was imported; otter run did not.
+            sandbox = (otter_entry.take_sandbox()
+                       or Sandbox(otter_entry.limits_of(bundle.settings), jobs=1))
+            with sandbox:
                 self.record = self.grader.grade_file(sandbox, submission, submission.stem)
                 self.report.append(f"sandbox: {sandbox.description}")
         except Exception:  # fail closed: Otter's kernel never decides a score
@@ -105,7 +105,7 @@ class VerificationPlugin(AbstractOtterPlugin):
 
     def before_execution(self, submission):
         # Otter has read the file it grades: its kernel starts in this folder next.
-        otter_workdir.remove(self.submission_path)
+        otter_workdir.drop_if_importable(self.submission_path)
         if hasattr(submission, "cells"):
             submission.cells = []  # Otter's kernel runs Otter's own cells, no student code
             # The student's metadata may hold anything (a kernelspec that is a string, say):

@@ -12,12 +12,16 @@ into ``submission/``, and Otter works there after the plugin's ``before_grading`
 
 By ``before_grading``'s end the kit has read the upload (the sandbox ran it), so the folder is
 emptied of it and refilled with what Otter itself puts there (``source/tests`` and
-``source/files``, by Otter's own ``prepare_files``). Only the file Otter grades stays, because
-Otter reads it (as JSON, or as text for a script) before ``before_execution``, which removes it
-before the kernel starts. The rule is the folder's, not a list of dangerous names: nothing of
-the upload is left for any import to find.
+``source/files``, by Otter's own ``prepare_files``). What stays is what no import can load and
+Otter still needs: the file Otter grades, which Otter reads (as JSON) before
+``before_execution``, and a zip at the top, which ``otter grade`` copies back out of its
+container once grading ends (an error there fails the submission). A file Otter grades that
+Python could import (a ``.py`` script, which Otter grades when there is no notebook) is removed
+in ``before_execution``, once Otter has read it and before the kernel starts. The rule is the
+folder's, not a list of dangerous names: nothing of the upload is left for an import to find.
 """
 
+import importlib.machinery
 import os
 import shutil
 from pathlib import Path
@@ -25,13 +29,21 @@ from pathlib import Path
 
 def clear_upload(submission_dir, keep):
     """Everything the upload brought into ``submission_dir`` is removed, but ``keep`` (the
-    name of the file Otter is about to read); Otter's own files are put back as Otter puts
-    them."""
+    name of the file Otter is about to read) and the zips at its top; Otter's own files are
+    put back as Otter puts them."""
     folder = Path(submission_dir)
     for entry in folder.iterdir():
-        if entry.name != keep:
+        kept_zip = entry.suffix.lower() == ".zip" and entry.is_file() and not entry.is_symlink()
+        if entry.name != keep and not kept_zip:
             remove(entry)
     _otters_own_files(folder.parent)
+
+
+def drop_if_importable(path):
+    """``path`` removed if Python could import it from its folder (``.py``, ``.pyc``, ...)."""
+    path = Path(path)
+    if path.suffix in importlib.machinery.all_suffixes():
+        remove(path)
 
 
 def remove(path):

@@ -98,7 +98,10 @@ class Ran:
 class Sandbox:
     """One zygote for a batch (or for one Otter run)."""
 
-    def __init__(self, limits: Limits = Limits(), jobs: int = 1, allow_bwrap: bool = True):
+    def __init__(self, limits: Limits = Limits(), jobs: int = 1, allow_bwrap: bool = True,
+                 wait: bool = True):
+        """``wait=False`` returns once the zygote is started, not warm: the caller does other
+        work meanwhile, and the first job waits for it (a start that fails raises there)."""
         self.limits, self.max_jobs = limits, max(1, int(jobs))
         self.host = host_module.probe(allow_bwrap)
         self.description = {}
@@ -110,17 +113,15 @@ class Sandbox:
         self._stopped = threading.Event()
         self._restart_lock = threading.Lock()
         self._uids = UidClaims()
+        self._unwaited = not wait
         try:
-            self._start()
+            self._prepare()
+            self._launch(wait)
         except BaseException:
             self.close()
             raise
 
     # --- start-up ---------------------------------------------------------------------
-
-    def _start(self):
-        self._prepare()
-        self._launch()
 
     def _prepare(self):
         """What every launch of the zygote shares: its code, its font cache, its folders."""
@@ -178,8 +179,8 @@ class Sandbox:
         self.description.update({"mode": host.mode, "root": host.root,
                                  "made_traversable": traversable})
 
-    def _launch(self):
-        """Start a zygote and wait until it is warm."""
+    def _launch(self, wait=True):
+        """Start a zygote and, with ``wait``, wait until it is warm."""
         host = self.host
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._control = ours
@@ -202,12 +203,19 @@ class Sandbox:
         self._generation += 1
         threading.Thread(target=self._read_control, args=(ours, self._generation),
                          daemon=True).start()
+        if wait:
+            self._wait_warm()
+
+    def _wait_warm(self):
         if not self._ready.wait(STARTUP_SECONDS) or self._proc.poll() is not None:
             raise SandboxError(f"the sandbox did not start: {self.log_tail() or 'no answer'}")
 
     def _alive(self):
         """The zygote, restarted if something killed it: later submissions still get graded."""
         with self._restart_lock:
+            if self._unwaited:  # started with wait=False: its first job waits here
+                self._unwaited = False
+                self._wait_warm()
             if self._proc is not None and self._proc.poll() is not None and not self._closed:
                 self.restarts += 1
                 self._control.close()
