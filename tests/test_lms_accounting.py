@@ -324,3 +324,59 @@ def test_make_grade_reports_the_download_and_survives_a_400_byte_name(tmp_path, 
             assert float(rows[long_name]["total_points_earned"]) == 20
     printed = capsys.readouterr().out
     assert "look at these before publishing grades" in printed and "candidates" in printed
+
+
+# --- issue 47.3 and 51.7: ROSTER= read by its own columns, and refused in one line -------------
+
+
+def test_a_canvas_gradebook_with_a_section_is_read_as_canvas_never_as_moodle(tmp_path, capsys):
+    from kit_autograder.lms.roster import participant_column
+    from kit_autograder.lms.worksheet import Worksheet
+
+    gradebook = tmp_path / "gradebook.csv"
+    gradebook.write_bytes(fx.canvas_gradebook())  # «Section» is «IA 2026» on every student
+    sheet = Worksheet(gradebook)
+    # Positive control: by the shape of its cells, «IA 2026» is a column of «word number», as
+    # Moodle's «Participante 48211»: the guess alone takes the section for identifiers.
+    assert participant_column(sheet) == sheet.header.index("Section")
+    roster = lms.read_roster(gradebook)
+    assert roster.kind == "canvas" and roster.people["101"].name == "García López, María José"
+    result, _ = ingested(write_zip(tmp_path, {"pérezjosé_102_9002_notebook_student.ipynb": GOOD}),
+                         roster=roster)
+    (notice,) = [n for n in result.notices if n.kind == "absent"]
+    assert "Sin Entrega, Pedro (107)" in notice.en and "(2026)" not in notice.en
+    assert lms.roster_summary(roster) == ("roster: gradebook.csv read as Canvas's gradebook: "
+                                          "8 people, no groups")
+
+
+def test_a_worksheet_from_a_moodle_in_another_language_is_still_read_by_its_cells(tmp_path):
+    path = tmp_path / "notes.csv"
+    path.write_text("Nom,Participant\nAna Roja,Participant 11\nBeto Rojo,Participant 12\n")
+    roster = lms.read_roster(path)
+    assert roster.kind == "moodle" and sorted(roster.people) == ["11", "12"]
+
+
+def refusal(tmp_path, capsys, *args):
+    """make grade's status and stderr lines; the autograder is never opened before these."""
+    from kit_autograder import batch
+
+    zip_path = tmp_path / "any.zip"
+    zip_path.write_bytes(b"PK\x05\x06" + b"\0" * 18)
+    out = tmp_path / "out"
+    status = batch.main(["--autograder", str(zip_path), "--out", str(out), *args])
+    return status, capsys.readouterr().err.splitlines(), out
+
+
+def test_a_roster_cell_over_128_kb_is_one_error_line_and_nothing_written(tmp_path, capsys):
+    download = write_zip(tmp_path, {"pérezjosé_102_9002_notebook_student.ipynb": GOOD})
+    big = tmp_path / "gradebook.csv"
+    big.write_text('Student,ID\n"' + "a" * 200_000 + '",102\n', "utf-8")
+    with pytest.raises(Exception, match="field larger than field limit"):  # positive control
+        list(csv.reader(io.StringIO(big.read_text("utf-8"))))
+    status, lines, out = refusal(tmp_path, capsys, "--submissions", str(download),
+                                 "--roster", str(big))
+    assert status == 2 and lines == [
+        f"error: ROSTER={big}: gradebook.csv, line 2: a cell of more than 128 KB, which no LMS "
+        "export holds; export the file again from the LMS; give ROSTER= the class list your "
+        "LMS exports (docs/lms.md)"]
+    assert not out.exists()

@@ -114,6 +114,8 @@ def grade_folder(submissions, out, *, autograder_zip, jobs=None, limits=Limits()
     submissions, out = Path(submissions), Path(out)
     try:
         listed = lms.read_roster(roster) if roster else None
+        if listed is not None:
+            print(lms.roster_summary(listed), file=log)
         ingested = lms.ingest(submissions, roster=listed, picks=picks)
     except lms.RosterError as exc:
         raise BatchError(f"ROSTER={roster}: {exc}; give ROSTER= the class list your LMS "

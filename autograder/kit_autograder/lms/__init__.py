@@ -21,7 +21,8 @@ from . import canvas, gradescope, moodle
 from .entries import (  # noqa: F401 (the API)
     IGNORED, NOT_A_SUBMISSION, UNREADABLE, Entry, FileRow, Found, Ingested, Notice, build_entries,
     export_stem, export_time, read_manifest)
-from .roster import Roster, RosterError, read as read_roster  # noqa: F401 (the API)
+from .roster import (  # noqa: F401 (the API)
+    Roster, RosterError, read as read_roster, summary as roster_summary)
 from ..sandbox.inside.wire import valid_text
 from .tree import NO_SUCH, IngestError, Item, Tree, debris
 

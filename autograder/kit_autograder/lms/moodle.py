@@ -26,7 +26,7 @@ import zipfile
 from pathlib import Path, PurePosixPath
 
 from .entries import Found, Notice, Upload
-from .roster import DEFAULT_TEAM, download_name
+from .roster import DEFAULT_TEAM, MOODLE_IDENTIFIER, download_name
 from .worksheet import Worksheet, WorksheetError, number_text
 
 # <who>[_<participant or group id>]_assignsubmission_<plugin>, then "_" or "/" or the end. Team
@@ -39,7 +39,6 @@ ZIP_ORDER = "Moodle lists a student's files oldest first in its download zip"
 
 FEEDBACK_FILE = "informe_de_evaluacion.html"
 
-IDENTIFIER = ("identificador", "identifier")
 GRADE = ("calificación", "calificacion", "grade")
 MAXIMUM = ("calificación máxima", "calificacion maxima", "maximum grade")
 COMMENTS = ("comentarios de retroalimentación", "comentarios de retroalimentacion",
@@ -166,7 +165,7 @@ def worksheet_columns(worksheet: Worksheet):
     before the maximum (its comments column is then found only by header)."""
     from .roster import participant_column
 
-    identifier = worksheet.column(IDENTIFIER)
+    identifier = worksheet.column(MOODLE_IDENTIFIER)
     if identifier is None:
         identifier = participant_column(worksheet)
     grade, maximum = worksheet.column(GRADE), worksheet.column(MAXIMUM)

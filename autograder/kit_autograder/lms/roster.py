@@ -29,6 +29,9 @@ FULL_NAME = ("nombre completo", "full name", "nom complet", "vollständiger name
              "nome completo", "nom", "name")
 GROUP = ("grupo", "group", "groupe", "gruppe", "gruppo", "grup", "group_name", "group name")
 CANVAS_STUDENT = ("student",)
+# Moodle's «Identificador» column (assignfeedback_offline's «recordid»), as it is headed.
+MOODLE_IDENTIFIER = ("identificador", "identifier", "identifiant", "identifikator",
+                     "identificatore")
 CANVAS_ID = ("id", "canvas_user_id", "user_id")
 # Moodle's team names: its «Grupo predeterminado» for members without a group, in the site's
 # language (mod/assign's «defaultteam» string).
@@ -91,17 +94,50 @@ def read(path) -> Roster:
         sheet = Worksheet(path)
     except WorksheetError as exc:
         raise RosterError(str(exc)) from None
-    identifier = participant_column(sheet)
-    if identifier is not None:
+    kind, identifier = kind_of(sheet)
+    if kind == "moodle":
         return _moodle(path, sheet, identifier)
-    student, user = sheet.column(CANVAS_STUDENT), sheet.column(CANVAS_ID)
-    group = sheet.column(GROUP)
-    if user is not None and (student is not None or group is not None):
-        return _canvas(path, sheet, student, user, group)
+    if kind in ("canvas", "groups"):
+        return _canvas(path, sheet, sheet.column(CANVAS_STUDENT), sheet.column(CANVAS_ID),
+                       sheet.column(GROUP))
     shown = ", ".join(f"«{title}»" for title in sheet.header[:12])
     raise RosterError(f"{path.name} is neither Moodle's grading worksheet (a column of "
                       "«Participante N»), Canvas's gradebook («Student», «ID») nor a groups CSV "
                       f"(a user-id and a group column); its columns are: {shown}")
+
+
+def kind_of(sheet: Worksheet):
+    """``(kind, Moodle's identifier column or None)``: which LMS file ``sheet`` is, by its own
+    columns first. Moodle's worksheet by its identifier's header, Canvas's gradebook by
+    «Student» and «ID», a groups CSV by a user-id and a group column; only a file that none of
+    these fits is read by the shape of its cells (a worksheet from a Moodle in another
+    language), so that a Canvas «Section» of «IA 2026» never passes for Moodle's «Participante
+    N». ``kind`` is None when nothing fits."""
+    identifier = sheet.column(MOODLE_IDENTIFIER)
+    if identifier is not None:
+        return "moodle", identifier
+    user = sheet.column(CANVAS_ID)
+    if user is not None and sheet.column(CANVAS_STUDENT) is not None:
+        return "canvas", None
+    if user is not None and sheet.column(GROUP) is not None:
+        return "groups", None
+    identifier = participant_column(sheet)
+    if identifier is not None:
+        return "moodle", identifier
+    return None, None
+
+
+KINDS = {"moodle": "Moodle's grading worksheet", "canvas": "Canvas's gradebook",
+         "groups": "a groups CSV"}
+
+
+def summary(roster: Roster) -> str:
+    """What make grade read in ``ROSTER=``, in one line for the instructor."""
+    groups = sorted({g for p in roster.people.values() for g in p.groups})
+    return (f"roster: {roster.path.name} read as {KINDS[roster.kind]}: "
+            f"{len(roster.people)} {'person' if len(roster.people) == 1 else 'people'}, "
+            + (f"{len(groups)} {'group' if len(groups) == 1 else 'groups'}" if groups
+               else "no groups"))
 
 
 def participant_column(sheet: Worksheet) -> Optional[int]:
