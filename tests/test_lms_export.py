@@ -214,3 +214,32 @@ def test_a_team_row_goes_to_every_member_and_their_own_feedback_folder(tmp_path)
         folders = sorted(name.split("/")[0] for name in zf.namelist())
     assert folders == ["José Pérez_2000001_assignsubmission_file",
                        "María José García López_1234567_assignsubmission_file"]
+
+
+def test_accented_names_decomposed_by_the_file_system_are_one_person(tmp_path):
+    """Issue 47.4: a Canvas download unzipped on macOS has its names in NFD; the gradebook's
+    are NFC. A person reads one name, and so does the export."""
+    import unicodedata
+
+    from kit_autograder import lms
+
+    decomposed = unicodedata.normalize("NFD", "núñezjosé")
+    assert decomposed != "núñezjosé"  # positive control: as strings, the two differ
+    folder = tmp_path / "descarga"
+    folder.mkdir()
+    file = f"{decomposed}_1004_9001_notebook_student.ipynb"
+    (folder / file).write_bytes(fx.demo("sin_hacer.ipynb"))
+    with lms.ingest(folder) as ingested:
+        (entry,) = ingested.entries
+    assert entry.file == file, "the file keeps the name it has on disk"
+    assert entry.student_name == "núñezjosé", "the name is shown composed, accents kept"
+    # An OUT graded before names were composed still matches the gradebook.
+    out = graded_out(tmp_path, [(file, decomposed, "1004", 20.0, 30.0, "1004")])
+    gradebook = tmp_path / "notas.csv"
+    gradebook.write_text("Student,ID,SIS User ID,SIS Login ID,Section,Tarea 055 (55123)\n"
+                         "    Points Possible,,,,,10.00\n"
+                         "\"Núñez, José\",1004,S1004,jnunez,IA 2026,\n", "utf-8")
+    report = export_module.export(out, "canvas", gradebook, log=io.StringIO())
+    rows = rows_of((out / "export" / gradebook.name).read_bytes(), ",")
+    assert rows[2][5] == "10.00", report
+    assert "not the worksheet's" not in report

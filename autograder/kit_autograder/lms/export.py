@@ -28,7 +28,7 @@ from ..spanish_numbers import number
 from . import canvas, moodle
 from ..csv_cells import original
 from .entries import read_manifest
-from .roster import canvas_name, download_name
+from .roster import download_name, same_canvas_name
 from .worksheet import Worksheet, WorksheetError
 
 EXPORT = "export"
@@ -111,7 +111,7 @@ def export(out, lms, worksheet_path, column=None, log=sys.stdout):
     else:
         names = _worksheet_names(sheet, sheet.column(("ID",), required=True),
                                  sheet.column(("Student", "LastName")), str.strip)
-        same = lambda listed, written: canvas_name(listed) in (written, canvas_name(written))
+        same = same_canvas_name
     # The download's name against the worksheet's, for the same number: where they differ the
     # number is not this student's (a group id read as a participant's, an edited name), and
     # the grade is withheld rather than given to whoever the number belongs to.

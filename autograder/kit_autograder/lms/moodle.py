@@ -26,7 +26,7 @@ import zipfile
 from pathlib import Path, PurePosixPath
 
 from .entries import Found, Notice, Upload
-from .roster import DEFAULT_TEAM, MOODLE_IDENTIFIER, download_name
+from .roster import DEFAULT_TEAM, MOODLE_IDENTIFIER, download_name, shown_name
 from .worksheet import Worksheet, WorksheetError, number_text
 
 # <who>[_<participant or group id>]_assignsubmission_<plugin>, then "_" or "/" or the end. Team
@@ -145,7 +145,7 @@ def _same_name(listed, written):
 
 
 def _name(who):
-    return None if who.strip().casefold() in ANONYMOUS else who
+    return None if who.strip().casefold() in ANONYMOUS else shown_name(who)
 
 
 def participant_number(identifier):

@@ -71,11 +71,18 @@ class Roster:
         return person.groups[0] if person and person.groups else None
 
 
+def shown_name(text) -> str:
+    """A name as read and shown: composed (NFC), accents kept. macOS and sync tools write file
+    names decomposed (NFD), so «Núñez» from a download may not equal the gradebook's «Núñez»
+    character for character, though a person reads one name."""
+    return unicodedata.normalize("NFC", valid_text(str(text or "")))
+
+
 def download_name(text) -> str:
     """A name as it can be compared with what an LMS wrote into a file name: Moodle turns
     ``_`` into spaces and drops ``' & < > "`` and other characters its file names refuse;
     case, accents' composition and runs of spaces do not matter."""
-    text = unicodedata.normalize("NFC", valid_text(str(text or ""))).replace("_", " ")
+    text = shown_name(text).replace("_", " ")
     text = re.sub(r"[\\/:*?\"<>|&'\x00-\x1f\x7f]", "", text)
     return re.sub(r"\s+", " ", text).strip().casefold()
 
@@ -83,9 +90,15 @@ def download_name(text) -> str:
 def canvas_name(sortable) -> str:
     """A sortable name as Canvas writes it into a download (lib/content_zipper.rb): pieces
     ``_<digits>_`` lose their underscores, the name is lower-cased, and every character that is
-    not a letter, a digit or ``_`` is removed."""
-    text = re.sub(r"_(\d+)_", r"\1", valid_text(str(sortable or ""))).lower()
+    not a letter, a digit or ``_`` is removed. Composed and case-folded, as ``same_canvas_name``
+    compares it."""
+    text = re.sub(r"_(\d+)_", r"\1", shown_name(sortable)).casefold()
     return re.sub(r"[^\w]", "", text)
+
+
+def same_canvas_name(listed, written) -> bool:
+    """Whether the gradebook's sortable name ``listed`` is the one a download wrote."""
+    return canvas_name(listed) in (shown_name(written).casefold(), canvas_name(written))
 
 
 def read(path) -> Roster:
