@@ -81,6 +81,8 @@ def test_moodle_double_upload_grades_the_later_file_by_the_zips_order(tmp_path):
     (entry,) = result.entries
     assert entry.file == newer and data[newer] == GOOD
     assert "oldest first" in entry.chosen_because
+    # The control of what the student reads where nothing or the instructor decided.
+    assert "se ha evaluado «aa_final.ipynb», el más reciente (Moodle pone" in entry.notes[0]
     rows = {row.file: row.action for row in result.files}
     assert rows == {newer: "graded", older: "superseded"}
 
@@ -104,10 +106,17 @@ def test_an_unzipped_moodle_download_says_it_cannot_tell_and_pick_decides(tmp_pa
     result, _ = ingested(tmp_path / "descarga")
     (notice,) = [n for n in result.notices if n.kind == "undecided"]
     assert "PICK=" in notice.es and "PICK=" in notice.en
+    # The student reads what decided (issue 47.5): nothing did, so the last listed.
+    (note,) = result.entries[0].notes
+    assert "se ha evaluado «b.ipynb», el último de la lista" in note
+    assert "«b.ipynb», el más reciente" not in note
     picked = "José Pérez_2000001_assignsubmission_file/a.ipynb"
     result, _ = ingested(tmp_path / "descarga", picks=[picked])
     assert [e.file for e in result.entries] == [picked]
     assert not [n for n in result.notices if n.kind == "undecided"]
+    (note,) = result.entries[0].notes
+    assert "se ha evaluado «a.ipynb», el que ha elegido tu profesor o profesora" in note
+    assert "más reciente" not in note
 
 
 # --- issue 29.3: teams ------------------------------------------------------------------------

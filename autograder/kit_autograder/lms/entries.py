@@ -262,7 +262,7 @@ def build_entries(tree, uploads, workdir: Path, picks=()):
                       group_id=upload.group_id, members=[list(m) for m in upload.members],
                       chosen_because=because if len(gradable) > 1 else "")
         if others:
-            entry.notes.append(_others_note(chosen, others, upload.labels))
+            entry.notes.append(_others_note(chosen, others, upload.labels, because))
         entry.notes += upload.notes
         entries.append(entry)
         reason = "unreadable: " + refusal if refusal else (because or "the student's only file")
@@ -322,10 +322,10 @@ def _spanish_reason(because):
     if because.startswith("Canvas"):
         return "Canvas numera los archivos en el orden en que se subieron"
     if because.startswith("the newest export"):
-        return "la exportación más reciente, por la fecha de su nombre"
+        return "por la fecha que lleva el nombre de cada exportación"
     if because.startswith("chosen by the instructor"):
         return "elegido con PICK="
-    return because
+    return "por el orden en que la plataforma da los archivos"
 
 
 def _export_stamp(tree, item):
@@ -361,13 +361,24 @@ def _names(items, labels=None):
     return ", ".join(f"«{(labels or {}).get(item.path, item.name)}»" for item in items)
 
 
-def _others_note(chosen, others, labels):
+def _others_note(chosen, others, labels, because):
     name = labels.get(chosen.path, chosen.name)
     if any(item.gradable for item in others):
-        return (f"entregaste varios archivos; se ha evaluado el cuaderno o la exportación más "
-                f"reciente, «{name}». No se han evaluado: {_names(others, labels)}")
+        return (f"entregaste varios archivos; se ha evaluado «{name}», {_why_for_student(because)}"
+                f". No se han evaluado: {_names(others, labels)}")
     return (f"se ha evaluado «{name}»; no se han evaluado tus otros archivos: "
             + _names(others, labels))
+
+
+def _why_for_student(because):
+    """What decided among a student's files, as the student reads it: the LMS's order, the
+    date in an export's name, the instructor's choice, or nothing (the last listed)."""
+    if because.startswith("chosen by the instructor"):
+        return "el que ha elegido tu profesor o profesora"
+    if because.startswith("undecided"):
+        return ("el último de la lista, porque la descarga no dice cuál es el más reciente; si "
+                "no es el que querías entregar, díselo a tu profesor o profesora")
+    return f"el más reciente ({_spanish_reason(because)})"
 
 
 def _nothing_gradable(upload):
