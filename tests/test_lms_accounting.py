@@ -239,7 +239,7 @@ def test_a_400_byte_name_becomes_a_short_stem_and_two_stay_apart():
 # --- the instructor's account -----------------------------------------------------------------
 
 
-def test_ingest_csv_has_one_row_per_file_and_no_formula(tmp_path):
+def test_ingest_csv_has_one_row_per_file_online_text_included_and_no_formula(tmp_path):
     members = {"=HYPERLINK(1)_42_assignsubmission_file/tarea.ipynb": BLANK,
                "=HYPERLINK(1)_42_assignsubmission_file/notas.pdf": b"%PDF",
                "Bea_43_assignsubmission_onlinetext/onlinetext.html": b"<p>x</p>"}
@@ -249,8 +249,12 @@ def test_ingest_csv_has_one_row_per_file_and_no_formula(tmp_path):
         result.write_manifest(tmp_path, stems)
     text = (tmp_path / "ingest.csv").read_text("utf-8-sig")
     rows = list(csv.DictReader(io.StringIO(text)))
-    assert {row["file"] for row in rows} == {f"'{name}" for name in members
-                                             if not name.startswith("Bea")}
+    # Every file, the online text too (issue 47.6).
+    assert sorted(row["file"] for row in rows) == sorted(
+        f"'{name}" if name.startswith("=") else name for name in members)
+    online = next(row for row in rows if row["file"].startswith("Bea"))
+    assert (online["action"], online["student_id"]) == ("not a submission", "43")
+    assert "online text" in online["reason"]
     assert not any(cell.startswith("=") for row in rows for cell in row.values())
 
 
@@ -389,3 +393,15 @@ def test_a_roster_cell_over_128_kb_is_one_error_line_and_nothing_written(tmp_pat
         "export holds; export the file again from the LMS; give ROSTER= the class list your "
         "LMS exports (docs/lms.md)"]
     assert not out.exists()
+
+
+@pytest.mark.parametrize("build", [fx.moodle_download, fx.canvas_download])
+def test_every_entry_of_an_lms_download_has_its_row_in_ingest_csv(tmp_path, build):
+    path = write_zip(tmp_path, {}, "descarga.zip")
+    path.write_bytes(build())
+    with _tree(path) as tree:
+        members = [item.path for item in tree.items]
+    # Positive control: the download holds online text, which no graded row stands for.
+    assert any("onlinetext" in m or m.endswith("_text.html") for m in members)
+    result, _ = ingested(path)
+    assert accounted(result, members)

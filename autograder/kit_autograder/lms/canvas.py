@@ -91,6 +91,8 @@ def uploads(tree, roster=None):
                     "tarea: solo se evalúan el cuaderno o su exportación")
             if note not in student.notes:
                 student.notes.append(note)
+            student.unread.append((item, f"Canvas's {text['kind']} entry: not graded in this "
+                                         "assignment"))
         else:
             pending.append((item, readings(item.name)))
     known = _known_names(pending, students)

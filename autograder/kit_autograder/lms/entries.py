@@ -62,6 +62,9 @@ class Upload:
     group_id: Optional[str] = None  # the LMS's number of that team (never a student's id)
     members: list = field(default_factory=list)  # [(name, id)] of the team, from the roster
     doubt: Optional[str] = None  # English: why the name's identity was not trusted
+    # Items of the student's that are not files to grade (online text, another plugin's),
+    # each with why, in English: listed in ingest.csv like every other file.
+    unread: list = field(default_factory=list)  # [(tree.Item, reason)]
 
 
 @dataclass
@@ -241,6 +244,8 @@ def build_entries(tree, uploads, workdir: Path, picks=()):
     for upload in uploads:
         identity = dict(student_name=upload.student_name or "", student_id=upload.student_id or "",
                         group=upload.group or "")
+        rows += [FileRow(item.path, NOT_A_SUBMISSION, reason, **identity)
+                 for item, reason in upload.unread]
         gradable = [item for item in upload.files if item.gradable and not item.link]
         links = [item for item in upload.files if item.link]
         for item in links:

@@ -81,13 +81,19 @@ def uploads(tree, roster=None):
                 if in_zip:
                     upload.newness[item.path] = item.order
                     upload.order_source = ZIP_ORDER
+            else:
+                upload.unread.append((item, "a file of Moodle's file plugin without a name"))
             continue
         if match["plugin"] == "onlinetext":
             note = ("tu entrega incluye texto en línea, que no se evalúa en esta tarea: solo se "
                     "evalúan el cuaderno o su exportación")
             upload.origin = upload.origin or item.parts[0]
+            upload.unread.append((item, "online text (Moodle's onlinetext): not graded in this "
+                                        "assignment"))
         else:
             note = f"lo que entregaste en «{match['plugin']}» no se evalúa en esta tarea"
+            upload.unread.append((item, f"Moodle's «{match['plugin']}» submission plugin: not "
+                                        "graded in this assignment"))
         if note not in upload.notes:
             upload.notes.append(note)
     if not students:
