@@ -405,3 +405,31 @@ def test_every_entry_of_an_lms_download_has_its_row_in_ingest_csv(tmp_path, buil
     assert any("onlinetext" in m or m.endswith("_text.html") for m in members)
     result, _ = ingested(path)
     assert accounted(result, members)
+
+
+def test_pick_naming_no_file_of_the_download_is_one_error_line_and_nothing_written(
+        tmp_path, capsys):
+    """Issue 51.7: a PICK= with a typo was ignored without a word, and the file it meant to
+    replace was graded."""
+    who = tmp_path / "descarga" / "José Pérez_2000001_assignsubmission_file"
+    who.mkdir(parents=True)
+    (who / "a.ipynb").write_bytes(BLANK)
+    (who / "b.ipynb").write_bytes(GOOD)
+    typo = "José Pérez_2000001_assignsubmission_file/a.ipynbb"
+    status, lines, out = refusal(tmp_path, capsys, "--submissions", str(tmp_path / "descarga"),
+                                 "--pick", typo)
+    assert status == 2 and lines == [
+        f'error: PICK="{typo}": no such file in descarga; name the file as the «file» column of '
+        "ingest.csv does, its path inside the download (the undecided ones: José "
+        "Pérez_2000001_assignsubmission_file/b.ipynb)"]
+    assert not out.exists()
+    # Positive control: the right name chooses, and a pick with nothing to choose is a notice.
+    result, _ = ingested(tmp_path / "descarga", picks=[typo[:-1]])
+    assert [e.file for e in result.entries] == [typo[:-1]]
+    assert not [n for n in result.notices if n.kind == "pick"]
+    lone = tmp_path / "sola" / "Ana_11_assignsubmission_file"
+    lone.mkdir(parents=True)
+    (lone / "a.ipynb").write_bytes(GOOD)
+    result, _ = ingested(tmp_path / "sola", picks=["Ana_11_assignsubmission_file/a.ipynb"])
+    (notice,) = [n for n in result.notices if n.kind == "pick"]
+    assert "chose nothing: graded (the student's only file)" in notice.en

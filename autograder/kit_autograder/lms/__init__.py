@@ -30,7 +30,37 @@ LAYOUTS = (("gradescope", gradescope), ("moodle", moodle), ("canvas", canvas))
 
 
 def ingest(source, roster: Roster = None, picks=()) -> Ingested:
-    source = Path(source)
+    ingested = _ingest(Path(source), roster, picks)
+    try:
+        ingested.notices += _picks_checked(ingested, picks)
+    except BaseException:
+        ingested.close()
+        raise
+    return ingested
+
+
+def _picks_checked(ingested, picks):
+    """``PICK=`` names files as ingest.csv does: one that is not a file of the download stops
+    the batch (a typo would otherwise grade what the instructor meant to replace), and one
+    that had nothing to choose between is a notice."""
+    rows = {row.file: row for row in ingested.files}
+    unknown = [pick for pick in picks if pick not in rows]
+    if unknown:
+        undecided = [e.file for e in ingested.entries if e.chosen_because.startswith("undecided")]
+        raise IngestError(
+            f"PICK=\"{unknown[0]}\": no such file in {ingested.source.name}; name the file as "
+            "the «file» column of ingest.csv does, its path inside the download"
+            + (f" (the undecided ones: {', '.join(undecided[:3])})" if undecided else ""))
+    chosen = {e.file for e in ingested.entries
+              if e.chosen_because.startswith("chosen by the instructor")}
+    return [Notice("pick", f"PICK=\"{pick}\" chose nothing: {rows[pick].action} "
+                           f"({rows[pick].reason})",
+                   f"PICK=\"{pick}\" no ha elegido nada: ese archivo no era uno de los varios "
+                   "de un mismo estudiante")
+            for pick in picks if pick not in chosen]
+
+
+def _ingest(source, roster, picks) -> Ingested:
     if source.is_symlink():
         raise IngestError(f"{source} is a symbolic link: pass the folder or zip itself")
     if not source.exists():

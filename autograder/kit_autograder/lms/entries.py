@@ -124,7 +124,8 @@ class Notice:
     """Something the instructor must see in the terminal and the class report: a choice the
     kit could not make on evidence, a file or a student without a row."""
 
-    kind: str  # "candidates", "undecided", "not graded", "absent", "identity", "layout", "team"
+    # "candidates", "undecided", "not graded", "absent", "identity", "layout", "team", "pick"
+    kind: str
     en: str
     es: str
 

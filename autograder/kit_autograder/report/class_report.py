@@ -560,6 +560,7 @@ NOTICE_TITLES = {
     "team": "Entregas en grupo",
     "not graded": "Archivos sin evaluar",
     "absent": "Sin entrega evaluable",
+    "pick": "PICK= sin efecto",
 }
 
 
