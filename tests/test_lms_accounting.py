@@ -143,7 +143,7 @@ def test_a_moodle_team_download_is_graded_per_group_and_says_what_it_needs(tmp_p
     result, _ = ingested(team_download(tmp_path))
     assert sorted((e.group, e.student_id, e.group_id) for e in result.entries) == [
         ("Equipo Rojo", None, "501"), ("Grupo predeterminado", None, None)]
-    assert any(n.kind == "team" and "ROSTER=" in n.en for n in result.notices)
+    assert any(n.kind == "team" and "«Grupo» column" in n.en for n in result.notices)
 
 
 def test_with_the_worksheet_every_member_gets_the_group_and_a_group_id_is_nobodys(tmp_path):

@@ -56,11 +56,27 @@ class Roster:
     kind: str  # "moodle", "canvas" or "groups"
     people: dict  # student id -> Person
 
-    def members_of(self, group_name) -> list:
-        """The people of ``group_name`` (compared as Moodle writes names into a download)."""
-        wanted = download_name(group_name)
-        return [p for p in self.people.values()
-                if any(download_name(g) == wanted for g in p.groups)]
+    def members_of(self, group) -> list:
+        """The people of the group named exactly ``group``."""
+        return [p for p in self.people.values() if group in p.groups]
+
+    def team(self, who):
+        """``(members, clash)`` of the group a download calls ``who``, as Moodle writes a
+        group's name into a folder's. Two groups whose names are one once written so («Equipo
+        1», «Equipo_1») are told apart by case where it differs («EQUIPO_1» is written «EQUIPO
+        1»); where nothing tells them apart, ``clash`` names them and nobody is a member: a
+        grade is never given to a group the download may not mean."""
+        if download_name(who) in DEFAULT_TEAM:
+            return [p for p in self.people.values()
+                    if not p.groups or any(download_name(g) in DEFAULT_TEAM for g in p.groups)], []
+        named = sorted({g for p in self.people.values() for g in p.groups
+                        if download_name(g) == download_name(who)})
+        if len(named) > 1:
+            exact = [g for g in named if moodle_written(g) == moodle_written(who)]
+            if len(exact) != 1:
+                return [], named
+            named = exact
+        return (self.members_of(named[0]) if named else []), []
 
     @property
     def has_groups(self):
@@ -78,13 +94,18 @@ def shown_name(text) -> str:
     return unicodedata.normalize("NFC", valid_text(str(text or "")))
 
 
-def download_name(text) -> str:
-    """A name as it can be compared with what an LMS wrote into a file name: Moodle turns
-    ``_`` into spaces and drops ``' & < > "`` and other characters its file names refuse;
-    case, accents' composition and runs of spaces do not matter."""
+def moodle_written(text) -> str:
+    """A name as Moodle writes it into a download's folder name: ``_`` turned into spaces,
+    ``' & < > "`` and the other characters its file names refuse dropped, blanks collapsed."""
     text = shown_name(text).replace("_", " ")
     text = re.sub(r"[\\/:*?\"<>|&'\x00-\x1f\x7f]", "", text)
-    return re.sub(r"\s+", " ", text).strip().casefold()
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def download_name(text) -> str:
+    """A name as it can be compared with what an LMS wrote into a file name: as Moodle writes
+    it, and case and accents' composition do not matter."""
+    return moodle_written(text).casefold()
 
 
 def canvas_name(sortable) -> str:
@@ -97,8 +118,13 @@ def canvas_name(sortable) -> str:
 
 
 def same_canvas_name(listed, written) -> bool:
-    """Whether the gradebook's sortable name ``listed`` is the one a download wrote."""
-    return canvas_name(listed) in (shown_name(written).casefold(), canvas_name(written))
+    """Whether the gradebook's sortable name ``listed`` («Pérez, José») is the one a download
+    wrote. In a group assignment Canvas writes a student without a group by their display name
+    (Assignment#groups_and_ungrouped), which the gradebook does not give: «José Pérez» is read
+    from the sortable name's two sides as well."""
+    wanted = {shown_name(written).casefold(), canvas_name(written)}
+    last, comma, first = shown_name(listed).partition(",")
+    return canvas_name(listed) in wanted or bool(comma) and canvas_name(f"{first} {last}") in wanted
 
 
 def read(path) -> Roster:
@@ -107,16 +133,27 @@ def read(path) -> Roster:
         sheet = Worksheet(path)
     except WorksheetError as exc:
         raise RosterError(str(exc)) from None
+    found = of_sheet(sheet)
+    if found is None:
+        shown = ", ".join(f"«{title}»" for title in sheet.header[:12])
+        raise RosterError(f"{path.name} is neither Moodle's grading worksheet (a column of "
+                          "«Participante N»), Canvas's gradebook («Student», «ID») nor a groups "
+                          f"CSV (a user-id and a group column); its columns are: {shown}")
+    return found
+
+
+def of_sheet(sheet: Worksheet) -> Optional[Roster]:
+    """The class list ``sheet`` holds, or None when it is no LMS file the kit knows."""
     kind, identifier = kind_of(sheet)
     if kind == "moodle":
-        return _moodle(path, sheet, identifier)
+        return _moodle(sheet.path, sheet, identifier)
     if kind in ("canvas", "groups"):
-        return _canvas(path, sheet, sheet.column(CANVAS_STUDENT), sheet.column(CANVAS_ID),
-                       sheet.column(GROUP))
-    shown = ", ".join(f"«{title}»" for title in sheet.header[:12])
-    raise RosterError(f"{path.name} is neither Moodle's grading worksheet (a column of "
-                      "«Participante N»), Canvas's gradebook («Student», «ID») nor a groups CSV "
-                      f"(a user-id and a group column); its columns are: {shown}")
+        # Canvas's group set export names each member in «name» (the display name).
+        student = sheet.column(CANVAS_STUDENT)
+        return _canvas(sheet.path, sheet, student if student is not None else
+                       sheet.column(("name",)), sheet.column(CANVAS_ID), sheet.column(GROUP),
+                       kind)
+    return None
 
 
 def kind_of(sheet: Worksheet):
@@ -175,9 +212,11 @@ def participant_number(cell) -> Optional[str]:
 
 
 def _groups(cell):
-    """Moodle lists a member of several groups with commas."""
-    return [g.strip() for g in re.split(r"\s*,\s*", cell or "") if g.strip()
-            and g.strip() != "-"]
+    """A group cell: one group's name (Moodle's worksheet names a member's team; a groups CSV
+    has a row per membership), «-» or nothing for none. Never split: a teacher may put a comma
+    in a group's name."""
+    name = (cell or "").strip()
+    return [name] if name and name != "-" else []
 
 
 def _moodle(path, sheet, identifier):
@@ -195,7 +234,7 @@ def _moodle(path, sheet, identifier):
     return Roster(path, "moodle", people)
 
 
-def _canvas(path, sheet, student, user, group):
+def _canvas(path, sheet, student, user, group, kind):
     people = {}
     for row in sheet.rows:
         number = Worksheet.cell(row, user).strip()
@@ -207,5 +246,4 @@ def _canvas(path, sheet, student, user, group):
         if group is not None:
             person.groups += [g for g in _groups(Worksheet.cell(row, group))
                               if g not in person.groups]
-    kind = "groups" if group is not None and student is None else "canvas"
     return Roster(path, kind, people)

@@ -517,13 +517,16 @@ def _challenge(counted):
 
 
 def _written(out_dir, lesson):
-    """The written answers' section, once a person has graded some: per question, the
-    distribution of its points and how many got each rubric level (written/merge.py)."""
-    from ..written.merge import class_summary
+    """The written answers' section: first who has answers not yet graded (make export gives
+    them no grade), then, once a person has graded some, per question the distribution of its
+    points and how many got each rubric level (written/merge.py)."""
+    from ..written.merge import class_summary, graded_counts
 
-    summary = class_summary(out_dir, getattr(lesson, "NAME", ""))
-    if not summary:
+    name = getattr(lesson, "NAME", "")
+    counts = graded_counts(out_dir, name)
+    if counts is None:
         return ""
+    summary = class_summary(out_dir, name) or []
     articles = []
     for entry in summary:
         question, points = entry["question"], entry["points"]
@@ -546,10 +549,38 @@ def _written(out_dir, lesson):
     return f"""
 <section id="escritas">
   <h2>Respuestas escritas</h2>
-  <p>Lo que una persona ha corregido hasta ahora con la rúbrica (<code>written_scores.csv</code>).
-  Los porcentajes de las secciones anteriores son solo de la parte automática.</p>
+  {_pending(out_dir, counts)}
+  {_GRADED_SO_FAR if articles else ""}
   {''.join(articles)}
 </section>"""
+
+
+_GRADED_SO_FAR = """<p>Lo que una persona ha corregido hasta ahora con la rúbrica
+  (<code>written_scores.csv</code>). Los porcentajes de las secciones anteriores son solo de la
+  parte automática.</p>"""
+
+
+def _pending(out_dir, counts):
+    """Who has written answers not all graded: make export gives them no grade, the same
+    rule whether none or some are graded."""
+    from ..lms.entries import read_manifest
+
+    pending = {file: done for file, (done, total) in counts.items() if done < total}
+    if not pending:
+        return ('<p id="sin-corregir" data-pending="0">Todas las respuestas escritas están '
+                "corregidas: <code>make export</code> da la nota completa.</p>")
+    stems = {e["file"]: e["stem"] for e in (read_manifest(out_dir) or {}).get("entries", [])}
+    listed = {stems.get(file, file): file for file in pending}
+    questions = next(iter(counts.values()))[1]
+    none = sum(1 for done in pending.values() if not done)
+    which = ("ninguna tiene todavía ninguna respuesta corregida" if none == len(pending) else
+             f"{none} sin ninguna respuesta corregida" if none else "")
+    return (f'<p id="sin-corregir" data-pending="{len(pending)}"><strong>{len(pending)} de '
+            f"{len(counts)} entregas tienen respuestas escritas sin corregir</strong> (de "
+            f"{questions} preguntas){'; ' + which if which else ''}. "
+            "<code>make export</code> no les pone nota hasta que estén todas corregidas "
+            "(<code>make review</code>), salvo que exportes solo la parte automática con "
+            "<code>AUTOMATIC_ONLY=1</code>.</p>" + _student_list(listed))
 
 
 NOTICE_TITLES = {
