@@ -71,10 +71,10 @@ def grade_every_answer_on_the_page(out: Path, screenshot: Path):
                     page.screenshot(path=str(screenshot), full_page=True)
                 answer = page.inner_text("#answer-body")
                 if page.inner_text("#question-prompt").startswith("Reto:"):
-                    # The challenge's texts: full marks for a text, 0 for none (keys by
-                    # position, since the levels are 1, 0,5 and 0).
+                    # The challenge's texts: full marks (1 point) for a text, 0 for none; a
+                    # key is a number of points here as on every question.
                     unanswered = "Sin respuesta" in answer or "No se ha podido leer" in answer
-                    page.keyboard.press("3" if unanswered else "1")
+                    page.keyboard.press("0" if unanswered else "1")
                 else:
                     page.keyboard.press(level_for(answer))
                 if done == 1:
