@@ -433,3 +433,64 @@ def test_pick_naming_no_file_of_the_download_is_one_error_line_and_nothing_writt
     result, _ = ingested(tmp_path / "sola", picks=["Ana_11_assignsubmission_file/a.ipynb"])
     (notice,) = [n for n in result.notices if n.kind == "pick"]
     assert "chose nothing: graded (the student's only file)" in notice.en
+
+
+# --- issue 47.9: the smaller things an instructor sees ----------------------------------------
+
+
+def test_make_grade_says_to_install_bubblewrap_where_it_is_not_the_sandbox(monkeypatch):
+    from kit_autograder import batch
+
+    plain = {"mode": "none", "namespaces": "userns", "landlock_abi": 7}
+    monkeypatch.setattr(batch.shutil, "which", lambda name: None)
+    assert batch.sandbox_lines(plain) == [
+        "sandbox: none, namespaces userns, Landlock ABI 7", batch.BWRAP_HINT]
+    assert "sudo apt install bubblewrap" in batch.BWRAP_HINT
+    monkeypatch.setattr(batch.shutil, "which", lambda name: "/usr/bin/bwrap")
+    assert batch.sandbox_lines(plain)[1] == batch.BWRAP_UNUSABLE
+    # Positive control: under bubblewrap there is nothing to do.
+    assert batch.sandbox_lines({**plain, "mode": "bubblewrap"}) == [
+        "sandbox: bubblewrap, namespaces userns, Landlock ABI 7"]
+
+
+def test_the_summary_cuts_reasons_between_words_and_rounds_points():
+    from kit_autograder import batch
+
+    reason = ("«notebook_student.ipynb» no es un cuaderno válido: su contenido no es JSON, "
+              "probablemente porque se cortó al guardarlo o al subirlo")
+    # Positive control: cut by characters, the reason ends mid-word («probablem»).
+    assert reason[:85].endswith(" probablem")
+    cut = batch._cut(reason, 85)
+    assert cut == "«notebook_student.ipynb» no es un cuaderno válido: su contenido no es JSON…"
+    assert batch._cut("corta", 90) == "corta"
+    assert [batch._points(v) for v in (15.833333, 20.0, 6.5, 0)] == ["15.83", "20", "6.5", "0"]
+
+
+def test_one_person_without_a_row_is_said_in_the_singular(tmp_path):
+    path = write_zip(tmp_path, {"José Pérez_2000001_assignsubmission_file/a.ipynb": GOOD})
+    worksheet = tmp_path / "hoja.csv"
+    worksheet.write_text('"Identificador";"Nombre completo"\n"Participante2000001";"José Pérez"\n'
+                         '"Participante7000001";"Pedro Sin Entrega"\n', "utf-8")
+    result, _ = ingested(path, roster=lms.read_roster(worksheet))
+    (notice,) = [n for n in result.notices if n.kind == "absent"]
+    assert "1 de las 2 personas de hoja.csv no tiene nada en la descarga" in notice.es
+    assert "1 of the 2 people of hoja.csv has nothing" in notice.en
+
+
+def test_a_renamed_export_in_a_plain_folder_is_an_export_not_a_canvas_name(tmp_path):
+    folder = tmp_path / "entregas"
+    folder.mkdir()
+    names = [f"notebook_student_{STAMP.format(1)} (1).zip",
+             f"notebook_student_{STAMP.format(2)}-1.zip", "ana.ipynb"]
+    for name in names[:2]:
+        (folder / name).write_bytes(fx.demo("exportada.zip"))
+    (folder / names[2]).write_bytes(BLANK)
+    # Positive control: the renamed name reads as Canvas's, user 2026, file 11.
+    split = canvas.SPLIT.search(names[0])
+    assert (split["user"], split["file"]) == ("2026", "11")
+    result, _ = ingested(folder)
+    assert result.layout == "folder" and sorted(e.file for e in result.entries) == sorted(names)
+    assert not [n for n in result.notices if n.kind == "layout"]
+    from kit_autograder.lms.entries import export_time
+
+    assert export_time(names[0]).minute == 1 and export_time(names[1]).minute == 2

@@ -321,3 +321,14 @@ def test_a_review_key_means_the_same_points_on_every_question():
     # A level worth more than 9, or two levels worth one digit, take letters too.
     odd = WrittenQuestion("x", "", 12.0, (Level(12.0, ""), Level(6.0, ""), Level(0.25, "")))
     assert level_keys(odd) == ["m", "6", "p"]
+
+
+def test_the_feedback_heading_names_the_students_file_not_its_path_in_the_download():
+    """Issue 47.9: the Moodle feedback page read «Informe de evaluación: `José
+    Pérez_2000001_assignsubmission_file/entrega/exportada.zip`», the download's inner path."""
+    file = "José Pérez_2000001_assignsubmission_file/entrega/exportada.zip"
+    record = Record(file=file, stem="a", scores={"attention": [4.0, 5.0]})
+    heading = feedback.render(record).splitlines()[0]
+    assert heading == "# Informe de evaluación: `exportada.zip`"
+    # Positive control: the record still knows the file by its path, the kit's key.
+    assert record.file == file and "assignsubmission" in file

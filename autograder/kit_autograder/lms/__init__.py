@@ -118,11 +118,12 @@ def _without_a_row(roster, entries, absent):
     if not missing:
         return []
     shown = ", ".join(f"{p.name or '?'} ({p.student_id})" for p in missing)
+    one = len(missing) == 1
     return [Notice("absent",
                    f"{len(missing)} of the {len(roster.people)} people of {roster.path.name} "
-                   f"have nothing in the download: {shown}",
+                   f"{'has' if one else 'have'} nothing in the download: {shown}",
                    f"{len(missing)} de las {len(roster.people)} personas de {roster.path.name} no "
-                   f"tienen nada en la descarga: {shown}")]
+                   f"{'tiene' if one else 'tienen'} nada en la descarga: {shown}")]
 
 
 def _top_names(folder):

@@ -40,9 +40,12 @@ GRADED, SUPERSEDED, NOT_A_SUBMISSION, UNREADABLE, IGNORED = (
     "graded", "superseded", "not a submission", "unreadable", "ignored")
 
 # Otter's grader.export() names its zip <notebook>_<%Y_%m_%dT%H_%M_%S_%f>.zip
-# (otter/check/notebook.py); the kit's export cell leaves out the microseconds.
+# (otter/check/notebook.py); the kit's export cell leaves out the microseconds. A browser or a
+# file manager that saves a second copy adds « (1)» or «-1» before the suffix, which is still
+# that export.
 EXPORT_STAMP = re.compile(
-    r"_(\d{4})_(\d{2})_(\d{2})T(\d{2})_(\d{2})_(\d{2})(?:_(\d{6}))?\.zip$", re.I)
+    r"_(\d{4})_(\d{2})_(\d{2})T(\d{2})_(\d{2})_(\d{2})(?:_(\d{6}))?(?: ?\(\d+\)|-\d+)?"
+    r"\.zip$", re.I)
 
 
 @dataclass
