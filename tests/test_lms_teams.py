@@ -224,3 +224,16 @@ def test_a_canvas_group_file_named_after_its_member_goes_to_every_member(tmp_pat
     out, _ = graded(tmp_path / "sin", download)
     grades, _ = exported(out, "canvas", fx.canvas_gradebook_of(CANVAS_PEOPLE[:2]))
     assert grades == {"1001": "10.00", "1002": ""}
+
+
+def test_in_an_individual_assignment_each_member_of_a_canvas_group_keeps_their_own_grade(
+        tmp_path):
+    """The group set's CSV given for an assignment that is not a group one: both members of
+    «Equipo 1» handed in their own file, named after themselves."""
+    download = fx.zip_bytes({"rojaana_1001_9001_notebook_student.ipynb": GOOD,
+                             "rojobeto_1002_9002_notebook_student.ipynb": STUB})
+    groups = written_to(tmp_path, "grupos.csv", fx.canvas_groups_csv(GROUPS[:2]))
+    out, _ = graded(tmp_path, download, groups)
+    grades, report = exported(out, "canvas", fx.canvas_gradebook_of(CANVAS_PEOPLE[:2]))
+    assert grades == {"1001": "10.00", "1002": "0.00"}, report
+    assert "team grades" not in report

@@ -13,7 +13,8 @@ read wherever the LMS gives it, at grade time or at export time.
   without the worksheet, and the row is the group's.
 * Canvas names a group's file after the group, with one member's user id
   (Assignment#representatives). With membership, every member of that member's group gets the
-  grade; without it, a file whose name is not its user's stays withheld, with a hint.
+  grade; without it, a file whose name is not its user's stays withheld, with a hint. A file
+  named after its own student goes to the whole group only when it is the group's one file.
 
 A name is never enough to make a row a team's where the download has participants' own folders,
 and a student claimed by two rows gets neither grade: ``export.py`` withholds and says so.
@@ -96,17 +97,31 @@ def _team(entry, group, names, membership, decided):
 
 
 def _canvas(entries, names, membership, decided):
+    teams = {}
+    for entry in entries:
+        group, people = entry.get("group"), [tuple(m) for m in entry.get("members") or []]
+        student_id = entry.get("student_id")
+        if not people and membership is not None and student_id and \
+                membership.group_of(student_id):
+            group = membership.group_of(student_id)
+            people = [(p.name, p.student_id) for p in membership.members_of(group)]
+        teams[id(entry)] = (group, people)
+    # A group assignment has one file per group: where two members of a group each have
+    # theirs, the assignment is an individual one, and a file named after its student is
+    # that student's alone, whatever groups the course has.
+    per_group = {}
+    for group, people in teams.values():
+        if people:
+            per_group[group] = per_group.get(group, 0) + 1
     for entry in entries:
         student_id, written = entry.get("student_id"), entry.get("student_name")
         if not student_id:
             continue  # anonymous, or a name that reads as several users: nobody's
         listed = names.get(student_id)
-        group, people = entry.get("group"), [tuple(m) for m in entry.get("members") or []]
-        if not people and membership is not None and membership.group_of(student_id):
-            group = membership.group_of(student_id)
-            people = [(p.name, p.student_id) for p in membership.members_of(group)]
+        group, people = teams[id(entry)]
         own = not written or listed is None or same_canvas_name(listed, written)
-        if people and (own or canvas_name(group) == shown_name(written).casefold()):
+        groups_file = bool(people) and canvas_name(group) == shown_name(written).casefold()
+        if groups_file or (people and own and per_group[group] == 1):
             _members(entry, people, names, group, decided)
         elif own:
             decided.owners.append(Owner(student_id, listed or written or "", entry))
