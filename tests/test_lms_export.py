@@ -348,7 +348,8 @@ def test_report_html_lists_whom_the_export_withholds(tmp_path, scores_file):
     # Every submission of the class, the one the worksheet does not list too.
     pending = 4 if not scores_file else 1
     assert f'data-pending="{pending}"' in section
-    assert f"{pending} de 4 entregas tienen respuestas escritas sin corregir" in section
+    has = "tiene" if pending == 1 else "tienen"
+    assert f"{pending} de las 4 entregas {has} respuestas escritas sin corregir" in section
     assert ("Ana Martín_3000001" in section) and (("García López" in section) != scores_file)
     assert "make export</code> no les pone nota" in section
 

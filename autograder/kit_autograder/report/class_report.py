@@ -573,11 +573,12 @@ def _pending(out_dir, counts):
     listed = {stems.get(file, file): file for file in pending}
     questions = next(iter(counts.values()))[1]
     none = sum(1 for done in pending.values() if not done)
-    which = ("ninguna tiene todavía ninguna respuesta corregida" if none == len(pending) else
-             f"{none} sin ninguna respuesta corregida" if none else "")
+    which = ("todavía sin ninguna corregida" if none == len(pending) else
+             f"{none} todavía sin ninguna corregida" if none else "")
+    has = "tiene" if len(pending) == 1 else "tienen"
     return (f'<p id="sin-corregir" data-pending="{len(pending)}"><strong>{len(pending)} de '
-            f"{len(counts)} entregas tienen respuestas escritas sin corregir</strong> (de "
-            f"{questions} preguntas){'; ' + which if which else ''}. "
+            f"las {len(counts)} entregas {has} respuestas escritas sin corregir</strong> "
+            f"({questions} preguntas por entrega{'; ' + which if which else ''}). "
             "<code>make export</code> no les pone nota hasta que estén todas corregidas "
             "(<code>make review</code>), salvo que exportes solo la parte automática con "
             "<code>AUTOMATIC_ONLY=1</code>.</p>" + _student_list(listed))
