@@ -344,7 +344,8 @@ def test_report_html_lists_whom_the_export_withholds(tmp_path, scores_file):
     from kit_autograder.report import class_report
 
     out = graded_out(tmp_path, MOODLE_PEOPLE, ABSENT, scores_file=scores_file)
-    section = class_report._written(out, SimpleNamespace(NAME="attention"))
+    students = {person[0]: f"s{n}" for n, person in enumerate(MOODLE_PEOPLE)}
+    section = class_report._written(out, SimpleNamespace(NAME="attention"), students)
     # Every submission of the class, the one the worksheet does not list too.
     pending = 4 if not scores_file else 1
     assert f'data-pending="{pending}"' in section

@@ -101,10 +101,12 @@ class ClassTally:
         self.flagged = []  # (file, stem, [flag texts])
         self.ungradable = []  # (file, stem, reason)
         self.over_limits = []  # (file, stem, limit, peak MB, seconds)
+        self.students = {}  # file -> stem, of every submission
 
     def add(self, record: Record):
         self.submissions += 1
         student = (record.file, record.stem)
+        self.students[record.file] = record.stem
         if record.flags:
             self.flagged.append((*student, [flag.text() for flag in record.flags]))
         limit = limit_reached(record)
@@ -203,7 +205,8 @@ def tally(out_dir, lesson) -> ClassTally:
 
 def write(out_dir, *, lesson, title=None) -> Path:
     """Build ``out_dir/report.html`` from ``out_dir/records/``; returns its path."""
-    page = render(tally(out_dir, lesson), title=title, written=_written(out_dir, lesson),
+    counted = tally(out_dir, lesson)
+    page = render(counted, title=title, written=_written(out_dir, lesson, counted.students),
                   ingest=_ingest(out_dir))
     path = Path(out_dir) / REPORT_NAME
     partial = path.with_name(f".{REPORT_NAME}.partial")
@@ -516,14 +519,15 @@ def _challenge(counted):
 </section>"""
 
 
-def _written(out_dir, lesson):
-    """The written answers' section: first who has answers not yet graded (make export gives
-    them no grade), then, once a person has graded some, per question the distribution of its
-    points and how many got each rubric level (written/merge.py)."""
+def _written(out_dir, lesson, students):
+    """The written answers' section: first who of ``students`` (``{file: stem}``, from the
+    records) has answers not yet graded (make export gives them no grade), then, once a person
+    has graded some, per question the distribution of its points and how many got each rubric
+    level (written/merge.py)."""
     from ..written.merge import class_summary, graded_counts
 
     name = getattr(lesson, "NAME", "")
-    counts = graded_counts(out_dir, name)
+    counts = graded_counts(out_dir, name, list(students))
     if counts is None:
         return ""
     summary = class_summary(out_dir, name) or []
@@ -549,7 +553,7 @@ def _written(out_dir, lesson):
     return f"""
 <section id="escritas">
   <h2>Respuestas escritas</h2>
-  {_pending(out_dir, counts)}
+  {_pending(counts, students)}
   {_GRADED_SO_FAR if articles else ""}
   {''.join(articles)}
 </section>"""
@@ -560,17 +564,14 @@ _GRADED_SO_FAR = """<p>Lo que una persona ha corregido hasta ahora con la rúbri
   parte automática.</p>"""
 
 
-def _pending(out_dir, counts):
+def _pending(counts, students):
     """Who has written answers not all graded: make export gives them no grade, the same
     rule whether none or some are graded."""
-    from ..lms.entries import read_manifest
-
     pending = {file: done for file, (done, total) in counts.items() if done < total}
     if not pending:
         return ('<p id="sin-corregir" data-pending="0">Todas las respuestas escritas están '
                 "corregidas: <code>make export</code> da la nota completa.</p>")
-    stems = {e["file"]: e["stem"] for e in (read_manifest(out_dir) or {}).get("entries", [])}
-    listed = {stems.get(file, file): file for file in pending}
+    listed = {students[file]: file for file in pending}
     questions = next(iter(counts.values()))[1]
     none = sum(1 for done in pending.values() if not done)
     which = ("todavía sin ninguna corregida" if none == len(pending) else
