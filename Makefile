@@ -131,6 +131,9 @@ review: $(STAMP)
 # $(OUT)'s grades and feedback in the files the LMS imports, written into $(OUT)/export/:
 #   make export LMS=moodle WORKSHEET=<the grading worksheet Moodle gave> OUT=…
 #   make export LMS=canvas WORKSHEET=<the exported gradebook> OUT=… [COLUMN="<title (id)>"]
+# ROSTER=<the LMS's groups> where the worksheet has no group column; AUTOMATIC_ONLY=1 exports
+# the automatic part alone, labelled so, before the written answers are graded.
 export: $(STAMP) $(ZIP)
 	$(PY) -m kit_autograder.lms.export --autograder $(ZIP) --lms "$(LMS)" \
-		--worksheet "$(WORKSHEET)" --out "$(OUT)" $(if $(COLUMN),--column "$(COLUMN)")
+		--worksheet "$(WORKSHEET)" --out "$(OUT)" $(if $(COLUMN),--column "$(COLUMN)") \
+		--roster "$(ROSTER)" $(if $(filter-out 0,$(AUTOMATIC_ONLY)),--automatic-only)

@@ -57,12 +57,21 @@ class ReviewError(Exception):
     """The review cannot start (no graded folder, no rubric)."""
 
 
+# Keys for levels that no digit can name (0,5 points), never one the page already uses
+# (a, s, n, c): «m» for the first, as in «medio punto».
+LEVEL_LETTERS = "mpqrtuvwxyz"
+
+
 def level_keys(question):
-    """The key that picks each level: its points when every level's are one digit, else its
-    position (1 for the highest)."""
-    points = [level.points for level in question.levels]
-    digits = all(p == int(p) and 0 <= p <= 9 for p in points) and len(set(points)) == len(points)
-    return [str(int(p)) if digits else str(i + 1) for i, p in enumerate(points)]
+    """The key that picks each level, meaning the same on every question: a digit is that
+    many points (2 is two points wherever it is pressed); a level worth no single digit (0,5)
+    takes a letter, shown beside its points."""
+    keys, letters = [], iter(LEVEL_LETTERS)
+    for level in question.levels:
+        points = level.points
+        digit = str(int(points)) if points == int(points) and 0 <= points <= 9 else None
+        keys.append(digit if digit is not None and digit not in keys else next(letters))
+    return keys
 
 
 class Review:
