@@ -194,6 +194,27 @@ class Grader:
             record.notes.append(STAR_IMPORT_NOTE)
         return record
 
+    def data_question_on(self, sandbox, loaded, question, values) -> list:
+        """The data question ``question`` graded on ``values`` (a result file's variables, not
+        the notebook's), with the notebook's functions answered by a job that ran it, as
+        grading answers them: ``make validate``'s verdicts. No hidden input is used."""
+        job = sandbox.open_job("validate")
+        conversation = _Conversation(job, self.answer_stand_in, self.parameters,
+                                     self.statements, loaded.cells)
+        try:
+            try:
+                job.run_notebook(hidden_inputs.NOTEBOOK_NAME, loaded.cells,
+                                 {**loaded.world(self.support), **self.support}, [],
+                                 MAX_EXPORT_BYTES)
+            except JobFailed as failed:
+                conversation.failed = failed.reason
+            proxies = {name: conversation.proxy(name, spec.parts)
+                       for name, spec in self.lesson.FUNCTIONS.items()}
+            return self._grade_data(conversation, question,
+                                    self.lesson.DATA_QUESTIONS[question], values, proxies)
+        finally:
+            job.close(kill=True)
+
     def answer_stand_in(self, name, args, kwargs):
         """A stand-in's call, answered by the reference here: its result as plain arrays.
 
