@@ -264,3 +264,35 @@ def test_an_attackers_results_json_decodes_to_no_hidden_value_under_otter_run(
     found, public = report("otter run", results, hidden)
     assert found == 0
     assert public >= 4
+
+
+# docs/security.md's budget: what one hidden case of lesson 055 can say, and all of them.
+BITS_PER_CASE, BITS_PER_SUBMISSION = 42, 700
+
+
+def test_a_hidden_case_says_at_most_the_budgeted_bits():
+    """An error is the most a hidden call can say (an answer says where it departs and which
+    arguments it changed, fewer): its kind and class, each from the grader's closed lists,
+    and at most eight numbers, each a size of the case or «otro tamaño». Counted for every
+    hidden case of lesson 055 on several draws, against docs/security.md's budget. (The
+    control: the names this module attacks were unbounded, 15,360 bits in one call.)"""
+    import math
+
+    from kit_autograder.sandbox.client import ERROR_KINDS, EXCEPTION_NAMES
+    from kit_autograder.verdicts.sizes import MAX_SHOWN_DIMENSIONS
+
+    from attention.cases import cases_for
+    from attention.shapes import case_sizes
+
+    numbers = 2 * MAX_SHOWN_DIMENSIONS  # two shapes: the most any message shows
+    worst = {}
+    for seed in range(5):
+        for function in GRADED:
+            for case in cases_for(function):
+                sizes = case_sizes(function, case.inputs(np.random.default_rng(seed)))
+                said = 1 + math.log2(len(ERROR_KINDS) * (len(EXCEPTION_NAMES) + 1)) \
+                    + numbers * math.log2(len([n for n in range(10_000) if n in sizes]) + 1)
+                worst[(function, case.name)] = max(worst.get((function, case.name), 0), said)
+    assert max(worst.values()) <= BITS_PER_CASE, max(worst.values())
+    assert sum(worst.values()) <= BITS_PER_SUBMISSION, sum(worst.values())
+
