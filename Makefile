@@ -106,10 +106,13 @@ bench: $(STAMP) $(ZIP)
 	$(PY) -m kit_autograder.bench --autograder $(ZIP) --dist $(DIST) \
 		--n "$(N)" --jobs "$(JOBS)" $(BENCH_ARGS)
 
-# Checks a lab result extended with student_extension, with the student folder's own validator:
+# Checks a student's lab result extended with student_extension against the kit's own lab run
+# on their notebook (default: the one beside FILE), which runs in the kit's sandbox, as make
+# grade runs it: no file of the student's runs outside it.
 # make validate FILE=resultado.json [NOTEBOOK=...]
 validate: $(STAMP) $(ZIP)
-	$(PY) $(DIST)/student/extension.py $(FILE) $(if $(NOTEBOOK),--notebook $(NOTEBOOK))
+	$(PY) -m kit_autograder.validate --autograder $(ZIP) "$(FILE)" \
+		$(if $(NOTEBOOK),--notebook "$(NOTEBOOK)")
 
 # The lesson's interactive class page (assignments/$(LESSON)/explorer/) as one self-contained
 # file: $(DIST)/explorer/index.html.

@@ -378,11 +378,12 @@ class Job:
         return _checked_ran(reply)
 
     def call(self, function, args=(), kwargs=None, *, parts=1, stand_ins=(), callback=None,
-             names=()):
+             names=(), guarded=()):
         """Call the student's ``function``; its parts as float64 arrays, or its error.
 
         ``names``: the parameter names the positional ``args`` stand for (the reference's),
         so that a function taking the last of them only by name still gets them.
+        ``guarded``: graded functions that get copies of their arguments while it runs.
 
         Returns ``{"parts": [...]}`` or ``{"error": {...}}`` (checked). ``callback(name, args,
         kwargs)`` answers a stand-in: it returns the reference's result, or raises
@@ -396,7 +397,7 @@ class Job:
             wire.send(self.sock, {"op": "call", "function": function, "args": list(args),
                                   "kwargs": dict(kwargs or {}), "names": list(names),
                                   "parts": parts,
-                                  "stand_ins": list(stand_ins),
+                                  "stand_ins": list(stand_ins), "guarded": list(guarded),
                                   "seconds": max(0.1, min(limits.call_seconds,
                                                           deadline - time.monotonic() - 1))})
         except OSError:
@@ -405,7 +406,7 @@ class Job:
             reply = self._receive(deadline)
             op = reply.get("op")
             if op == "result":
-                return _checked_result(reply, parts)
+                return _checked_result(reply, parts, len(args) + len(kwargs or {}))
             if op != "callback" or reply.get("name") not in stand_ins or callback is None:
                 raise JobFailed("protocol", "unexpected message")
             answer = _answer_callback(callback, reply)
@@ -508,7 +509,9 @@ def _place(at):
     return None
 
 
-def _checked_result(reply, parts):
+def _checked_result(reply, parts, arguments=0):
+    """A call's reply: its parts, or its error (``checked_error``); ``arguments``: how many
+    the call passed, the only positions its side-effect report may name."""
     if "error" in reply:
         return {"error": checked_error(reply["error"])}
     values = reply.get("parts")
@@ -518,10 +521,11 @@ def _checked_result(reply, parts):
         if type(value) is not np.ndarray or value.dtype != np.float64 or value.ndim > 4:
             raise JobFailed("protocol", "a part is not a float64 array")
     checked = {"parts": values}
-    # Side effects (inside/calls.py): only the grader's own parameter names, and a flag.
+    # Side effects (inside/calls.py): positions of the call's own arguments, and a flag.
     mutated = reply.get("mutated", [])
-    if not isinstance(mutated, list) or len(mutated) > 8 or not all(
-            isinstance(name, str) and len(name) <= 40 and name.isprintable() for name in mutated):
+    if not isinstance(mutated, list) or not all(
+            type(position) is int and 0 <= position < arguments for position in mutated) \
+            or len(set(mutated)) != len(mutated):
         raise JobFailed("protocol", "bad side effects")
     if mutated:
         checked["mutated"] = mutated
