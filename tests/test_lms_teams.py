@@ -203,14 +203,23 @@ def test_every_member_of_a_canvas_group_gets_its_grade(tmp_path, when):
     assert "without a submission (0)" in report
 
 
-def test_without_membership_a_canvas_groups_file_is_withheld_and_the_export_says_why(tmp_path):
+def test_without_membership_a_canvas_groups_file_goes_to_its_member_and_the_export_says_so(
+        tmp_path):
     download = fx.canvas_group_download([("Equipo 1", "1001", 9001, GOOD)])
     out, _ = graded(tmp_path, download)
     grades, report = exported(out, "canvas", fx.canvas_gradebook_of(CANVAS_PEOPLE[:2]))
-    # Not the representative's alone, nor given silently: the grade is the group's.
-    assert grades == {"1001": "", "1002": ""}, report
-    assert "ID 1001 Roja, Ana: worksheet «Roja, Ana», download «equipo1»" in report
+    # The member whose ID Canvas put on the group's file gets it, and the export names the
+    # grade as a group's, given to one member, with what gives it to every member.
+    assert grades == {"1001": "10.00", "1002": ""}, report
+    assert "grades per group, each given to one member only (1)" in report
+    assert "ID 1001 Roja, Ana: group «equipo1»" in report
     assert "give make export ROSTER=<the group set's CSV>" in report
+    # Control: with the group set's CSV, both members get it and nothing says «one member».
+    groups = written_to(tmp_path, "grupos.csv", fx.canvas_groups_csv(GROUPS[:2]))
+    out, _ = graded(tmp_path / "con", download, groups)
+    grades, report = exported(out, "canvas", fx.canvas_gradebook_of(CANVAS_PEOPLE[:2]))
+    assert grades == {"1001": "10.00", "1002": "10.00"}, report
+    assert "one member only" not in report
 
 
 def test_a_canvas_group_file_named_after_its_member_goes_to_every_member(tmp_path):

@@ -211,11 +211,21 @@ def export(out, lms, worksheet_path, *, lesson, column=None, roster=None, automa
 
     listed = set(names)
     who = lambda i: f"{label}{i} {names.get(i, '')}".rstrip()
-    teams = [o for o in decided.owners if o.group and o.student_id in grades]
+    alone = {id(o) for o in decided.representatives}
+    teams = [o for o in decided.owners
+             if o.group and o.student_id in grades and id(o) not in alone]
     if teams:
         lines.append(f"team grades, given to every member the LMS lists ({len(teams)}):")
         lines += [f"  {who(o.student_id)}: group «{o.group}» ({o.entry['file']})"
                   for o in teams]
+    representatives = [o for o in decided.representatives if o.student_id in grades]
+    if representatives:
+        lines.append(f"grades per group, each given to one member only ({len(representatives)}): "
+                     "in a group assignment Canvas names each group's file after the group, "
+                     "with one member's ID; give make export ROSTER=<the group set's CSV> and "
+                     "every member gets the group's grade:")
+        lines += [f"  {who(o.student_id)}: group «{o.group}» ({o.entry['file']})"
+                  for o in representatives]
     if decided.without_members:
         lines.append(f"team submissions with no member known ({len(decided.without_members)}): "
                      "give make export the grading worksheet with its «Grupo» column, or "
@@ -265,10 +275,6 @@ def export(out, lms, worksheet_path, *, lesson, column=None, roster=None, automa
     if any(withheld[i][0] == PENDING for i in withheld if i in listed):
         lines.append(f"  grade the written answers with make review OUT={out}, or export the "
                      "automatic part alone with AUTOMATIC_ONLY=1")
-    if decided.group_hint and any(withheld[i][0] == NAME for i in withheld):
-        lines.append("  in a group assignment Canvas names each group's file after the group, "
-                     "with one member's ID: give make export ROSTER=<the group set's CSV> and "
-                     "every member gets the group's grade")
     lines += [f"wrote {path}" for path in written]
     if lms == "moodle":
         lines.append("uploading grades a second time: tick «Permitir actualizar registros "

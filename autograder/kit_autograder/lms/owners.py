@@ -13,8 +13,10 @@ read wherever the LMS gives it, at grade time or at export time.
   without the worksheet, and the row is the group's.
 * Canvas names a group's file after the group, with one member's user id
   (Assignment#representatives). With membership, every member of that member's group gets the
-  grade; without it, a file whose name is not its user's stays withheld, with a hint. A file
-  named after its own student goes to the whole group only when it is the group's one file.
+  grade; without it, a file whose name is not its user's goes to the member whose id it
+  carries (Canvas's own id, which the gradebook matches by) and the export says that the grade
+  is per group and whom it went to. A file named after its own student goes to the whole group
+  only when it is the group's one file.
 
 A name is never enough to make a row a team's where the download has participants' own folders,
 and a student claimed by two rows gets neither grade: ``export.py`` withholds and says so.
@@ -40,7 +42,8 @@ class Decided:
     mismatched: list = field(default_factory=list)  # (entry, student id, worksheet's name)
     without_members: list = field(default_factory=list)  # team entries nobody is known in
     clashes: list = field(default_factory=list)  # (entry, [group names it cannot tell apart])
-    group_hint: bool = False  # Canvas: a name that is not its user's, and no membership
+    # Canvas without membership: a group's file, given to the one member whose id it carries
+    representatives: list = field(default_factory=list)  # Owner
 
 
 def decide(lms, entries, names, membership) -> Decided:
@@ -125,6 +128,9 @@ def _canvas(entries, names, membership, decided):
             _members(entry, people, names, group, decided)
         elif own:
             decided.owners.append(Owner(student_id, listed or written or "", entry))
+        elif membership is None:
+            owner = Owner(student_id, listed or "", entry, group=written)
+            decided.owners.append(owner)
+            decided.representatives.append(owner)
         else:
             decided.mismatched.append((entry, student_id, listed))
-            decided.group_hint = decided.group_hint or membership is None
