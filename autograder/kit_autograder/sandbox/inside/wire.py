@@ -24,9 +24,9 @@ import struct
 import time
 from dataclasses import dataclass
 
-import numpy as np
-
-_DTYPES = {"f8": np.float64, "b1": np.bool_, "i8": np.int64}
+# numpy is imported where arrays are read or written, not here: the grader imports this
+# module before it starts the sandbox, and numpy's import would delay that start.
+_DTYPES = {"f8": "float64", "b1": "bool", "i8": "int64"}
 _U32 = struct.Struct(">I")
 
 
@@ -54,6 +54,8 @@ GRADER_READS = Limits()
 
 def encode(header: dict) -> bytes:
     """One frame for ``header``, whose values may hold ndarrays, bytes and tuples."""
+    import numpy as np
+
     blobs, meta = [], []
 
     def plain(value):
@@ -117,6 +119,8 @@ def decode(payload: bytes, limits: Limits = GRADER_READS) -> dict:
 
 
 def _blob(entry, payload, offset, limits, budget):
+    import numpy as np
+
     if not isinstance(entry, dict):
         raise WireError("bad blob entry")
     kind = entry.get("dtype")
@@ -165,7 +169,7 @@ def _rebuild(value, blobs, limits, depth, budget):
                 if not _is_count(inner) or inner >= len(blobs):
                     raise WireError("bad blob reference")
                 blob = blobs[inner]
-                if (tag == "$a") != isinstance(blob, np.ndarray):
+                if (tag == "$a") == isinstance(blob, bytes):  # an array, or bytes
                     raise WireError("blob of the wrong kind")
                 return blob
             if tag == "$t":
