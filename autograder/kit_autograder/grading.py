@@ -82,13 +82,13 @@ class Grader:
         self.lesson = bundle.lesson
         self.salt = bundle.salt
         self.support = bundle.support_files()
-        self.tests = {name: bundle.test_file(name) for name in bundle.question_names()}
+        self._tests, self._tests_lock = None, threading.Lock()
         # (A stand-in answers only for functions already graded; lesson.load checks that order.)
         # The notebook variables that data questions and the public tests take, by name;
-        # the graded functions are answered by the job instead.
-        self.export = sorted({variable for test_file in self.tests.values() if test_file
-                              for case in test_file.test_cases
-                              for variable in inspect.signature(case.body.test_func).parameters
+        # the graded functions are answered by the job instead. Read from the tests' text, not
+        # from Otter's test objects: the notebook starts before Otter is imported (start).
+        self.export = sorted({variable for name in bundle.question_names()
+                              for variable in bundle.test_parameters(name)
                               if variable not in self.lesson.FUNCTIONS}
                              | {v for q in self.lesson.DATA_QUESTIONS.values()
                                 for v in q.variables})
@@ -101,6 +101,16 @@ class Grader:
         self.statements = {name: tuple(str(p) for p in s.parameters.values())
                            for name, s in signatures.items()}
         self._policy_lock = threading.Lock()
+
+    @property
+    def tests(self):
+        """{question: Otter's test file}, read once, when first needed: reading them imports
+        Otter, which the notebook's run need not wait for."""
+        with self._tests_lock:
+            if self._tests is None:
+                self._tests = {name: self.bundle.test_file(name)
+                               for name in self.bundle.question_names()}
+            return self._tests
 
     # --- the chain --------------------------------------------------------------------------
 
@@ -119,28 +129,49 @@ class Grader:
         return record
 
     def grade(self, sandbox, loaded, stem) -> Record:
+        return self.finish(self.start(sandbox, loaded, stem))
+
+    def start(self, sandbox, loaded, stem) -> "Started":
+        """The notebook handed to a job of ``sandbox``, where it runs while the caller does
+        something else (Gradescope's run imports Otter meanwhile); ``finish`` grades it."""
         record = Record(file=loaded.file, stem=stem, notes=list(loaded.notes))
         if float(self.bundle.settings.get("manual_points", 0)):
             record.empty_answers = submission_module.empty_written_answers(loaded.notebook_bytes)
         job = sandbox.open_job(stem)
         try:
-            return self._graded(sandbox, job, loaded, record)
+            # What the job sees of the submission is its world, the very bytes its inputs hash.
+            world = loaded.world(self.support)
+            started = Started(sandbox, job, loaded, record, world)
+            try:
+                job.send_notebook(hidden_inputs.NOTEBOOK_NAME, loaded.cells,
+                                  {**world, **self.support}, self.export, MAX_EXPORT_BYTES)
+            except JobFailed as failed:
+                started.failed = failed.reason
+            return started
         except BaseException:
-            # A bug of ours: the job must not outlive it, holding its process and memory
-            # while the batch goes on (or tries this file again).
             job.close(kill=True)
             raise
 
-    def _graded(self, sandbox, job, loaded, record) -> Record:
+    def finish(self, started) -> Record:
+        """``started``'s submission graded, once its notebook has run."""
+        try:
+            return self._graded(started)
+        except BaseException:
+            # A bug of ours: the job must not outlive it, holding its process and memory
+            # while the batch goes on (or tries this file again).
+            started.job.close(kill=True)
+            raise
+
+    def _graded(self, started) -> Record:
+        sandbox, job, loaded, record = started.sandbox, started.job, started.loaded, started.record
         with self._policy_lock:  # ast is not thread-safe in CPython 3.11
             definitions = _definitions(loaded.cells, self.lesson.FUNCTIONS)
         conversation = _Conversation(job, self.answer_stand_in, self.parameters,
                                      self.statements, loaded.cells, definitions)
-        # What the job sees of the submission is its world, the very bytes its inputs hash.
-        world = loaded.world(self.support)
         try:
-            ran = job.run_notebook(hidden_inputs.NOTEBOOK_NAME, loaded.cells,
-                                   {**world, **self.support}, self.export, MAX_EXPORT_BYTES)
+            if started.failed:
+                raise JobFailed(started.failed)
+            ran = job.notebook_ran()
             record.cell_errors = _with_raised_lines(ran.errors, loaded.cells)
             record.output = as_uploaded(ran.output, loaded.notebook_name)
             record.output_chars = ran.output_chars + len(record.output) - len(ran.output)
@@ -164,7 +195,7 @@ class Grader:
             if data_question.texts is not None:
                 record.texts.update(data_question.texts(values))
         public_verdicts, public_failures = self._public_tests(conversation, values, proxies)
-        identity = hidden_inputs.identity(world)
+        identity = hidden_inputs.identity(started.world)
         conversation.hidden = True  # from here on, the job may hold hidden inputs
         changed = {}  # {function: {case: the parameters it changed}}
         for function in self.lesson.FUNCTIONS:
@@ -562,6 +593,18 @@ class Grader:
             hints = policy.review_hints(loaded.cells, self.bundle.settings.get("given", []))
         flags += [Flag("revisar", hint) for hint in hints]
         return flags
+
+
+@dataclasses.dataclass
+class Started:
+    """A submission whose notebook a job is running (Grader.start), to be graded (finish)."""
+
+    sandbox: object
+    job: object
+    loaded: object
+    record: Record
+    world: dict
+    failed: str = None  # the job's failure reason if the notebook could not even be sent
 
 
 class _Conversation:
