@@ -147,6 +147,12 @@ class Sandbox:
             "job_uids": [] if host.bwrap or not host.root else self._uids.claim(self.max_jobs),
             "mpl_seed": "/kit/mpl-seed" if host.bwrap else str(seed),
             "warm_modules": list(WARM_MODULES),
+            # What this Python refuses to import (sys.modules[name] = None, as the kit's venv
+            # does for rfc3987_syntax: Makefile), the zygote refuses too. It starts with -S, so
+            # the venv's .pth files that say so never run there, and jsonschema's import, one of
+            # the warm modules, built a Lark grammar for 0.7 s of every sandbox's start.
+            "refused_modules": sorted(name for name, module in list(sys.modules.items())
+                                      if module is None),
             "plan": {"scratch_mb": self.limits.scratch_mb,
                      "scratch_inodes": self.limits.scratch_inodes,
                      "read_paths": read_paths + [inner_code],
