@@ -15,6 +15,7 @@ job says is trusted as code, as a path or as a score.
 
 import ast
 import dataclasses
+import functools
 import inspect
 import json
 import re
@@ -28,7 +29,7 @@ from . import lesson as lesson_module, policy, submission as submission_module
 from . import hidden_inputs
 from .hidden_inputs import generator
 from .sandbox.client import JobFailed, checked_error
-from .verdicts import summary
+from .verdicts import budget, summary
 from .verdicts.in_process import as_called, run_in_process
 from .verdicts.messages import (cell_error_text, error_message, line_text, placed,
                                 shell_escapes_note, unverified_message)
@@ -305,13 +306,15 @@ class Grader:
                 # call (dropout, an unseeded draw) explains every failure better than any mistake.
                 again = conversation.call(function, inputs, spec)
                 unstable = again.parts is not None and not _same_parts(outcome.parts, again.parts)
-        diagnoses = self._summarize(function, judged)
         failing = [j for j in judged if j.failures]
-        if not unstable and not summary.explained_everywhere(diagnoses, [j.case for j in failing]):
-            # Partly named cases, a guess per case or nothing at all: where the function
-            # departs, measured on every failing case, says more, and is said instead.
-            found = self._located(conversation, function, spec, failing)
-            diagnoses = summary.with_located(diagnoses, found) if found else diagnoses
+        with budget.probes():  # what explaining the failures may measure (budget.py)
+            diagnoses = self._summarize(function, judged)
+            if not unstable and not summary.explained_everywhere(diagnoses,
+                                                                 [j.case for j in failing]):
+                # Partly named cases, a guess per case or nothing at all: where the function
+                # departs, measured on every failing case, says more, and is said instead.
+                found = self._located(conversation, function, spec, failing)
+                diagnoses = summary.with_located(diagnoses, found) if found else diagnoses
         if unstable:
             diagnoses = [Diagnosis("finding", UNSTABLE.format(function=function),
                                    [j.case for j in judged if j.failures], ["nondeterministic"])]
@@ -434,11 +437,14 @@ class Grader:
         calls the student's function again on probes it builds and says where it departs."""
 
         def call(name, probe_inputs):
+            budget.spend()
             return conversation.call(name, probe_inputs, spec).parts
 
         try:
             return summary.located(getattr(self.lesson, "locate", None), function, failing,
                                    call, getattr(self.lesson, "locate_raised", None))
+        except budget.Spent:  # no place measured on every case: what the summary said stays
+            return None
         except Exception:  # a bug of ours: what the summary said stays
             traceback.print_exc()
             return None
@@ -449,6 +455,8 @@ class Grader:
             return summary.grouped(judged)
         try:
             return together(function, judged)
+        except budget.Spent:  # the budget ran out: the cases' own diagnoses, measured
+            return summary.grouped(judged)
         except Exception:  # a bug of ours: the cases' own diagnoses, each said once
             traceback.print_exc()
             return summary.grouped(judged)
@@ -932,14 +940,23 @@ def _definitions(cells, functions):
     another error of the same kind."""
     spans = {}
     for position, source in enumerate(cells):
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
-        for node in tree.body:
-            if isinstance(node, ast.FunctionDef) and node.name in functions:
-                spans[node.name] = (position, node.lineno, node.end_lineno or node.lineno)
+        for name, first, last in _top_level_defs(source):
+            if name in functions:
+                spans[name] = (position, first, last)
     return spans
+
+
+@functools.lru_cache(maxsize=256)
+def _top_level_defs(source):
+    """``((name, first line, last line), ...)`` of one cell's top-level ``def``s; none where it
+    does not parse. Most cells of a class's notebooks are the ones everybody received: each is
+    parsed once per batch, not once per student (as policy.parsed_cells)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ()
+    return tuple((node.name, node.lineno, node.end_lineno or node.lineno)
+                 for node in tree.body if isinstance(node, ast.FunctionDef))
 
 
 def _parse_json(exported):
