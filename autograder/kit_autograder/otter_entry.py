@@ -117,6 +117,7 @@ def limits_of(settings):
     from .sandbox.client import Limits
 
     return Limits(notebook_seconds=float(settings.get("timeout", Limits.notebook_seconds)),
+                  call_seconds=float(settings.get("call_timeout", Limits.call_seconds)),
                   memory_mb=int(settings.get("memory_mb", Limits.memory_mb)))
 
 
