@@ -38,6 +38,9 @@ from .verdicts.record import Diagnosis, Flag, Record, Verdict
 from .verdicts.sizes import CaseSizes
 
 MAX_EXPORT_BYTES = 1 << 20
+# A call's error kinds that say the function was not written: raise NotImplementedError (the
+# notebook's stub), or no such function.
+NOT_WRITTEN = {"not_implemented", "missing"}
 MAX_STAND_IN_AXIS = 1024
 
 
@@ -307,10 +310,16 @@ class Grader:
                 again = conversation.call(function, inputs, spec)
                 unstable = again.parts is not None and not _same_parts(outcome.parts, again.parts)
         failing = [j for j in judged if j.failures]
+        # The function was not written (every failing case raised NotImplementedError, or it
+        # does not exist): no answer, no mistake to name. Each case says so itself, and the
+        # lesson's mutants and probes, a thousand runs for a stub, would find nothing to add.
+        unwritten = bool(failing) and all((j.outcome.error or {}).get("kind") in NOT_WRITTEN
+                                          for j in failing)
         with budget.probes():  # what explaining the failures may measure (budget.py)
-            diagnoses = self._summarize(function, judged)
-            if not unstable and not summary.explained_everywhere(diagnoses,
-                                                                 [j.case for j in failing]):
+            diagnoses = (summary.grouped(judged) if unwritten
+                         else self._summarize(function, judged))
+            if not unstable and not unwritten and not summary.explained_everywhere(
+                    diagnoses, [j.case for j in failing]):
                 # Partly named cases, a guess per case or nothing at all: where the function
                 # departs, measured on every failing case, says more, and is said instead.
                 found = self._located(conversation, function, spec, failing)
