@@ -136,19 +136,42 @@ def total(row):
 TEST_TIMEOUT = 15
 
 
-def grade_here(submissions, out, autograder_zip, jobs=2, timeout=TEST_TIMEOUT):
+def grade_here(submissions, out, autograder_zip, jobs=2, timeout=TEST_TIMEOUT,
+               call_timeout=None):
     from kit_autograder.batch import grade_folder
     from kit_autograder.sandbox.client import Limits
 
     grade_folder(submissions, out, autograder_zip=autograder_zip, jobs=jobs,
-                 limits=Limits(notebook_seconds=timeout))
+                 limits=Limits(notebook_seconds=timeout,
+                               call_seconds=call_timeout or Limits.call_seconds))
     return read_csv(out)
 
 
-def _batch_command(submissions, out, autograder_zip, jobs):
+def _batch_command(submissions, out, autograder_zip, jobs, call_timeout=None):
     return [PYTHON, "-m", "kit_autograder.batch", "--submissions", str(submissions), "--out",
             str(out), "--autograder", str(autograder_zip), "--jobs", str(jobs),
-            "--timeout", str(TEST_TIMEOUT)]
+            "--timeout", str(TEST_TIMEOUT)] + (
+        ["--call-timeout", str(call_timeout)] if call_timeout else [])
+
+
+def with_call_timeout(autograder_zip, seconds, folder):
+    """A copy of the zip whose plugin settings give each hidden call ``seconds``
+    (``call_timeout``, as an instructor would set it), for Otter's doors."""
+    import zipfile
+
+    copy = Path(folder) / Path(autograder_zip).name
+    with zipfile.ZipFile(autograder_zip) as source, zipfile.ZipFile(copy, "w") as target:
+        for item in source.infolist():
+            data = source.read(item)
+            if item.filename == "otter_config.json":
+                config = json.loads(data)
+                for entry in config["plugins"]:
+                    if isinstance(entry, dict):
+                        for settings in entry.values():
+                            settings["call_timeout"] = seconds
+                data = json.dumps(config).encode("utf-8")
+            target.writestr(item, data)
+    return copy
 
 
 def _environment():
@@ -166,7 +189,8 @@ def shared_folder(prefix):
     return folder
 
 
-def grade_as_user(submissions, out, autograder_zip, jobs=2, uid=UNPRIVILEGED_UID):
+def grade_as_user(submissions, out, autograder_zip, jobs=2, uid=UNPRIVILEGED_UID,
+                  call_timeout=None):
     """``make grade``'s command as an ordinary user, who owns ``out`` and reads a copy of
     the zip (the session's build is private to root)."""
     Path(out).mkdir(parents=True, exist_ok=True)
@@ -174,17 +198,18 @@ def grade_as_user(submissions, out, autograder_zip, jobs=2, uid=UNPRIVILEGED_UID
     autograder_zip = shutil.copy(autograder_zip, shared_folder("user-zip-"))
     os.chmod(autograder_zip, 0o644)
     command = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
-    done = subprocess.run(command + _batch_command(submissions, out, autograder_zip, jobs),
+    done = subprocess.run(command + _batch_command(submissions, out, autograder_zip, jobs,
+                                                   call_timeout),
                           env=_environment(), capture_output=True, text=True, timeout=600,
                           cwd="/tmp")
     assert done.returncode == 0, done.stderr[-3000:]
     return read_csv(out)
 
 
-def grade_docker_like(submissions, out, autograder_zip, jobs=2):
+def grade_docker_like(submissions, out, autograder_zip, jobs=2, call_timeout=None):
     """As root, in the conditions of Docker's default profile (see docker_like.py)."""
     command = [PYTHON, str(DOCKER_LIKE), PYTHON] + _batch_command(
-        submissions, out, autograder_zip, jobs)[1:]
+        submissions, out, autograder_zip, jobs, call_timeout)[1:]
     done = subprocess.run(command, env=_environment(), capture_output=True, text=True,
                           timeout=600, cwd="/tmp")
     assert done.returncode == 0, done.stderr[-3000:]

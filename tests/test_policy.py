@@ -56,3 +56,46 @@ def test_indexing_ones_own_array_with_a_library_call_is_not_modifying_the_librar
         assert not [h for h in policy.review_hints([source], []) if "biblioteca" in h]
     patched = "import numpy as np\nnp.where = lambda *args: 0"
     assert [h for h in policy.review_hints([patched], []) if "biblioteca" in h]
+
+
+TRICKY_CELLS = [
+    "%matplotlib inline\nimport numpy as np", "%%time\nx = 1", "!pip install numpy",
+    "files = !ls", "t = %timeit -o sum(range(9))", "np.exp?", "np.exp??", "?np.exp",
+    ">>> x = 1\n>>> x + 1", "In [1]: x = 2\n   ...: y = x", "/print 1, 2", ",print a b",
+    ";print a b", "    x = 1\n    y = 2", "\n\nx = 1", "x = 5 % 2", "print('100 %')",
+    "a = b != c", "x = 1 if y else 2\n# ¿Por qué? Porque sí.", "def f(x):\n    return x\n",
+    "s = '...'\n...", "class A:\n    pass", "while True:\n    break", "x = (\n    1,\n)",
+    "print(f'{x:.1%}')", "def g():\n    !ls\n", "x =", "import os; os.system('ls')  # !",
+]
+
+
+def master_cells():
+    """The code cells of the lesson's master, as students and the solution have them."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "assignments" / "attention" / "master.py"
+            ).read_text("utf-8")
+    return [cell.split("\n", 1)[1] if "\n" in cell else "" for cell in text.split("\n# %%")
+            if not cell.lstrip(" ").startswith("[markdown]")]
+
+
+def test_a_plain_python_cell_is_read_as_ipython_would_read_it():
+    # cell_python skips IPython's transformations where they would find nothing to change:
+    # every cell must parse to the same tree either way (or fail to parse either way).
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    def tree(text):
+        try:
+            return ast.dump(ast.parse(text))
+        except SyntaxError:
+            return "SyntaxError"
+
+    cells = TRICKY_CELLS + master_cells()
+    skipped = 0
+    for cell in cells:
+        ipython = TransformerManager().transform_cell(cell)
+        assert tree(policy.cell_python(cell)) == tree(ipython), cell
+        skipped += policy.cell_python(cell) is cell
+    # Control: the magics, escapes and prompts above are transformed, not skipped.
+    assert all(policy.cell_python(cell) != cell for cell in TRICKY_CELLS[:15])
+    assert skipped > len(cells) // 2

@@ -349,6 +349,9 @@ def main(argv=None):
     parser.add_argument("--jobs", type=_optional(int), default=None)
     parser.add_argument("--timeout", type=_optional(float), default=None,
                         help=f"seconds for a notebook's cells (default {Limits.notebook_seconds:g})")
+    parser.add_argument("--call-timeout", type=_optional(float), default=None,
+                        help="seconds for each call of a student's function on a hidden input "
+                             f"(default {Limits.call_seconds:g})")
     parser.add_argument("--memory-mb", type=_optional(int), default=None,
                         help=f"memory per submission (default {Limits.memory_mb})")
     parser.add_argument("--roster", type=lambda text: Path(text) if text.strip() else None,
@@ -370,6 +373,7 @@ def main(argv=None):
             f"{args.autograder}: no readable autograder zip; build it with `make assign` "
             "(LESSON= the lesson you grade)"])
     limits = Limits(notebook_seconds=args.timeout or Limits.notebook_seconds,
+                    call_seconds=args.call_timeout or Limits.call_seconds,
                     memory_mb=args.memory_mb or Limits.memory_mb)
     try:
         grade_folder(args.submissions, args.out, autograder_zip=args.autograder,

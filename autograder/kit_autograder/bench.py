@@ -12,15 +12,24 @@ untouched and broken, in turn). Everything is measured side by side, in this one
 * the engine again on the first 100, so that the grader's peak can be compared at two sizes;
 * the floor: the same notebooks' cells run in a warm fork of the same zygote, with no
   grading at all, CPU seconds per submission;
+* Gradescope on a sample, cold: each upload in a fresh tree as Gradescope builds it (the
+  zip unpacked in ``source/``, the upload in ``submission/``), graded by the zip's own
+  ``run_autograder`` in new processes with an empty home (no font cache, no compiled kit),
+  one after another, and whether its results.json scores match; the tree is the tests'
+  harness's (tests/otter_paths.py), mounted at /autograder in a mount namespace of its own
+  when the bench runs as root, else laid out at a temporary path that its two scripts name;
 * ``otter run`` on a sample, one CLI call after another, as an instructor without Docker would
   (the zip's plugin grades each in the sandbox too), and whether its per-question scores match.
 
-The last line is ``speedup_vs_otter_run=<x.xx> scores_identical=<true|false>``.
+The last lines are ``gradescope_cold=<seconds per upload>s engine_floor=<x.xx>`` and
+``speedup_vs_otter_run=<x.xx> scores_identical=<true|false>`` (every door's scores, make
+grade's, Gradescope's and otter run's, the same).
 """
 
 import argparse
 import csv
 import importlib
+import importlib.util
 import json
 import os
 import shutil
@@ -167,9 +176,53 @@ def as_in_results(row, theirs):
     return {question: round(float(row[question]), OTTER_RESULTS_PLACES) for question in theirs}
 
 
-def otter_scores(results_path):
-    results = json.loads(Path(results_path).read_text("utf-8"))
+def otter_scores_of(results):
     return {test["name"]: float(test["score"]) for test in results["tests"] if "score" in test}
+
+
+def otter_paths():
+    """The tests' harness of Otter's paths (tests/otter_paths.py), from the checkout the bench
+    runs in: the one description of Gradescope's tree."""
+    path = Path(__file__).resolve().parents[2] / "tests" / "otter_paths.py"
+    spec = importlib.util.spec_from_file_location("otter_paths", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def gradescope_cold(autograder_zip, name, data, user):
+    """One upload graded as Gradescope grades it, in a fresh tree and fresh processes: the
+    zip's run_autograder, with this Python's venv as the image's environment. Returns the
+    Run and the results.json (None if none was written)."""
+    harness = otter_paths()
+    root = harness.gradescope_root(autograder_zip, name, data)
+    try:
+        if user is not None:
+            subprocess.run(["chown", "-R", f"{user}:{user}", str(root)], check=True)
+        with tempfile.TemporaryDirectory(prefix="bench-gradescope-") as scratch:
+            os.chmod(scratch, 0o755)
+            stand_in = harness.mamba_stand_in(Path(scratch) / "bin", sys.prefix)
+            environment = harness.clean_environment(scratch, [stand_in])
+            home = Path(scratch) / "home"
+            home.mkdir()
+            if user is not None:
+                os.chown(home, user, user)
+            environment["HOME"] = str(home)
+            if os.geteuid() == 0 and user is None and shutil.which("unshare"):
+                script = (f"mount --bind {root} {harness.MOUNT_POINT} && cd {harness.MOUNT_POINT} "
+                          f"&& exec {harness.MOUNT_POINT}/run_autograder")
+                harness.MOUNT_POINT.mkdir(exist_ok=True)
+                command = ["unshare", "--mount", "--propagation", "private", "sh", "-c", script]
+            else:  # the same tree where it lies: its two scripts name /autograder
+                for script in (root / "run_autograder", root / "source" / "run_otter.py"):
+                    script.write_text(script.read_text("utf-8").replace(
+                        str(harness.MOUNT_POINT), str(root)), "utf-8")
+                command = as_user(["bash", str(root / "run_autograder")], user)
+            run = timed(command, environment)
+        results = root / "results" / "results.json"
+        return run, (json.loads(results.read_text("utf-8")) if results.is_file() else None)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def main(argv=None):
@@ -253,43 +306,63 @@ def compare(args, jobs, work):
     print(f"floor (the same cells in a warm fork, no grading): {floor_cpu:.3f} s of CPU per "
           f"submission; engine / floor = {engine_cpu / floor_cpu:.2f}")
 
-    if args.no_otter_run:
-        print("otter run: skipped (--no-otter-run)")
-        return 0
     ours = engine_scores(out)
     per_kind = max(1, args.sample // len(kinds))
     sample = []
     for kind in kinds:
         sample += [n for n in sorted(files) if n.endswith(f"_{kind}.ipynb")][:per_kind]
-    otter_seconds, otter_cpu, identical, mismatches = 0.0, 0.0, True, []
+    mismatches = []
+    gradescope_seconds, gradescope_cpu, slowest = 0.0, 0.0, 0.0
     for name in sample:
-        run_out = work / "otter-run" / name
-        run_out.mkdir(parents=True)
-        if args.user is not None:
-            os.chown(run_out, args.user, args.user)
-        otter = timed(as_user([sys.executable, "-m", "otter", "run", "-a", str(autograder_zip),
-                               "-o", str(run_out), str(submissions / name)], args.user),
-                      environment)
-        otter_seconds += otter.seconds
-        otter_cpu += otter.cpu_seconds
-        results = run_out / "results.json"
-        if not results.exists():
-            identical = False
-            mismatches.append(f"{name}: otter run wrote no results ({otter.stderr[-300:]})")
-            continue
-        theirs = otter_scores(results)
-        mine = as_in_results(ours[name], theirs)
-        if mine != theirs:
-            identical = False
-            mismatches.append(f"{name}: otter run {theirs} != make grade {mine}")
-    otter_per = otter_seconds / len(sample)
-    print(f"otter run, one call after another, on {len(sample)}: {otter_per:.3f} s and "
-          f"{otter_cpu / len(sample):.3f} s of CPU per submission")
+        run, results = gradescope_cold(autograder_zip, name, files[name], args.user)
+        gradescope_seconds += run.seconds
+        gradescope_cpu += run.cpu_seconds
+        slowest = max(slowest, run.seconds)
+        mismatches.append(mismatch("Gradescope", name, run, results, ours))
+    where = ("at /autograder" if os.geteuid() == 0 and args.user is None
+             and shutil.which("unshare") else "at a temporary path")
+    print(f"Gradescope, cold, one upload after another ({where}), on {len(sample)}: "
+          f"{gradescope_seconds / len(sample):.3f} s per submission (slowest {slowest:.3f} s), "
+          f"{gradescope_cpu / len(sample):.3f} s of CPU (the grader's processes)")
+
+    speedup = "skipped"
+    if args.no_otter_run:
+        print("otter run: skipped (--no-otter-run)")
+    else:
+        otter_seconds, otter_cpu = 0.0, 0.0
+        for name in sample:
+            run_out = work / "otter-run" / name
+            run_out.mkdir(parents=True)
+            if args.user is not None:
+                os.chown(run_out, args.user, args.user)
+            otter = timed(as_user([sys.executable, "-m", "otter", "run", "-a",
+                                   str(autograder_zip), "-o", str(run_out),
+                                   str(submissions / name)], args.user), environment)
+            otter_seconds += otter.seconds
+            otter_cpu += otter.cpu_seconds
+            results = run_out / "results.json"
+            mismatches.append(mismatch("otter run", name, otter, json.loads(
+                results.read_text("utf-8")) if results.exists() else None, ours))
+        otter_per = otter_seconds / len(sample)
+        print(f"otter run, one call after another, on {len(sample)}: {otter_per:.3f} s and "
+              f"{otter_cpu / len(sample):.3f} s of CPU per submission")
+        speedup = f"{otter_per / engine_per:.2f}"
+    mismatches = [line for line in mismatches if line]
     for line in mismatches:
         print(f"MISMATCH {line}")
-    print(f"speedup_vs_otter_run={otter_per / engine_per:.2f} "
-          f"scores_identical={str(identical).lower()}")
+    print(f"gradescope_cold={gradescope_seconds / len(sample):.2f}s "
+          f"engine_floor={engine_cpu / floor_cpu:.2f}")
+    print(f"speedup_vs_otter_run={speedup} scores_identical={str(not mismatches).lower()}")
     return 0
+
+
+def mismatch(door, name, run, results, ours):
+    """How ``door``'s results.json for ``name`` differs from make grade's scores, or None."""
+    if results is None:
+        return f"{name}: {door} wrote no results ({run.stderr[-300:]})"
+    theirs = otter_scores_of(results)
+    mine = as_in_results(ours[name], theirs)
+    return None if mine == theirs else f"{name}: {door} {theirs} != make grade {mine}"
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ test names; ``files/`` carries the lesson, the reference and the student folder'
 files. A folder already laid out as Otter's ``/autograder/source`` opens the same way.
 """
 
+import ast
 import base64
 import copy
 import json
@@ -81,6 +82,24 @@ class Bundle:
         ordered = [q for q in lesson_module.questions(self.lesson) if q in shipped]
         return ordered + sorted(shipped - set(ordered))
 
+    def test_parameters(self, question):
+        """The parameters of ``question``'s test cases, which Otter fills with the notebook's
+        variables of the same names, read from the test file's text (every function decorated
+        with Otter's ``test_case``). The notebook starts running before Otter is imported on
+        Gradescope, and must be told already which variables to hand back (grading.Grader)."""
+        path = self.source / "tests" / f"{question}.py"
+        if not path.is_file():
+            return []
+        names = []
+        for node in ast.parse(path.read_bytes()).body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                    _is_test_case(decorator) for decorator in node.decorator_list):
+                arguments = node.args
+                names += [argument.arg for argument in (
+                    arguments.posonlyargs + arguments.args + [arguments.vararg]
+                    + arguments.kwonlyargs + [arguments.kwarg]) if argument is not None]
+        return names
+
     def test_file(self, question):
         """A fresh, unrun Otter test file: points, visibility and messages as shipped.
 
@@ -100,6 +119,16 @@ class Bundle:
         from otter.run import AutograderConfig
 
         return AutograderConfig(self.config)
+
+
+def _is_test_case(decorator):
+    """``@test_case(...)`` or ``@<module>.test_case(...)``: what Otter registers as a case (a
+    bare ``@test_case``, never called, registers nothing)."""
+    if not isinstance(decorator, ast.Call):
+        return False
+    target = decorator.func
+    return (isinstance(target, ast.Name) and target.id == "test_case"
+            or isinstance(target, ast.Attribute) and target.attr == "test_case")
 
 
 def settings_of(config: dict) -> dict:

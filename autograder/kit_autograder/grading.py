@@ -15,6 +15,7 @@ job says is trusted as code, as a path or as a score.
 
 import ast
 import dataclasses
+import functools
 import inspect
 import json
 import re
@@ -28,7 +29,7 @@ from . import lesson as lesson_module, policy, submission as submission_module
 from . import hidden_inputs
 from .hidden_inputs import generator
 from .sandbox.client import JobFailed, checked_error
-from .verdicts import summary
+from .verdicts import budget, summary
 from .verdicts.in_process import as_called, run_in_process
 from .verdicts.messages import (cell_error_text, error_message, line_text, placed,
                                 shell_escapes_note, unverified_message)
@@ -37,6 +38,9 @@ from .verdicts.record import Diagnosis, Flag, Record, Verdict
 from .verdicts.sizes import CaseSizes
 
 MAX_EXPORT_BYTES = 1 << 20
+# A call's error kinds that say the function was not written: raise NotImplementedError (the
+# notebook's stub), or no such function.
+NOT_WRITTEN = {"not_implemented", "missing"}
 MAX_STAND_IN_AXIS = 1024
 
 
@@ -82,13 +86,13 @@ class Grader:
         self.lesson = bundle.lesson
         self.salt = bundle.salt
         self.support = bundle.support_files()
-        self.tests = {name: bundle.test_file(name) for name in bundle.question_names()}
+        self._tests, self._tests_lock = None, threading.Lock()
         # (A stand-in answers only for functions already graded; lesson.load checks that order.)
         # The notebook variables that data questions and the public tests take, by name;
-        # the graded functions are answered by the job instead.
-        self.export = sorted({variable for test_file in self.tests.values() if test_file
-                              for case in test_file.test_cases
-                              for variable in inspect.signature(case.body.test_func).parameters
+        # the graded functions are answered by the job instead. Read from the tests' text, not
+        # from Otter's test objects: the notebook starts before Otter is imported (start).
+        self.export = sorted({variable for name in bundle.question_names()
+                              for variable in bundle.test_parameters(name)
                               if variable not in self.lesson.FUNCTIONS}
                              | {v for q in self.lesson.DATA_QUESTIONS.values()
                                 for v in q.variables})
@@ -101,6 +105,16 @@ class Grader:
         self.statements = {name: tuple(str(p) for p in s.parameters.values())
                            for name, s in signatures.items()}
         self._policy_lock = threading.Lock()
+
+    @property
+    def tests(self):
+        """{question: Otter's test file}, read once, when first needed: reading them imports
+        Otter, which the notebook's run need not wait for."""
+        with self._tests_lock:
+            if self._tests is None:
+                self._tests = {name: self.bundle.test_file(name)
+                               for name in self.bundle.question_names()}
+            return self._tests
 
     # --- the chain --------------------------------------------------------------------------
 
@@ -119,28 +133,49 @@ class Grader:
         return record
 
     def grade(self, sandbox, loaded, stem) -> Record:
+        return self.finish(self.start(sandbox, loaded, stem))
+
+    def start(self, sandbox, loaded, stem) -> "Started":
+        """The notebook handed to a job of ``sandbox``, where it runs while the caller does
+        something else (Gradescope's run imports Otter meanwhile); ``finish`` grades it."""
         record = Record(file=loaded.file, stem=stem, notes=list(loaded.notes))
         if float(self.bundle.settings.get("manual_points", 0)):
             record.empty_answers = submission_module.empty_written_answers(loaded.notebook_bytes)
         job = sandbox.open_job(stem)
         try:
-            return self._graded(sandbox, job, loaded, record)
+            # What the job sees of the submission is its world, the very bytes its inputs hash.
+            world = loaded.world(self.support)
+            started = Started(sandbox, job, loaded, record, world)
+            try:
+                job.send_notebook(hidden_inputs.NOTEBOOK_NAME, loaded.cells,
+                                  {**world, **self.support}, self.export, MAX_EXPORT_BYTES)
+            except JobFailed as failed:
+                started.failed = failed.reason
+            return started
         except BaseException:
-            # A bug of ours: the job must not outlive it, holding its process and memory
-            # while the batch goes on (or tries this file again).
             job.close(kill=True)
             raise
 
-    def _graded(self, sandbox, job, loaded, record) -> Record:
+    def finish(self, started) -> Record:
+        """``started``'s submission graded, once its notebook has run."""
+        try:
+            return self._graded(started)
+        except BaseException:
+            # A bug of ours: the job must not outlive it, holding its process and memory
+            # while the batch goes on (or tries this file again).
+            started.job.close(kill=True)
+            raise
+
+    def _graded(self, started) -> Record:
+        sandbox, job, loaded, record = started.sandbox, started.job, started.loaded, started.record
         with self._policy_lock:  # ast is not thread-safe in CPython 3.11
             definitions = _definitions(loaded.cells, self.lesson.FUNCTIONS)
         conversation = _Conversation(job, self.answer_stand_in, self.parameters,
                                      self.statements, loaded.cells, definitions)
-        # What the job sees of the submission is its world, the very bytes its inputs hash.
-        world = loaded.world(self.support)
         try:
-            ran = job.run_notebook(hidden_inputs.NOTEBOOK_NAME, loaded.cells,
-                                   {**world, **self.support}, self.export, MAX_EXPORT_BYTES)
+            if started.failed:
+                raise JobFailed(started.failed)
+            ran = job.notebook_ran()
             record.cell_errors = _with_raised_lines(ran.errors, loaded.cells)
             record.output = as_uploaded(ran.output, loaded.notebook_name)
             record.output_chars = ran.output_chars + len(record.output) - len(ran.output)
@@ -164,7 +199,7 @@ class Grader:
             if data_question.texts is not None:
                 record.texts.update(data_question.texts(values))
         public_verdicts, public_failures = self._public_tests(conversation, values, proxies)
-        identity = hidden_inputs.identity(world)
+        identity = hidden_inputs.identity(started.world)
         conversation.hidden = True  # from here on, the job may hold hidden inputs
         changed = {}  # {function: {case: the parameters it changed}}
         for function in self.lesson.FUNCTIONS:
@@ -274,13 +309,21 @@ class Grader:
                 # call (dropout, an unseeded draw) explains every failure better than any mistake.
                 again = conversation.call(function, inputs, spec)
                 unstable = again.parts is not None and not _same_parts(outcome.parts, again.parts)
-        diagnoses = self._summarize(function, judged)
         failing = [j for j in judged if j.failures]
-        if not unstable and not summary.explained_everywhere(diagnoses, [j.case for j in failing]):
-            # Partly named cases, a guess per case or nothing at all: where the function
-            # departs, measured on every failing case, says more, and is said instead.
-            found = self._located(conversation, function, spec, failing)
-            diagnoses = summary.with_located(diagnoses, found) if found else diagnoses
+        # The function was not written (every failing case raised NotImplementedError, or it
+        # does not exist): no answer, no mistake to name. Each case says so itself, and the
+        # lesson's mutants and probes, a thousand runs for a stub, would find nothing to add.
+        unwritten = bool(failing) and all((j.outcome.error or {}).get("kind") in NOT_WRITTEN
+                                          for j in failing)
+        with budget.probes():  # what explaining the failures may measure (budget.py)
+            diagnoses = (summary.grouped(judged) if unwritten
+                         else self._summarize(function, judged))
+            if not unstable and not unwritten and not summary.explained_everywhere(
+                    diagnoses, [j.case for j in failing]):
+                # Partly named cases, a guess per case or nothing at all: where the function
+                # departs, measured on every failing case, says more, and is said instead.
+                found = self._located(conversation, function, spec, failing)
+                diagnoses = summary.with_located(diagnoses, found) if found else diagnoses
         if unstable:
             diagnoses = [Diagnosis("finding", UNSTABLE.format(function=function),
                                    [j.case for j in judged if j.failures], ["nondeterministic"])]
@@ -403,11 +446,14 @@ class Grader:
         calls the student's function again on probes it builds and says where it departs."""
 
         def call(name, probe_inputs):
+            budget.spend()
             return conversation.call(name, probe_inputs, spec).parts
 
         try:
             return summary.located(getattr(self.lesson, "locate", None), function, failing,
                                    call, getattr(self.lesson, "locate_raised", None))
+        except budget.Spent:  # no place measured on every case: what the summary said stays
+            return None
         except Exception:  # a bug of ours: what the summary said stays
             traceback.print_exc()
             return None
@@ -418,6 +464,8 @@ class Grader:
             return summary.grouped(judged)
         try:
             return together(function, judged)
+        except budget.Spent:  # the budget ran out: the cases' own diagnoses, measured
+            return summary.grouped(judged)
         except Exception:  # a bug of ours: the cases' own diagnoses, each said once
             traceback.print_exc()
             return summary.grouped(judged)
@@ -562,6 +610,18 @@ class Grader:
             hints = policy.review_hints(loaded.cells, self.bundle.settings.get("given", []))
         flags += [Flag("revisar", hint) for hint in hints]
         return flags
+
+
+@dataclasses.dataclass
+class Started:
+    """A submission whose notebook a job is running (Grader.start), to be graded (finish)."""
+
+    sandbox: object
+    job: object
+    loaded: object
+    record: Record
+    world: dict
+    failed: str = None  # the job's failure reason if the notebook could not even be sent
 
 
 class _Conversation:
@@ -889,14 +949,23 @@ def _definitions(cells, functions):
     another error of the same kind."""
     spans = {}
     for position, source in enumerate(cells):
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
-        for node in tree.body:
-            if isinstance(node, ast.FunctionDef) and node.name in functions:
-                spans[node.name] = (position, node.lineno, node.end_lineno or node.lineno)
+        for name, first, last in _top_level_defs(source):
+            if name in functions:
+                spans[name] = (position, first, last)
     return spans
+
+
+@functools.lru_cache(maxsize=256)
+def _top_level_defs(source):
+    """``((name, first line, last line), ...)`` of one cell's top-level ``def``s; none where it
+    does not parse. Most cells of a class's notebooks are the ones everybody received: each is
+    parsed once per batch, not once per student (as policy.parsed_cells)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ()
+    return tuple((node.name, node.lineno, node.end_lineno or node.lineno)
+                 for node in tree.body if isinstance(node, ast.FunctionDef))
 
 
 def _parse_json(exported):

@@ -89,19 +89,29 @@ class VerificationPlugin(AbstractOtterPlugin):
                 # Otter's folders hold the reference (beside the submission too); where a job
                 # runs as a user of its own without Landlock, only permissions keep it out.
                 os.chmod(root, 0o700)
-            bundle = from_source(source)
-            self.grader = Grader(bundle)
-            # The zip's run_otter.py started it before Otter was imported; otter run did not.
-            sandbox = (otter_entry.take_sandbox()
-                       or Sandbox(otter_entry.limits_of(bundle.settings), jobs=1))
-            with sandbox:
-                self.record = self.grader.grade_file(sandbox, submission, submission.stem)
-                self.report.append(f"sandbox: {sandbox.description}")
+            # The zip's run_otter.py started the sandbox before Otter was imported, and the
+            # upload's notebook in it if it is this file; otter run started neither.
+            early = otter_entry.take_started()
+            if early is not None and early.path == submission:
+                self.grader, sandbox = early.grader, early.sandbox
+                with sandbox:
+                    self.record = early.finish()
+            else:
+                bundle = from_source(source)
+                self.grader = Grader(bundle)
+                if early is not None:
+                    early.abandon()
+                sandbox = (early.sandbox if early is not None
+                           else Sandbox(otter_entry.limits_of(bundle.settings), jobs=1))
+                with sandbox:
+                    self.record = self.grader.grade_file(sandbox, submission, submission.stem)
+            self.report.append(f"sandbox: {sandbox.description}")
         except Exception:  # fail closed: Otter's kernel never decides a score
             self.report.append("kit grading failed:\n" + traceback.format_exc())
             self.record = None
         finally:
-            otter_workdir.clear_upload(submission.parent, keep=submission.name)
+            otter_workdir.clear_upload(submission.parent, keep=submission.name,
+                                       refill=otter_entry.otters_kernel_runs())
 
     def before_execution(self, submission):
         # Otter has read the file it grades: its kernel starts in this folder next.

@@ -27,16 +27,18 @@ import shutil
 from pathlib import Path
 
 
-def clear_upload(submission_dir, keep):
+def clear_upload(submission_dir, keep, refill=True):
     """Everything the upload brought into ``submission_dir`` is removed, but ``keep`` (the
     name of the file Otter is about to read) and the zips at its top; Otter's own files are
-    put back as Otter puts them."""
+    put back as Otter puts them if ``refill``: only Otter's kernel would read them, and the
+    zip's run_otter.py starts none (otter_entry.without_otters_kernel)."""
     folder = Path(submission_dir)
     for entry in folder.iterdir():
         kept_zip = entry.suffix.lower() == ".zip" and entry.is_file() and not entry.is_symlink()
         if entry.name != keep and not kept_zip:
             remove(entry)
-    _otters_own_files(folder.parent)
+    if refill:
+        _otters_own_files(folder.parent)
 
 
 def drop_if_importable(path):

@@ -75,9 +75,19 @@ class Violation:
 # --- reading cells --------------------------------------------------------------------------
 
 
+# What IPython's input transformations act on: magics, shell escapes and help (``%``, ``!``,
+# ``?``), pasted prompts (``>>>``, ``...``, ``In [1]:``), escaped calls (a line starting with
+# ``/``, ``,`` or ``;``), and a cell that starts with blank or indented lines. A cell with none
+# of them is plain Python already: IPython tokenizes it line by line for every transformation
+# it tries, which took most of the grader's own CPU on a student's own cells.
+_IPYTHON_SYNTAX = re.compile(r"[%!?]|^[ \t]*(?:>>>|\.\.\.|In \[|[/,;])", re.MULTILINE)
+
+
 def cell_python(source: str) -> str:
     """A cell as plain Python: IPython turns magics and ``!`` lines into ``get_ipython()``
     calls, which the rules below can then see."""
+    if not source[:1].isspace() and not _IPYTHON_SYNTAX.search(source):
+        return source
     try:
         from IPython.core.inputtransformer2 import TransformerManager
 
@@ -175,21 +185,33 @@ def _imported_names(trees) -> tuple:
     """Names bound by imports anywhere in the notebook: all of them, and those of risky modules."""
     every, risky = set(), {}
     for tree in trees:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    bound = alias.asname or alias.name.split(".")[0]
-                    every.add(bound)
-                    if _module_category(alias.name):
-                        risky[bound] = alias.name
-            elif isinstance(node, ast.ImportFrom) and node.level == 0:
-                for alias in node.names:
-                    bound = alias.asname or alias.name
-                    every.add(bound)
-                    full = f"{node.module}.{alias.name}"
-                    if _module_category(node.module) or _module_category(full):
-                        risky[bound] = full
+        cell_every, cell_risky = _cell_imports(tree)
+        every |= cell_every
+        risky.update(cell_risky)
     return every, risky
+
+
+# As _parsed: a cell everybody received is walked once per batch, not once per student (the
+# walk over every node of every cell was a third of the grader's own CPU on a notebook).
+@functools.lru_cache(maxsize=256)
+def _cell_imports(tree) -> tuple:
+    """``(names, ((name, risky module), ...))`` bound by the imports of one cell's tree."""
+    every, risky = set(), {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                every.add(bound)
+                if _module_category(alias.name):
+                    risky[bound] = alias.name
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            for alias in node.names:
+                bound = alias.asname or alias.name
+                every.add(bound)
+                full = f"{node.module}.{alias.name}"
+                if _module_category(node.module) or _module_category(full):
+                    risky[bound] = full
+    return frozenset(every), tuple(risky.items())
 
 
 def _modified(target):

@@ -11,6 +11,7 @@ Gradescope and in ``otter grade``), the zygote starts as a plain process and eac
 itself with what remains (confine.py): its own uid when the grader is root, Landlock, seccomp.
 """
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -18,7 +19,6 @@ import sys
 import sysconfig
 from dataclasses import dataclass
 
-import numpy
 
 SANDBOX_UID = 65534  # nobody: bubblewrap's user when the grader is root
 JOB_UID_BASE = 61_000  # one user per concurrent job when the grader is root without bubblewrap
@@ -42,9 +42,17 @@ def library_paths():
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
              os.path.dirname(os.path.realpath(sys.executable)),
              sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"],
-             os.path.dirname(os.path.dirname(numpy.__file__))}
+             _packages_folder("numpy")}
     paths |= {p for p in sys.path if p.rstrip("/").endswith(("site-packages", "dist-packages"))}
     return sorted({os.path.realpath(p) for p in paths if p and os.path.isdir(p)})
+
+
+def _packages_folder(module):
+    """The folder ``module`` is installed in, found without importing it: the zygote starts
+    before the grader has imported numpy."""
+    spec = importlib.util.find_spec(module)
+    origin = spec.origin if spec is not None else None
+    return os.path.dirname(os.path.dirname(origin)) if origin else ""
 
 
 def venv_interpreter():

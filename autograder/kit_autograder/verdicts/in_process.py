@@ -13,6 +13,7 @@ import numpy as np
 
 from ..sandbox.client import checked_error
 from ..sandbox.inside.calls import _Refused, call_as_notebook, classify, split_parts
+from . import budget
 from .outcome import Outcome
 
 
@@ -57,7 +58,9 @@ def run_in_process(function, inputs, parts, replacements=None, parameters=None,
                    copy_inputs=True) -> Outcome:
     """``function(**inputs)`` on deep copies, reduced to an ``Outcome``; with ``parameters``,
     called positionally in their order, as the sandbox calls a student's function.
-    ``copy_inputs=False`` for trusted code that never changes its arguments (the mutants)."""
+    ``copy_inputs=False`` for trusted code that never changes its arguments (the mutants).
+    Within a diagnosis each call is one of its probes (budget.py)."""
+    budget.spend()
     if function is None:
         return Outcome(error={"kind": "missing"})
     if not callable(function):

@@ -19,15 +19,18 @@ grader treats as "no answer" (fail closed).
 """
 
 import json
+import math
 import socket
 import struct
 import time
 from dataclasses import dataclass
 
-import numpy as np
-
-_DTYPES = {"f8": np.float64, "b1": np.bool_, "i8": np.int64}
+# numpy is imported where arrays are read or written, not here: the grader imports this
+# module before it starts the sandbox, and numpy's import would delay that start.
+_DTYPES = {"f8": "float64", "b1": "bool", "i8": "int64"}
 _U32 = struct.Struct(">I")
+# Exactly these types, not their subclasses (numpy's float64 is a float): JSON says them as is.
+_JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 class WireError(Exception):
@@ -54,12 +57,16 @@ GRADER_READS = Limits()
 
 def encode(header: dict) -> bytes:
     """One frame for ``header``, whose values may hold ndarrays, bytes and tuples."""
+    import numpy as np
+
     blobs, meta = [], []
+    kinds = {np.dtype(np.float64): "f8", np.dtype(np.bool_): "b1", np.dtype(np.int64): "i8"}
 
     def plain(value):
+        if type(value) in _JSON_SCALARS:  # most values: said as they are, checked first
+            return value
         if isinstance(value, np.ndarray):
-            kind = {np.dtype(np.float64): "f8", np.dtype(np.bool_): "b1",
-                    np.dtype(np.int64): "i8"}.get(value.dtype)
+            kind = kinds.get(value.dtype)
             if kind is None:
                 raise TypeError(f"cannot send an array of dtype {value.dtype}")
             blobs.append(np.ascontiguousarray(value).tobytes())
@@ -117,6 +124,8 @@ def decode(payload: bytes, limits: Limits = GRADER_READS) -> dict:
 
 
 def _blob(entry, payload, offset, limits, budget):
+    import numpy as np
+
     if not isinstance(entry, dict):
         raise WireError("bad blob entry")
     kind = entry.get("dtype")
@@ -134,7 +143,7 @@ def _blob(entry, payload, offset, limits, budget):
     if (not isinstance(shape, list) or len(shape) > limits.dims
             or not all(_is_count(n) for n in shape)):
         raise WireError("bad shape")
-    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    count = math.prod(shape)  # exact: no int64 product to wrap around
     budget[0] -= count
     if budget[0] < 0:
         raise WireError("too many values")
@@ -165,7 +174,7 @@ def _rebuild(value, blobs, limits, depth, budget):
                 if not _is_count(inner) or inner >= len(blobs):
                     raise WireError("bad blob reference")
                 blob = blobs[inner]
-                if (tag == "$a") != isinstance(blob, np.ndarray):
+                if (tag == "$a") == isinstance(blob, bytes):  # an array, or bytes
                     raise WireError("blob of the wrong kind")
                 return blob
             if tag == "$t":
@@ -185,6 +194,8 @@ def valid_text(text: str) -> str:
     """``text`` with every lone surrogate as U+FFFD. JSON's \\ud800 escapes and a file name's
     undecodable bytes both make such strings; no UTF-8 file, CSV or terminal can hold one,
     so one in a student's output would make every later write fail."""
+    if text.isascii():  # nearly every key and text: no surrogate possible, nothing to copy
+        return text
     try:
         text.encode("utf-8")
         return text
