@@ -21,7 +21,7 @@ LAYERS = (
     # the doors: make grade, Otter's paths (Gradescope, otter run, otter grade), make bench
     ("batch", "otter_plugin", "bench"),
     # what people read and hand in around the grades: the reports, the written answers, the LMS
-    ("report", "written", "lms"),
+    ("report", "written", "lms", "similarity"),
     # one submission graded, and what that needs: the lesson, its zip, its build, its inputs
     ("grading", "verdicts", "submission", "bundle", "lesson", "build", "hidden_inputs", "policy",
      "incell", "challenge", "csv_cells", "spanish_numbers", "error_lines"),

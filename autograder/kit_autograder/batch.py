@@ -41,6 +41,7 @@ from .bundle import BundleError, OpenedZip
 from .grading import Grader
 from .report import class_report
 from .report.outputs import Outputs
+from .similarity import parts as similarity_parts
 from .sandbox.client import Limits, Sandbox, SandboxError
 from .submission import shown_name
 from .verdicts.record import Flag, Record
@@ -177,6 +178,7 @@ def _run(grader, sandbox, outputs, entries, stems, jobs, log):
     done = [0]
     lock = threading.Lock()
     lesson, questions = grader.lesson.NAME, outputs.written.questions
+    shared = similarity_parts.Shared(grader.bundle.settings)
 
     def graded(entry, stem):
         if entry.refusal:
@@ -204,6 +206,8 @@ def _run(grader, sandbox, outputs, entries, stems, jobs, log):
         if questions:
             written_answers.save(outputs.out, stem, entry.file, entry.path, lesson, questions,
                                  entry.refusal, record.texts)
+        similarity_parts.keep(outputs.out, stem, entry.file, None if entry.refusal else entry.path,
+                              grader.lesson.FUNCTIONS, shared, record.texts)
         with lock:
             done[0] += 1
             state = (f"{record.earned:g}/{record.possible:g}" if record.graded
@@ -254,7 +258,8 @@ def _prepare(out: Path):
     try:
         out.mkdir(parents=True, exist_ok=True)
         # written_scores.csv stays: a person's grading survives a regrade.
-        for folder in ("results", "feedback", "records", written_answers.FOLDER):
+        for folder in ("results", "feedback", "records", written_answers.FOLDER,
+                       similarity_parts.FOLDER):
             shutil.rmtree(out / folder, ignore_errors=True)
         for name in ("final_grades.csv", "report.html", lms.entries.MANIFEST,
                      lms.entries.INGEST_CSV, INTERNAL_LOG):
