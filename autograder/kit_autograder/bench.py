@@ -172,6 +172,21 @@ def otter_scores(results_path):
     return {test["name"]: float(test["score"]) for test in results["tests"] if "score" in test}
 
 
+def similarity_pass(out, grade_seconds, n):
+    """The similarity pass alone on the folder make grade wrote (it already ran inside
+    make grade's time): its seconds, beside make grade's. Pairs grow as n², and the index
+    counts only the pairs that share an uncommon fingerprint."""
+    from .similarity import section
+
+    started = time.perf_counter()
+    flagged, compared = section.analyse(out)
+    seconds = time.perf_counter() - started
+    pairs = sum(compared.values())
+    print(f"similarity pass, N = {n}: {seconds:.2f} s for {pairs} pairs of parts "
+          f"({len(compared)} parts, {len(flagged)} pairs flagged); similarity / make grade = "
+          f"{seconds / grade_seconds:.3f}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--autograder", type=Path, required=True)
@@ -237,6 +252,7 @@ def compare(args, jobs, work):
           f"{(zygote_cpu + jobs_cpu) / args.n:.3f}); cores busy {busy:.0%}")
     grader_peak = own_peak(run.stdout)
     print(f"memory, N = {args.n}: grader {grader_peak:.0f} MiB, largest job {child_peak:.0f} MiB")
+    similarity_pass(out, run.seconds, args.n)
     # The class report must stay light enough to open before the next lecture (under 1 MB).
     print(f"class report, N = {args.n}: {(out / 'report.html').stat().st_size / 1024:.0f} KiB")
     if args.n > 100:
