@@ -98,7 +98,7 @@ $(DIST)/demo: $(ZIP)
 # make grade writes. The zip supplies the lesson's steps and catalog of mistakes.
 report: $(STAMP) $(ZIP)
 	$(PY) -m kit_autograder.report.class_report --autograder $(ZIP) \
-		--out "$(OUT)"
+		--out "$(OUT)" --similarity-cutoff "$(SIMILARITY_CUTOFF)"
 
 # $(N) synthetic submissions (the lesson's synthetic.py) through make grade's engine, a sample
 # through `otter run`.
