@@ -106,10 +106,13 @@ bench: $(STAMP) $(ZIP)
 	$(PY) -m kit_autograder.bench --autograder $(ZIP) --dist $(DIST) \
 		--n "$(N)" --jobs "$(JOBS)" $(BENCH_ARGS)
 
-# Checks a lab result extended with student_extension, with the student folder's own validator:
+# Checks a student's lab result extended with student_extension against the kit's own lab run
+# on their notebook (default: the one beside FILE), which runs in the kit's sandbox, as make
+# grade runs it: no file of the student's runs outside it.
 # make validate FILE=resultado.json [NOTEBOOK=...]
 validate: $(STAMP) $(ZIP)
-	$(PY) $(DIST)/student/extension.py $(FILE) $(if $(NOTEBOOK),--notebook $(NOTEBOOK))
+	$(PY) -m kit_autograder.validate --autograder $(ZIP) "$(FILE)" \
+		$(if $(NOTEBOOK),--notebook "$(NOTEBOOK)")
 
 # The lesson's interactive class page (assignments/$(LESSON)/explorer/) as one self-contained
 # file: $(DIST)/explorer/index.html.
@@ -131,6 +134,9 @@ review: $(STAMP)
 # $(OUT)'s grades and feedback in the files the LMS imports, written into $(OUT)/export/:
 #   make export LMS=moodle WORKSHEET=<the grading worksheet Moodle gave> OUT=…
 #   make export LMS=canvas WORKSHEET=<the exported gradebook> OUT=… [COLUMN="<title (id)>"]
+# ROSTER=<the LMS's groups> where the worksheet has no group column; AUTOMATIC_ONLY=1 exports
+# the automatic part alone, labelled so, before the written answers are graded.
 export: $(STAMP) $(ZIP)
 	$(PY) -m kit_autograder.lms.export --autograder $(ZIP) --lms "$(LMS)" \
-		--worksheet "$(WORKSHEET)" --out "$(OUT)" $(if $(COLUMN),--column "$(COLUMN)")
+		--worksheet "$(WORKSHEET)" --out "$(OUT)" $(if $(COLUMN),--column "$(COLUMN)") \
+		--roster "$(ROSTER)" $(if $(filter-out 0,$(AUTOMATIC_ONLY)),--automatic-only)

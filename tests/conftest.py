@@ -158,7 +158,8 @@ SLOW_MODULES = {"test_attacks", "test_attacks_gradescope", "test_batch", "test_b
                 "test_class_report", "test_explorer", "test_front_ends", "test_otter_paths",
                 "test_sandbox", "test_sandbox_modes", "test_second_lesson", "test_student_install",
                 "test_student_journey", "test_real_code_styles", "test_solution_notebook",
-                "test_examples", "test_review_page", "test_lms_end_to_end", "test_trained_model",
+                "test_examples", "test_review_page", "test_review_token", "test_lms_end_to_end",
+                "test_trained_model",
                 # Draws of every hidden case over many seeds, and lab.py run as a command: each
                 # test is quick, their number is not. make test runs them.
                 "test_misconceptions", "test_diagnosis", "test_real_world_variants",

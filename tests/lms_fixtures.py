@@ -215,3 +215,80 @@ def canvas_gradebook():
 
     csv.writer(out, lineterminator="\n").writerows(rows)
     return out.getvalue().encode("utf-8")
+
+
+# --- teams ------------------------------------------------------------------------------------
+
+DEFAULT_TEAM = "Grupo predeterminado"
+
+
+def moodle_team_download(groups, without_group=None):
+    """«Descargar todas las entregas» of a Moodle 4.1+ team assignment: one folder per group,
+    named by the group's name (its «_» written as a space, as mod/assign's downloader does) and
+    the group's id, ``<name>_<group id>_assignsubmission_file/``; the members without a group
+    share ``Grupo predeterminado_assignsubmission_file/``, with no number. ``groups``:
+    ``[(group name, group id, notebook bytes)]``."""
+    members = {f"{name.replace('_', ' ')}_{group_id}_assignsubmission_file/notebook_student.ipynb":
+               data for name, group_id, data in groups}
+    if without_group is not None:
+        members[f"{DEFAULT_TEAM}_assignsubmission_file/notebook_student.ipynb"] = without_group
+    return zip_bytes(members, {name: DOWNLOAD_TIME for name in members})
+
+
+def moodle_worksheet(people, groups=True):
+    """The grading worksheet of a Spanish Moodle: ``people`` is ``[(participant, full name,
+    group)]``. For a team assignment Moodle adds «Grupo» after «Estado» (the grading table's
+    «team» column), naming each member's group, or «Grupo predeterminado» for none."""
+    header = ["Identificador", "Nombre completo", "Dirección de correo", "Estado"]
+    header += ["Grupo"] if groups else []
+    header += ["Calificación", "Calificación máxima", "La calificación puede ser cambiada",
+               "Última modificación (entrega)", "Última modificación (calificación)",
+               "Comentarios de retroalimentación"]
+    lines = [";".join(f'"{title}"' for title in header)]
+    for number, name, group in people:
+        cells = [f"Participante{number}", name, f"p{number}@example.org",
+                 "Enviado para calificar"] + ([group or DEFAULT_TEAM] if groups else [])
+        cells += ["", "10,00", "Sí", "jueves, 20 de noviembre de 2026, 10:00", "-", ""]
+        lines.append(";".join('"' + cell.replace('"', '""') + '"' for cell in cells))
+    return ("\r\n".join(lines) + "\r\n").encode("utf-8")
+
+
+def canvas_group_download(groups):
+    """«Download Submissions» of a Canvas group assignment: one file per group, named after the
+    group (Assignment#representatives gives the representative the group's name) with the user
+    id of one member, ``<group, lower-cased, non-word characters removed>_<user id>_<file
+    id>_<file>``. ``groups``: ``[(group name, user id, file id, notebook bytes)]``."""
+    import re as regex
+
+    squashed = lambda name: regex.sub(r"[^\w]", "", name.lower())
+    return zip_bytes({f"{squashed(name)}_{user}_{file_id}_notebook_student.ipynb": data
+                      for name, user, file_id, data in groups})
+
+
+def canvas_groups_csv(rows):
+    """A group set's export (People → the group set → Export): one row per membership.
+    ``rows``: ``[(display name, canvas user id, group name)]``."""
+    import csv
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["name", "canvas_user_id", "user_id", "login_id", "sections", "group_name",
+                     "canvas_group_id", "group_id"])
+    for number, (name, user, group) in enumerate(rows):
+        writer.writerow([name, user, f"S{user}", f"login{user}", "IA 2026", group,
+                         str(700 + number // 2), ""])
+    return out.getvalue().encode("utf-8")
+
+
+def canvas_gradebook_of(people, points="10.00"):
+    """A gradebook export with one assignment column: ``people`` is ``[(sortable name, user
+    id)]``."""
+    import csv
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", CANVAS_COLUMN])
+    writer.writerow(["    Points Possible", "", "", "", "", points])
+    for name, user in people:
+        writer.writerow([name, user, f"S{user}", f"login{user}", "IA 2026", ""])
+    return out.getvalue().encode("utf-8")

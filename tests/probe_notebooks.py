@@ -1532,16 +1532,31 @@ BUGS.update({
     return layer_norm(x)  # la normalización final, como en GPT-2
 ''',), ("pre-LN",), ("transformer_block.pre_ln",)),
 })
-BUGS.update({
-    # Side effects (the third blind probe): each passes every hidden case called once.
-    "att_scales_q_in_place": Bug("attention", _att('''\
+STYLES.update({
+    # Changes its argument in place, and the answer is right: told, never a lost point
+    # (issue 49): no result the grade measures changes.
+    "att_scales_q_in_place": ("attention", _att('''\
     Q /= np.sqrt(K.shape[-1])  # escalo las consultas
     scores = Q @ K.T
     if mask is not None:
         scores = np.where(mask, scores, -np.inf)
     weights = softmax(scores)
     return weights @ V, weights
-'''), ("cambia los arrays o listas que recibe (Q)",), ("side_effects.mutates_arguments",)),
+''')),
+})
+BUGS.update({
+    # Side effects (the third blind probe): each passes every hidden case called once.
+    # Inverts the caller's mask in place: each call is right, but the student's own multihead
+    # hands the next head the inverted mask.
+    "att_inverts_mask_in_place": Bug("attention", _att('''\
+    scores = Q @ K.T / np.sqrt(K.shape[-1])
+    if mask is not None:
+        np.logical_not(mask, out=mask)  # ahora True = prohibido
+        scores = np.where(mask, -np.inf, scores)
+    weights = softmax(scores)
+    return weights @ V, weights
+'''), ("cambia los arrays o listas que recibe (mask)", "tu `multihead`"),
+        ("side_effects.mutates_arguments",)),
     "pe_shared_buffer": Bug("positional_encoding", ('''\
 _BUFER = np.zeros((4096, 4096))
 
@@ -1577,7 +1592,8 @@ PROBES += [
     Probe("bugs_located_9", "buggy", bugs=("att_rounded", "mh_weights_concatenated",
                                            "pe_precedence")),
     Probe("bugs_located_10", "buggy", bugs=("att_clipped", "pe_shared_buffer")),
-    Probe("bugs_side_effects_1", "buggy", bugs=("att_scales_q_in_place",)),
+    Probe("bugs_side_effects_1", "buggy", bugs=("att_inverts_mask_in_place",)),
+    _correct("ok_scales_q_in_place", styles=("att_scales_q_in_place",)),
     Probe("bugs_side_effects_2", "buggy", bugs=("att_cache_by_shape",)),
 ]
 STYLES.update({

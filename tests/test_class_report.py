@@ -577,3 +577,35 @@ def test_each_plot_says_what_it_shows_with_the_csv_s_numbers(page, completed_row
     total = next(label for label in labels if label.startswith("Distribución de puntuación automática,"))
     assert f"{len(completed_rows)} estudiantes" in total, total
     assert "Media " in total and "mediana " in total
+
+
+LONG_NAME = ("garcíalópezmaríajosédelassantísimatrinidad_LATE_1234567_987654321_"
+             "notebook_student_final_final_version_de_verdad.ipynb")
+WRAP_RULE = "td, th, ul.students li, code { overflow-wrap: anywhere; }"
+
+
+def _widest_overflow(tab):
+    """How far, in pixels, the widest element juts out of its section."""
+    return tab.evaluate("""() => Math.max(0, ...[...document.querySelectorAll('section *')]
+        .map(e => e.getBoundingClientRect().right - e.closest('section')
+                  .getBoundingClientRect().right))""")
+
+
+def test_a_long_file_name_stays_inside_its_table_at_1280_px(browser, tmp_path):
+    """Issue 47.9: Canvas names a file as one long word, and a table of the page ran out of it."""
+    (tmp_path / "records").mkdir()
+    record = _record("larga", graded=False, reason=f"«{LONG_NAME}» no es JSON",
+                     flags=[Flag("ejecución", LONG_NAME)])
+    record.file = LONG_NAME
+    (tmp_path / "records" / "larga.json").write_text(record.to_json(), "utf-8")
+    page = class_report.write(tmp_path, lesson=TINY_LESSON).read_text("utf-8")
+    assert WRAP_RULE in page
+    tab = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        tab.set_content(page)
+        assert _widest_overflow(tab) <= 1
+        # Positive control: without the rule, the same page runs out of its section.
+        tab.set_content(page.replace(WRAP_RULE, ""))
+        assert _widest_overflow(tab) > 100
+    finally:
+        tab.close()

@@ -18,8 +18,9 @@ ENGINE = ROOT / "autograder"
 # The engine's rooms (the first name under kit_autograder/), from the top: a module imports its
 # own layer's rooms or lower ones, never a higher one. What two rooms both need moves below both.
 LAYERS = (
-    # the doors: make grade, Otter's paths (Gradescope, otter run, otter grade), make bench
-    ("batch", "otter_plugin", "bench"),
+    # the doors: make grade, Otter's paths (Gradescope, otter run, otter grade), make bench,
+    # make validate
+    ("batch", "otter_plugin", "otter_entry", "otter_workdir", "bench", "validate"),
     # what people read and hand in around the grades: the reports, the written answers, the LMS
     ("report", "written", "lms", "similarity"),
     # one submission graded, and what that needs: the lesson, its zip, its build, its inputs

@@ -81,6 +81,8 @@ def test_moodle_double_upload_grades_the_later_file_by_the_zips_order(tmp_path):
     (entry,) = result.entries
     assert entry.file == newer and data[newer] == GOOD
     assert "oldest first" in entry.chosen_because
+    # The control of what the student reads where nothing or the instructor decided.
+    assert "se ha evaluado «aa_final.ipynb», el más reciente (Moodle pone" in entry.notes[0]
     rows = {row.file: row.action for row in result.files}
     assert rows == {newer: "graded", older: "superseded"}
 
@@ -104,10 +106,17 @@ def test_an_unzipped_moodle_download_says_it_cannot_tell_and_pick_decides(tmp_pa
     result, _ = ingested(tmp_path / "descarga")
     (notice,) = [n for n in result.notices if n.kind == "undecided"]
     assert "PICK=" in notice.es and "PICK=" in notice.en
+    # The student reads what decided (issue 47.5): nothing did, so the last listed.
+    (note,) = result.entries[0].notes
+    assert "se ha evaluado «b.ipynb», el último de la lista" in note
+    assert "«b.ipynb», el más reciente" not in note
     picked = "José Pérez_2000001_assignsubmission_file/a.ipynb"
     result, _ = ingested(tmp_path / "descarga", picks=[picked])
     assert [e.file for e in result.entries] == [picked]
     assert not [n for n in result.notices if n.kind == "undecided"]
+    (note,) = result.entries[0].notes
+    assert "se ha evaluado «a.ipynb», el que ha elegido tu profesor o profesora" in note
+    assert "más reciente" not in note
 
 
 # --- issue 29.3: teams ------------------------------------------------------------------------
@@ -134,7 +143,7 @@ def test_a_moodle_team_download_is_graded_per_group_and_says_what_it_needs(tmp_p
     result, _ = ingested(team_download(tmp_path))
     assert sorted((e.group, e.student_id, e.group_id) for e in result.entries) == [
         ("Equipo Rojo", None, "501"), ("Grupo predeterminado", None, None)]
-    assert any(n.kind == "team" and "ROSTER=" in n.en for n in result.notices)
+    assert any(n.kind == "team" and "«Grupo» column" in n.en for n in result.notices)
 
 
 def test_with_the_worksheet_every_member_gets_the_group_and_a_group_id_is_nobodys(tmp_path):
@@ -230,7 +239,7 @@ def test_a_400_byte_name_becomes_a_short_stem_and_two_stay_apart():
 # --- the instructor's account -----------------------------------------------------------------
 
 
-def test_ingest_csv_has_one_row_per_file_and_no_formula(tmp_path):
+def test_ingest_csv_has_one_row_per_file_online_text_included_and_no_formula(tmp_path):
     members = {"=HYPERLINK(1)_42_assignsubmission_file/tarea.ipynb": BLANK,
                "=HYPERLINK(1)_42_assignsubmission_file/notas.pdf": b"%PDF",
                "Bea_43_assignsubmission_onlinetext/onlinetext.html": b"<p>x</p>"}
@@ -240,8 +249,12 @@ def test_ingest_csv_has_one_row_per_file_and_no_formula(tmp_path):
         result.write_manifest(tmp_path, stems)
     text = (tmp_path / "ingest.csv").read_text("utf-8-sig")
     rows = list(csv.DictReader(io.StringIO(text)))
-    assert {row["file"] for row in rows} == {f"'{name}" for name in members
-                                             if not name.startswith("Bea")}
+    # Every file, the online text too (issue 47.6).
+    assert sorted(row["file"] for row in rows) == sorted(
+        f"'{name}" if name.startswith("=") else name for name in members)
+    online = next(row for row in rows if row["file"].startswith("Bea"))
+    assert (online["action"], online["student_id"]) == ("not a submission", "43")
+    assert "online text" in online["reason"]
     assert not any(cell.startswith("=") for row in rows for cell in row.values())
 
 
@@ -324,3 +337,160 @@ def test_make_grade_reports_the_download_and_survives_a_400_byte_name(tmp_path, 
             assert float(rows[long_name]["total_points_earned"]) == 20
     printed = capsys.readouterr().out
     assert "look at these before publishing grades" in printed and "candidates" in printed
+
+
+# --- issue 47.3 and 51.7: ROSTER= read by its own columns, and refused in one line -------------
+
+
+def test_a_canvas_gradebook_with_a_section_is_read_as_canvas_never_as_moodle(tmp_path, capsys):
+    from kit_autograder.lms.roster import participant_column
+    from kit_autograder.lms.worksheet import Worksheet
+
+    gradebook = tmp_path / "gradebook.csv"
+    gradebook.write_bytes(fx.canvas_gradebook())  # «Section» is «IA 2026» on every student
+    sheet = Worksheet(gradebook)
+    # Positive control: by the shape of its cells, «IA 2026» is a column of «word number», as
+    # Moodle's «Participante 48211»: the guess alone takes the section for identifiers.
+    assert participant_column(sheet) == sheet.header.index("Section")
+    roster = lms.read_roster(gradebook)
+    assert roster.kind == "canvas" and roster.people["101"].name == "García López, María José"
+    result, _ = ingested(write_zip(tmp_path, {"pérezjosé_102_9002_notebook_student.ipynb": GOOD}),
+                         roster=roster)
+    (notice,) = [n for n in result.notices if n.kind == "absent"]
+    assert "Sin Entrega, Pedro (107)" in notice.en and "(2026)" not in notice.en
+    assert lms.roster_summary(roster) == ("roster: gradebook.csv read as Canvas's gradebook: "
+                                          "8 people, no groups")
+
+
+def test_a_worksheet_from_a_moodle_in_another_language_is_still_read_by_its_cells(tmp_path):
+    path = tmp_path / "notes.csv"
+    path.write_text("Nom,Participant\nAna Roja,Participant 11\nBeto Rojo,Participant 12\n")
+    roster = lms.read_roster(path)
+    assert roster.kind == "moodle" and sorted(roster.people) == ["11", "12"]
+
+
+def refusal(tmp_path, capsys, *args):
+    """make grade's status and stderr lines; the autograder is never opened before these."""
+    from kit_autograder import batch
+
+    zip_path = tmp_path / "any.zip"
+    zip_path.write_bytes(b"PK\x05\x06" + b"\0" * 18)
+    out = tmp_path / "out"
+    status = batch.main(["--autograder", str(zip_path), "--out", str(out), *args])
+    return status, capsys.readouterr().err.splitlines(), out
+
+
+def test_a_roster_cell_over_128_kb_is_one_error_line_and_nothing_written(tmp_path, capsys):
+    download = write_zip(tmp_path, {"pérezjosé_102_9002_notebook_student.ipynb": GOOD})
+    big = tmp_path / "gradebook.csv"
+    big.write_text('Student,ID\n"' + "a" * 200_000 + '",102\n', "utf-8")
+    with pytest.raises(Exception, match="field larger than field limit"):  # positive control
+        list(csv.reader(io.StringIO(big.read_text("utf-8"))))
+    status, lines, out = refusal(tmp_path, capsys, "--submissions", str(download),
+                                 "--roster", str(big))
+    assert status == 2 and lines == [
+        f"error: ROSTER={big}: gradebook.csv, line 2: a cell of more than 128 KB, which no LMS "
+        "export holds; export the file again from the LMS; give ROSTER= the class list your "
+        "LMS exports (docs/lms.md)"]
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("build", [fx.moodle_download, fx.canvas_download])
+def test_every_entry_of_an_lms_download_has_its_row_in_ingest_csv(tmp_path, build):
+    path = write_zip(tmp_path, {}, "descarga.zip")
+    path.write_bytes(build())
+    with _tree(path) as tree:
+        members = [item.path for item in tree.items]
+    # Positive control: the download holds online text, which no graded row stands for.
+    assert any("onlinetext" in m or m.endswith("_text.html") for m in members)
+    result, _ = ingested(path)
+    assert accounted(result, members)
+
+
+def test_pick_naming_no_file_of_the_download_is_one_error_line_and_nothing_written(
+        tmp_path, capsys):
+    """Issue 51.7: a PICK= with a typo was ignored without a word, and the file it meant to
+    replace was graded."""
+    who = tmp_path / "descarga" / "José Pérez_2000001_assignsubmission_file"
+    who.mkdir(parents=True)
+    (who / "a.ipynb").write_bytes(BLANK)
+    (who / "b.ipynb").write_bytes(GOOD)
+    typo = "José Pérez_2000001_assignsubmission_file/a.ipynbb"
+    status, lines, out = refusal(tmp_path, capsys, "--submissions", str(tmp_path / "descarga"),
+                                 "--pick", typo)
+    assert status == 2 and lines == [
+        f'error: PICK="{typo}": no such file in descarga; name the file as the «file» column of '
+        "ingest.csv does, its path inside the download (the undecided ones: José "
+        "Pérez_2000001_assignsubmission_file/b.ipynb)"]
+    assert not out.exists()
+    # Positive control: the right name chooses, and a pick with nothing to choose is a notice.
+    result, _ = ingested(tmp_path / "descarga", picks=[typo[:-1]])
+    assert [e.file for e in result.entries] == [typo[:-1]]
+    assert not [n for n in result.notices if n.kind == "pick"]
+    lone = tmp_path / "sola" / "Ana_11_assignsubmission_file"
+    lone.mkdir(parents=True)
+    (lone / "a.ipynb").write_bytes(GOOD)
+    result, _ = ingested(tmp_path / "sola", picks=["Ana_11_assignsubmission_file/a.ipynb"])
+    (notice,) = [n for n in result.notices if n.kind == "pick"]
+    assert "chose nothing: graded (the student's only file)" in notice.en
+
+
+# --- issue 47.9: the smaller things an instructor sees ----------------------------------------
+
+
+def test_make_grade_says_to_install_bubblewrap_where_it_is_not_the_sandbox(monkeypatch):
+    from kit_autograder import batch
+
+    plain = {"mode": "none", "namespaces": "userns", "landlock_abi": 7}
+    monkeypatch.setattr(batch.shutil, "which", lambda name: None)
+    assert batch.sandbox_lines(plain) == [
+        "sandbox: none, namespaces userns, Landlock ABI 7", batch.BWRAP_HINT]
+    assert "sudo apt install bubblewrap" in batch.BWRAP_HINT
+    monkeypatch.setattr(batch.shutil, "which", lambda name: "/usr/bin/bwrap")
+    assert batch.sandbox_lines(plain)[1] == batch.BWRAP_UNUSABLE
+    # Positive control: under bubblewrap there is nothing to do.
+    assert batch.sandbox_lines({**plain, "mode": "bubblewrap"}) == [
+        "sandbox: bubblewrap, namespaces userns, Landlock ABI 7"]
+
+
+def test_the_summary_cuts_reasons_between_words_and_rounds_points():
+    from kit_autograder import batch
+
+    reason = ("«notebook_student.ipynb» no es un cuaderno válido: su contenido no es JSON, "
+              "probablemente porque se cortó al guardarlo o al subirlo")
+    # Positive control: cut by characters, the reason ends mid-word («probablem»).
+    assert reason[:85].endswith(" probablem")
+    cut = batch._cut(reason, 85)
+    assert cut == "«notebook_student.ipynb» no es un cuaderno válido: su contenido no es JSON…"
+    assert batch._cut("corta", 90) == "corta"
+    assert [batch._points(v) for v in (15.833333, 20.0, 6.5, 0)] == ["15.83", "20", "6.5", "0"]
+
+
+def test_one_person_without_a_row_is_said_in_the_singular(tmp_path):
+    path = write_zip(tmp_path, {"José Pérez_2000001_assignsubmission_file/a.ipynb": GOOD})
+    worksheet = tmp_path / "hoja.csv"
+    worksheet.write_text('"Identificador";"Nombre completo"\n"Participante2000001";"José Pérez"\n'
+                         '"Participante7000001";"Pedro Sin Entrega"\n', "utf-8")
+    result, _ = ingested(path, roster=lms.read_roster(worksheet))
+    (notice,) = [n for n in result.notices if n.kind == "absent"]
+    assert "1 de las 2 personas de hoja.csv no tiene nada en la descarga" in notice.es
+    assert "1 of the 2 people of hoja.csv has nothing" in notice.en
+
+
+def test_a_renamed_export_in_a_plain_folder_is_an_export_not_a_canvas_name(tmp_path):
+    folder = tmp_path / "entregas"
+    folder.mkdir()
+    names = [f"notebook_student_{STAMP.format(1)} (1).zip",
+             f"notebook_student_{STAMP.format(2)}-1.zip", "ana.ipynb"]
+    for name in names[:2]:
+        (folder / name).write_bytes(fx.demo("exportada.zip"))
+    (folder / names[2]).write_bytes(BLANK)
+    # Positive control: the renamed name reads as Canvas's, user 2026, file 11.
+    split = canvas.SPLIT.search(names[0])
+    assert (split["user"], split["file"]) == ("2026", "11")
+    result, _ = ingested(folder)
+    assert result.layout == "folder" and sorted(e.file for e in result.entries) == sorted(names)
+    assert not [n for n in result.notices if n.kind == "layout"]
+    from kit_autograder.lms.entries import export_time
+
+    assert export_time(names[0]).minute == 1 and export_time(names[1]).minute == 2

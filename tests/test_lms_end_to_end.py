@@ -39,9 +39,10 @@ WEAK = ["usa GPT", "cosas del Transformer", "Los resultados", "No sé", "Probar 
         "Es obvio", "la escala no sirve"]
 
 
-def grade(download: Path, out: Path, autograder_zip):
+def grade(download: Path, out: Path, autograder_zip, *more):
     status = batch.main(["--submissions", str(download), "--out", str(out), "--autograder",
-                         str(autograder_zip), "--jobs", "2", "--timeout", str(TEST_TIMEOUT)])
+                         str(autograder_zip), "--jobs", "2", "--timeout", str(TEST_TIMEOUT),
+                         *more])
     assert status == 0
     with open(out / "final_grades.csv", newline="", encoding="utf-8") as f:
         return {row["file"]: row for row in csv.DictReader(f)}
@@ -71,10 +72,10 @@ def grade_every_answer_on_the_page(out: Path, screenshot: Path):
                     page.screenshot(path=str(screenshot), full_page=True)
                 answer = page.inner_text("#answer-body")
                 if page.inner_text("#question-prompt").startswith("Reto:"):
-                    # The challenge's texts: full marks for a text, 0 for none (keys by
-                    # position, since the levels are 1, 0,5 and 0).
+                    # The challenge's texts: full marks (1 point) for a text, 0 for none; a
+                    # key is a number of points here as on every question.
                     unanswered = "Sin respuesta" in answer or "No se ha podido leer" in answer
-                    page.keyboard.press("3" if unanswered else "1")
+                    page.keyboard.press("0" if unanswered else "1")
                 else:
                     page.keyboard.press(level_for(answer))
                 if done == 1:
@@ -115,6 +116,23 @@ def test_moodle_download_to_worksheet_and_feedback_zip(tmp_path, autograder_zip)
     assert float(rows[jose]["total_points_earned"]) == 20, "the newer upload, the export, graded"
     assert "final_points" not in rows[garcia], "no written score yet: no total"
 
+    # make export before make review (issue 47.1): every grade is withheld, and said so.
+    worksheet = tmp_path / "Calificaciones-IA-055-Atencion-1234.csv"
+    worksheet.write_bytes(fx.moodle_worksheet_es())
+    status = export_module.main(["--autograder", str(autograder_zip), "--lms", "moodle",
+                                 "--worksheet", str(worksheet), "--out", str(out)])
+    assert status == 0
+    early = (out / "export" / export_module.REPORT).read_text("utf-8")
+    keep("moodle_export_before_review.txt", early.encode("utf-8"))
+    sheet = list(csv.reader(io.StringIO((out / "export" / worksheet.name).read_text("utf-8"),
+                                        newline=""), delimiter=";"))
+    assert {row[4] for row in sheet[1:]} == {""}, early
+    assert "withheld, with written answers not all graded (6):" in early
+    assert early.splitlines()[-1] == (
+        "result: 0 of the worksheet's 8 students got a grade, 6 withheld (6 with written "
+        "answers not all graded), 2 without a submission")
+    assert 'data-pending="7"' in (out / "report.html").read_text("utf-8")
+
     grade_every_answer_on_the_page(out, ARTIFACTS / "review" / "review_moodle.png")
     rows = rebuild(out, autograder_zip)
     # Out of 43: 20 automatic, 18 for the questions, 5 for the challenge's texts. A stub or a
@@ -131,9 +149,7 @@ def test_moodle_download_to_worksheet_and_feedback_zip(tmp_path, autograder_zip)
     report = (out / "report.html").read_text("utf-8")
     assert 'id="escritas"' in report and 'id="escrita-q5"' in report
 
-    worksheet = tmp_path / "Calificaciones-IA-055-Atencion-1234.csv"
     before = fx.moodle_worksheet_es()
-    worksheet.write_bytes(before)
     keep("moodle_worksheet_before.csv", before)
     status = export_module.main(["--autograder", str(autograder_zip), "--lms", "moodle",
                                  "--worksheet", str(worksheet), "--out", str(out)])
@@ -212,3 +228,82 @@ def test_canvas_download_to_gradebook(tmp_path, autograder_zip):
     keep("canvas_export_report.txt", report.encode("utf-8"))
     assert "ID 105 Fernández, Lucía: solo entregó texto en línea" in report
     assert "pérezjosé_LATE_102_9002_notebook_student.ipynb" in report.split("late")[1]
+
+
+# --- teams, through make grade and make export (issues 47.8, 51.5) ------------------------------
+
+GOOD_NOTEBOOK = fx.with_answers(fx.demo("correcta.ipynb"), fx.ANSWERS["buena"])
+
+
+def every_written_answer_zero(out: Path):
+    """The spreadsheet route of make review: the template, every answer given 0, saved as
+    OUT/written_scores.csv."""
+    from kit_autograder.written.questions import lesson_questions
+
+    questions = lesson_questions("attention")
+    sheet = scores.ScoreSheet.read(out / "written" / scores.TEMPLATE, questions)
+    for file in sheet.files():
+        for question in questions:
+            sheet.set(file, question.name, 0, "")
+    sheet.path = out / scores.SCORES
+    sheet.write()
+
+
+def exported_cells(out: Path, autograder_zip, lms_name, worksheet: Path, *more):
+    status = export_module.main(["--autograder", str(autograder_zip), "--lms", lms_name,
+                                 "--worksheet", str(worksheet), "--out", str(out), *more])
+    assert status == 0
+    text = (out / "export" / worksheet.name).read_text("utf-8")
+    table = list(csv.reader(io.StringIO(text, newline=""), delimiter=";" if lms_name == "moodle"
+                            else ","))
+    report = (out / "export" / export_module.REPORT).read_text("utf-8")
+    if lms_name == "moodle":
+        column = table[0].index("Calificación")
+        return {row[0].removeprefix("Participante"): row[column] for row in table[1:]}, report
+    column = table[0].index(fx.CANVAS_COLUMN)
+    return {row[1]: row[column] for row in table[2:]}, report
+
+
+def test_moodle_team_download_graded_without_roster_reaches_every_member(tmp_path,
+                                                                        autograder_zip):
+    download = tmp_path / "equipos.zip"
+    download.write_bytes(fx.moodle_team_download(
+        [("Equipo Rojo", "501", GOOD_NOTEBOOK), ("Equipo Azul", "502", fx.demo("sin_hacer.ipynb"))],
+        without_group=fx.demo("parcial.ipynb")))
+    out = tmp_path / "notas"
+    rows = grade(download, out, autograder_zip)
+    assert {row["group"] for row in rows.values()} == {"", "Equipo Rojo", "Equipo Azul",
+                                                       "Grupo predeterminado"}
+    every_written_answer_zero(out)
+    worksheet = tmp_path / "hoja-equipos.csv"
+    worksheet.write_bytes(fx.moodle_worksheet([
+        ("11", "Ana Roja", "Equipo Rojo"), ("12", "Beto Rojo", "Equipo Rojo"),
+        ("13", "Carla Azul", "Equipo Azul"), ("14", "Dani Azul", "Equipo Azul"),
+        ("15", "Sola Sin Grupo", "")]))
+    grades, report = exported_cells(out, autograder_zip, "moodle", worksheet)
+    keep("moodle_team_export_report.txt", report.encode("utf-8"))
+    # 20 and 6,5 automatic points of 43, the written ones all 0: 4,65 and 1,51 of 10.
+    assert grades == {"11": "4,65", "12": "4,65", "13": "0,00", "14": "0,00", "15": "1,51"}
+    assert report.splitlines()[-1].startswith("result: 5 of the worksheet's 5 students got")
+
+
+def test_canvas_group_assignment_reaches_every_member_of_each_group(tmp_path, autograder_zip):
+    download = tmp_path / "submissions.zip"
+    download.write_bytes(fx.canvas_group_download([("Equipo 1", "1001", 9001, GOOD_NOTEBOOK),
+                                                   ("Equipo 2", "1004", 9002,
+                                                    fx.demo("sin_hacer.ipynb"))]))
+    groups = tmp_path / "grupos.csv"
+    groups.write_bytes(fx.canvas_groups_csv([("Ana Roja", "1001", "Equipo 1"),
+                                             ("Beto Rojo", "1002", "Equipo 1"),
+                                             ("Carla Azul", "1003", "Equipo 2"),
+                                             ("Dani Azul", "1004", "Equipo 2")]))
+    out = tmp_path / "notas"
+    grade(download, out, autograder_zip, "--roster", str(groups))
+    every_written_answer_zero(out)
+    gradebook = tmp_path / "notas.csv"
+    gradebook.write_bytes(fx.canvas_gradebook_of([("Roja, Ana", "1001"), ("Rojo, Beto", "1002"),
+                                                  ("Azul, Carla", "1003"),
+                                                  ("Azul, Dani", "1004")]))
+    grades, report = exported_cells(out, autograder_zip, "canvas", gradebook)
+    keep("canvas_group_export_report.txt", report.encode("utf-8"))
+    assert grades == {"1001": "4.65", "1002": "4.65", "1003": "0.00", "1004": "0.00"}, report

@@ -45,7 +45,8 @@ def test_moodle_zip_in_folders_gives_each_participant_their_newest_file(tmp_path
     jose = people["2000001"]
     assert jose.file.endswith("entrega/exportada.zip")
     assert jose.not_graded == ["José Pérez_2000001_assignsubmission_file/notebook_student.ipynb"]
-    assert any("más reciente, «exportada.zip»" in note for note in jose.notes)
+    assert any("se ha evaluado «exportada.zip», el más reciente (Moodle pone los archivos de "
+               "cada estudiante del más antiguo al más reciente)" in note for note in jose.notes)
     assert zipfile.is_zipfile(io.BytesIO(data[jose.file]))
     # Two students with one name stay two students.
     assert people["3000001"].student_name == people["3000002"].student_name == "Ana Martín"

@@ -100,6 +100,17 @@ def test_a_kit_message_keeps_its_code_and_escapes_the_rest():
     assert markup.html('<a href="x">') == "&lt;a href=&quot;x&quot;&gt;"
 
 
+def test_a_list_in_brackets_stays_as_written_and_no_link_can_open():
+    # Issue 47: the kit's own «V = [[1, 2], [3, 4]]» reached the .md as «\\[\\[1, 2\\], …».
+    assert markup.text("V = [[1, 2], [3, 4]].") == "V = [[1, 2], [3, 4]]."
+    for hostile in ("[a](http://example.com)", "![a](x.png)", "[a][b]", "[a]:", "x [a]"):
+        children = inline_children(markup.text(hostile))
+        assert {child.type for child in children} == {"text"}, hostile
+    # Positive control: unescaped, the same brackets make a link and an image.
+    assert "link_open" in {c.type for c in inline_children("[a](http://example.com)")}
+    assert "image" in {c.type for c in inline_children("![a](x.png)")}
+
+
 def test_control_the_payload_unescaped_is_markup():
     tokens = MD.parse(payload("x"))
     assert "heading_open" in {t.type for t in tokens}

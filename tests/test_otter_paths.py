@@ -205,6 +205,14 @@ def test_every_path_gives_each_demo_submission_the_same_scores(graded, autograde
             assert graded.scores[path].get(name) == reference, (path, name, graded.log(path, name))
 
 
+def test_gradescope_writes_the_results_json_otter_run_writes(graded):
+    # Issue 52: the zip's run_otter.py grades without starting Otter's kernel, which otter run
+    # still starts; what the student reads must not change.
+    assert set(graded.results["Gradescope"]) == set(graded.results["otter run"]) | {UNREADABLE}
+    for name, data in graded.results["otter run"].items():
+        assert graded.results["Gradescope"][name] == data, name
+
+
 def test_no_path_reports_a_practice_exercise(graded, autograder_zip):
     """The practice exercises ship in the zip's tests/ (Otter Assign writes every question's
     tests there), worth 0, and no path gives them a column, a box or a score."""

@@ -146,6 +146,33 @@ def test_a_person_grades_the_class_with_the_keyboard_and_every_change_is_saved(r
 
 
 @needs_chromium
+def test_a_key_is_the_same_number_of_points_on_every_question(review_server):
+    """Issue 47.2: the challenge's keys were positions («2» gave 0,5) and its header said
+    «(1 puntos)»."""
+    out, url = review_server
+    first = CLASS[0][0]
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1100, "height": 1000})
+        page.goto(url)
+        page.wait_for_selector("#answer-body strong")
+        # Positive control: on question 1, «2» is 2 points.
+        page.keyboard.press("2")
+        expect(page.locator("#status")).to_contain_text("pregunta 1, 2 puntos")
+        assert scores_rows(out)[first]["q1"] == "2"
+        page.click("text=Pregunta 10 · 0 de 3")
+        expect(page.locator("#question-title")).to_have_text("Pregunta 10 (1 punto)")
+        assert page.locator("#levels kbd:visible").all_inner_texts() == ["1", "m", "0"]
+        assert page.locator("#levels label").nth(1).inner_text().startswith("0,5 puntos")
+        page.keyboard.press("2")  # no level is worth 2 points here: nothing is chosen
+        expect(page.locator('#levels input[value=""]')).to_be_checked()
+        for key, said, cell in (("m", "0,5 puntos", "0.5"), ("1", "1 punto", "1"),
+                                ("0", "0 puntos", "0")):
+            page.keyboard.press(key)
+            expect(page.locator("#status")).to_have_text(f"Guardado: pregunta 10, {said}.")
+            assert scores_rows(out)[first]["reto_supuesto"] == cell
+
+
+@needs_chromium
 def test_student_markup_stays_text_and_runs_nothing(review_server):
     out, url = review_server
     with chromium() as browser:

@@ -132,10 +132,46 @@ def test_without_hiding_a_shown_figure_would_print_its_english_repr():
     assert "<Figure size" in shown
 
 
+def test_a_side_effect_report_names_nothing_but_positions_of_the_calls_own_arguments():
+    """The job reports what a call changed as positions; a name, a position beyond the
+    call's arguments or one said twice is a forged report, and the job fails closed. The
+    control: the positions the call has are read."""
+    import numpy as np
+    from kit_autograder.sandbox.client import JobFailed, _checked_result
+
+    parts = [np.zeros((2, 2))]
+    assert _checked_result({"parts": parts, "mutated": [0, 2]}, 1, 3)["mutated"] == [0, 2]
+    for forged in (["Q"], ["m3ff0000000000000"], [3], [-1], [0, 0], [True], "0"):
+        with pytest.raises(JobFailed):
+            _checked_result({"parts": parts, "mutated": forged}, 1, 3)
+
+
+def test_a_hidden_calls_error_keeps_no_name_its_code_chose():
+    """An attribute's name, its object's class and a NameError's name are the code's to
+    choose; on a hidden call only the kind, the class and the sizes are kept, and a keyword
+    the call itself passed. The control: the same error from a public call keeps them."""
+    from kit_autograder.grading import on_a_hidden_call
+    from kit_autograder.sandbox.inside.calls import classify
+
+    owner = type("c3ff0000000000000", (), {})
+    for exc in (AttributeError("x", name="a3ff0000000000000", obj=owner()),
+                NameError("x", name="n3ff0000000000000")):
+        public = classify(exc)
+        assert public.get("name", "").endswith("3ff0000000000000")  # the control
+        hidden = on_a_hidden_call(public)
+        assert "3ff0000000000000" not in repr(hidden), hidden
+        assert hidden["kind"] == public["kind"] and hidden["exception"] == public["exception"]
+    arguments = {"kind": "arguments", "exception": "TypeError", "numbers": [3, 3, 3]}
+    assert on_a_hidden_call({**arguments, "name": "mask"}, ("Q", "K", "V", "mask"))["name"] \
+        == "mask"
+    assert "name" not in on_a_hidden_call({**arguments, "name": "n3ff0"}, ("Q", "mask"))
+
+
 def test_a_call_reports_the_arrays_it_changed_and_the_answers_it_overwrote():
-    """Side effects, measured inside the job (sandbox/inside/calls.py): the parameters whose
-    arrays the call changed, and whether it changed what the function returned before. The
-    controls: a function that works on copies and returns new arrays reports nothing."""
+    """Side effects, measured inside the job (sandbox/inside/calls.py): the positions of the
+    arguments whose arrays the call changed (the grader names them), and whether it changed
+    what the function returned before. The controls: a function that works on copies and
+    returns new arrays reports nothing."""
     import numpy as np
     from kit_autograder.sandbox.inside import calls
 
@@ -153,10 +189,10 @@ def test_a_call_reports_the_arrays_it_changed_and_the_answers_it_overwrote():
         return buffer[:n, :n]
 
     Q, K = np.ones((2, 3)), np.ones((2, 3))
-    given = calls._arrays_given([Q, K], {}, ["Q", "K"])
-    assert calls._side_effects("a", given, in_place(Q, K)) == {"mutated": ["Q"]}
+    given = calls._arrays_given([Q], {"K": K})
+    assert calls._side_effects("a", given, in_place(Q, K)) == {"mutated": [0]}
     Q = np.ones((2, 3))
-    given = calls._arrays_given([Q, K], {}, ["Q", "K"])
+    given = calls._arrays_given([Q, K], {})
     assert calls._side_effects("b", given, on_copies(Q, K)) == {}
     assert calls._side_effects("views", [], views(2)) == {}
     assert calls._side_effects("views", [], views(3)) == {"aliased": True}
@@ -173,7 +209,7 @@ def test_a_call_reports_the_arrays_it_changed_and_the_answers_it_overwrote():
     def reads(X, heads):
         return X + sum(W.sum() for W in heads)
 
-    for function, said in ((pops, {"mutated": ["heads"]}), (reads, {})):
+    for function, said in ((pops, {"mutated": [1]}), (reads, {})):
         heads = [np.ones((2, 2)), np.ones((2, 2))]
-        given = calls._arrays_given([Q, heads], {}, ["X", "heads"])
+        given = calls._arrays_given([Q], {"heads": heads})
         assert calls._side_effects(function.__name__, given, function(Q, heads)) == said

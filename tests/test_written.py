@@ -298,3 +298,37 @@ def test_the_feedback_says_which_written_answers_were_left_empty():
     graded = feedback.render(record, manual_points=10, written=marks_of([2, 0, 1, 0, 2]))
     assert "están vacías" not in graded
     assert "vacía" not in feedback.render(Record(file="a.ipynb", stem="a"), manual_points=10)
+
+
+def test_a_review_key_means_the_same_points_on_every_question():
+    """Issue 47.2: on questions 1 to 9 the keys were the points, on the challenge's five texts
+    (1 / 0,5 / 0) their positions: «2» gave 2 points on one and 0,5 on the other."""
+    from kit_autograder.written.questions import Level, WrittenQuestion
+    from kit_autograder.written.review import level_keys
+
+    by_key = {}
+    for question in ALL_QUESTIONS:
+        for level, key in zip(question.levels, level_keys(question)):
+            by_key.setdefault(key, set()).add(level.points)
+            if key.isdigit():
+                assert float(key) == level.points, (question.name, key)
+    assert by_key == {"2": {2.0}, "1": {1.0}, "0": {0.0}, "m": {0.5}}
+    # Positive control: numbered by position, the challenge's levels read «1, 2, 3», so that
+    # «2» is 0,5 there and 2 on question 1.
+    challenge = next(q for q in ALL_QUESTIONS if q.text_field is not None)
+    positions = {str(i + 1): level.points for i, level in enumerate(challenge.levels)}
+    assert positions["2"] == 0.5 != 2.0
+    # A level worth more than 9, or two levels worth one digit, take letters too.
+    odd = WrittenQuestion("x", "", 12.0, (Level(12.0, ""), Level(6.0, ""), Level(0.25, "")))
+    assert level_keys(odd) == ["m", "6", "p"]
+
+
+def test_the_feedback_heading_names_the_students_file_not_its_path_in_the_download():
+    """Issue 47.9: the Moodle feedback page read «Informe de evaluación: `José
+    Pérez_2000001_assignsubmission_file/entrega/exportada.zip`», the download's inner path."""
+    file = "José Pérez_2000001_assignsubmission_file/entrega/exportada.zip"
+    record = Record(file=file, stem="a", scores={"attention": [4.0, 5.0]})
+    heading = feedback.render(record).splitlines()[0]
+    assert heading == "# Informe de evaluación: `exportada.zip`"
+    # Positive control: the record still knows the file by its path, the kit's key.
+    assert record.file == file and "assignsubmission" in file

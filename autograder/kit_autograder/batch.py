@@ -30,6 +30,7 @@ import collections
 import concurrent.futures
 import os
 import resource
+import shutil
 import sys
 import threading
 import time
@@ -115,6 +116,8 @@ def grade_folder(submissions, out, *, autograder_zip, jobs=None, limits=Limits()
     submissions, out = Path(submissions), Path(out)
     try:
         listed = lms.read_roster(roster) if roster else None
+        if listed is not None:
+            print(lms.roster_summary(listed), file=log)
         ingested = lms.ingest(submissions, roster=listed, picks=picks)
     except lms.RosterError as exc:
         raise BatchError(f"ROSTER={roster}: {exc}; give ROSTER= the class list your LMS "
@@ -210,7 +213,7 @@ def _run(grader, sandbox, outputs, entries, stems, jobs, log):
                               grader.lesson.FUNCTIONS, shared, record.texts)
         with lock:
             done[0] += 1
-            state = (f"{record.earned:g}/{record.possible:g}" if record.graded
+            state = (f"{_points(record.earned)}/{_points(record.possible)}" if record.graded
                      else f"0 ({record.reason})")
             print(f"[{done[0]}/{len(entries)}] {record.file}: {state}", file=log, flush=True)
 
@@ -253,8 +256,6 @@ def _keep_traceback(out, file, attempt, lock, log):
 
 def _prepare(out: Path):
     """A clean ``out``: files of an earlier batch would be mistaken for these."""
-    import shutil
-
     try:
         out.mkdir(parents=True, exist_ok=True)
         # written_scores.csv stays: a person's grading survives a regrade.
@@ -289,22 +290,52 @@ def _summary(out, entries, stems, seconds, jobs, description):
     graded = peak = 0
     for stem in (stems[entry.name_hint] for entry in entries):
         r = Record.from_json((out / "records" / f"{stem}.json").read_text("utf-8"))
-        status = "Completed" if r.graded else r.reason
-        lines.append(f"{r.file:<{width}}  {r.earned:>4g}/{r.possible:<4g}  {status[:90]}")
+        status = "Completed" if r.graded else _cut(r.reason, 90)
+        lines.append(f"{r.file:<{width}}  {_points(r.earned):>5}/{_points(r.possible):<4}  "
+                     f"{status}")
         graded += r.graded
         peak = max(peak, r.sandbox.get("peak_mb") or 0)
     grader_mb = _own_peak_mib()
     lines.append(f"\n{len(entries)} submissions in {seconds:.1f} s with {jobs} jobs: {graded} "
                  f"graded, {len(entries) - graded} could not be graded")
-    lines.append(f"sandbox: {description.get('mode')}, namespaces "
-                 f"{description.get('namespaces') or 'none'}, Landlock ABI "
-                 f"{description.get('landlock_abi') or 0}")
+    lines += sandbox_lines(description)
     lines.append(f"peak memory: grader {grader_mb:.0f} MiB, largest submission {peak:.0f} MiB")
     own = resource.getrusage(resource.RUSAGE_SELF)
     cpu = description.get("cpu", {})
     lines.append(f"cpu seconds: grader {own.ru_utime + own.ru_stime:.2f}, zygote "
                  f"{cpu.get('cpu_self', 0):.2f}, jobs {cpu.get('cpu_jobs', 0):.2f}")
     return "\n".join(lines)
+
+
+BWRAP_HINT = ("hint: install bubblewrap (sudo apt install bubblewrap), the sandbox make grade "
+              "prefers: with it every submission runs in namespaces of its own, as root or "
+              "not (docs/security.md)")
+BWRAP_UNUSABLE = ("hint: bubblewrap is installed but cannot make its namespaces here (a "
+                  "container's seccomp profile, or user namespaces turned off): see "
+                  "docs/security.md")
+
+
+def sandbox_lines(description):
+    """The sandbox the batch ran in, and what to do where it is not bubblewrap."""
+    lines = [f"sandbox: {description.get('mode')}, namespaces "
+             f"{description.get('namespaces') or 'none'}, Landlock ABI "
+             f"{description.get('landlock_abi') or 0}"]
+    if description.get("mode") != "bubblewrap":
+        lines.append(BWRAP_HINT if not shutil.which("bwrap") else BWRAP_UNUSABLE)
+    return lines
+
+
+def _points(value):
+    """Points as the CSV rounds them: 15.83, not 15.8333."""
+    return f"{round(float(value), 2):g}"
+
+
+def _cut(text, limit):
+    """``text`` in at most ``limit`` characters, cut between words, with «…» when cut."""
+    text = " ".join(str(text).split())
+    if len(text) <= limit:
+        return text
+    return text[:limit - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
 
 def _optional(kind):

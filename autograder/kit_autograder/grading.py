@@ -166,13 +166,19 @@ class Grader:
         public_verdicts, public_failures = self._public_tests(conversation, values, proxies)
         identity = hidden_inputs.identity(world)
         conversation.hidden = True  # from here on, the job may hold hidden inputs
+        changed = {}  # {function: {case: the parameters it changed}}
         for function in self.lesson.FUNCTIONS:
-            verdicts, diagnoses = self._grade_function(conversation, function, identity,
-                                                       record.cell_errors)
+            verdicts, diagnoses, changed[function] = self._grade_function(
+                conversation, function, identity, record.cell_errors)
             record.verdicts += verdicts
             if diagnoses:
                 record.diagnoses[function] = diagnoses
         self._blame(public_failures, {**values, **proxies}, conversation, record.verdicts)
+        # Last, when every graded answer is in: these calls run the student's functions
+        # together, and nothing they leave behind (a cache) may reach a graded call.
+        for function, cases in changed.items():
+            if cases:
+                self._judge_changes(conversation, function, cases, identity, record)
         _without_guesses(public_verdicts, record.diagnoses)
         record.verdicts += data_verdicts + public_verdicts  # the order the feedback shows
         ending = job.close(kill=conversation.failed is not None)
@@ -187,6 +193,27 @@ class Grader:
         if failed and any(STAR_IMPORT.search(cell) for cell in loaded.cells):
             record.notes.append(STAR_IMPORT_NOTE)
         return record
+
+    def data_question_on(self, sandbox, loaded, question, values) -> list:
+        """The data question ``question`` graded on ``values`` (a result file's variables, not
+        the notebook's), with the notebook's functions answered by a job that ran it, as
+        grading answers them: ``make validate``'s verdicts. No hidden input is used."""
+        job = sandbox.open_job("validate")
+        conversation = _Conversation(job, self.answer_stand_in, self.parameters,
+                                     self.statements, loaded.cells)
+        try:
+            try:
+                job.run_notebook(hidden_inputs.NOTEBOOK_NAME, loaded.cells,
+                                 {**loaded.world(self.support), **self.support}, [],
+                                 MAX_EXPORT_BYTES)
+            except JobFailed as failed:
+                conversation.failed = failed.reason
+            proxies = {name: conversation.proxy(name, spec.parts)
+                       for name, spec in self.lesson.FUNCTIONS.items()}
+            return self._grade_data(conversation, question,
+                                    self.lesson.DATA_QUESTIONS[question], values, proxies)
+        finally:
+            job.close(kill=True)
 
     def answer_stand_in(self, name, args, kwargs):
         """A stand-in's call, answered by the reference here: its result as plain arrays.
@@ -213,7 +240,7 @@ class Grader:
         explains the failing ones together (the lesson's ``summarize``), said once."""
         spec = self.lesson.FUNCTIONS[function]
         defining = _defining_cell_error(function, cell_errors)
-        verdicts, judged, unstable, side_effect_cases = [], [], None, []
+        verdicts, judged, unstable, side_effect_cases, changed = [], [], None, [], {}
         for case in self.lesson.cases_for(function):
             inputs = case.inputs(generator(self.salt, identity, function, case.name))
             outcome = conversation.call(function, inputs, spec)
@@ -230,6 +257,8 @@ class Grader:
             effects = side_effects(outcome)
             if effects:
                 side_effect_cases.append(case.name)
+            if outcome.mutated:  # judged by its effect, once every function is graded
+                changed[case.name] = outcome.mutated
             if defining is not None and (outcome.error or {}).get("kind") == "missing":
                 # Not "missing" as the student sees it: its cell ran and failed. Say that.
                 failures[0].message = defining
@@ -271,7 +300,7 @@ class Grader:
                 for verdict in verdicts:
                     if verdict.case in diagnosis.cases and not verdict.passed:
                         verdict.kinds.append("located")
-        return verdicts, diagnoses
+        return verdicts, diagnoses, changed
 
     def _stale(self, conversation, function, spec, judged, identity):
         """The case whose answer the function gives again for other inputs, or None: the
@@ -318,6 +347,56 @@ class Grader:
         return any(_same_parts([new], [old]) and not _same_parts([right_new], [right_old])
                    for new, old, right_new, right_old
                    in zip(again.parts, first.outcome.parts, after, before))
+
+    # --- arguments changed in place, judged by their effect -------------------------------
+
+    def _judge_changes(self, conversation, function, cases, identity, record):
+        """``function`` changed its arguments on ``cases`` ({case: parameters}). That alone
+        costs nothing, and is told; it costs those cases where it changes a result the grade
+        measures: what the student's own functions that call it compute (``_harmed``)."""
+        names = sorted({name for changed in cases.values() for name in changed},
+                       key=self.parameters[function].index)
+        listed = ", ".join(names)
+        harmed = self._harmed(conversation, function, identity)
+        if harmed is None:
+            record.notes.append(CHANGED_HARMLESS.format(function=function, names=listed,
+                                                        name=names[0]))
+            return
+        symptom = CHANGED_SYMPTOM.format(names=listed, caller=harmed)
+        verdicts = [v for v in record.verdicts if v.question == function and not v.public]
+        for verdict in verdicts:
+            if verdict.case in cases:
+                verdict.passed = False
+                verdict.messages.append(symptom)
+                verdict.kinds.append("side_effect")
+        diagnosis = Diagnosis("finding", CHANGED_HARMFUL.format(
+            function=function, names=listed, name=names[0], caller=harmed),
+            list(cases), ["side_effects.mutates_arguments"])
+        record.diagnoses.setdefault(function, []).append(diagnosis)
+        summary.annotate(verdicts, [diagnosis])
+
+    def _harmed(self, conversation, function, identity):
+        """The first of the student's own graded functions that call ``function`` (the
+        lesson's stand-ins say which) whose answer on one of its hidden cases changes when
+        ``function`` gets copies of its arguments, or None. Everything runs as the student
+        wrote it, no stand-in: it is their code calling their code. A caller whose answer
+        differs from one call to the next proves nothing, and is passed over."""
+        for caller, spec in self.lesson.FUNCTIONS.items():
+            if function not in spec.stand_ins:
+                continue
+            for case in self.lesson.cases_for(caller):
+                inputs = case.inputs(generator(self.salt, identity, caller, case.name))
+                own = conversation.call(caller, inputs, spec, stand_ins=())
+                if own.unverified:
+                    return None  # the job is gone: nothing more is measured
+                guarded = conversation.call(caller, inputs, spec, stand_ins=(),
+                                            guarded=(function,))
+                if guarded.unverified or _same_outcome(own, guarded):
+                    continue
+                again = conversation.call(caller, inputs, spec, stand_ins=())
+                if _same_outcome(own, again):
+                    return caller
+        return None
 
     def _located(self, conversation, function, spec, failing):
         """The lesson's ``locate``, if any, on every failing case (``summary.located``): it
@@ -500,25 +579,30 @@ class _Conversation:
         self.parameters = parameters  # {function: the reference's parameter names}
         self.statements = statements  # {function: its parameters as the statement writes them}
 
-    def call(self, function, inputs, spec, stand_ins=None) -> Outcome:
+    def call(self, function, inputs, spec, stand_ins=None, guarded=()) -> Outcome:
         if self.failed:
             return Outcome(unverified=self.failed)
         args, kwargs, names = as_called(inputs, self.parameters[function])
         try:
             reply = self.job.call(function, args, kwargs, parts=len(spec.parts),
                                   stand_ins=spec.stand_ins if stand_ins is None else stand_ins,
-                                  callback=self.stand_in, names=names)
+                                  callback=self.stand_in, names=names, guarded=guarded)
         except JobFailed as failed:
             self.failed = failed.reason
             return Outcome(unverified=failed.reason)
         if "error" in reply:
             return Outcome(error=self._with_public_line(function, reply["error"]))
-        return Outcome(parts=reply["parts"], mutated=tuple(reply.get("mutated", ())),
+        # The job says which arguments changed by their positions; their names are the
+        # contract's, as this call passed them (names of its own would be the student's to
+        # choose, and could spell the hidden inputs).
+        passed = [*names, *kwargs]
+        return Outcome(parts=reply["parts"],
+                       mutated=tuple(passed[position] for position in reply.get("mutated", ())),
                        aliased=bool(reply.get("aliased")))
 
     def _with_public_line(self, function, error):
         """A hidden call's error, with the line the same error came out of on a public call."""
-        error = _unplaced(error)
+        error = on_a_hidden_call(_unplaced(error), self.parameters[function])
         line = self.public_lines.get((function, error.get("kind"), error.get("exception")))
         return {**error, "public_line": line} if line else error
 
@@ -554,6 +638,8 @@ class _Conversation:
                     conversation.public_lines.setdefault(
                         (name, error["kind"], error.get("exception")), error["line"])
             error = _unplaced(error)
+            if conversation.hidden:
+                error = on_a_hidden_call(error, conversation.parameters[name])
             if error["kind"] == "not_implemented":
                 raise NotImplementedError(f"todavía no has implementado `{name}`")
             if error["kind"] == "missing" and when_missing:
@@ -648,12 +734,23 @@ UNSTABLE = ("tu `{function}` no da el mismo resultado dos veces con la misma ent
             "quítalo y vuelve a comprobarla")
 
 
-MUTATED = ("tu `{function}` cambia los arrays o listas que recibe ({names}): quien la llama "
-           "sigue usándolos y los encuentra cambiados, y si le pasa el mismo array dos veces "
-           "(como la autoatención, con Q = K = V), el cambio estropea también el resultado. "
-           "Trabaja sobre una copia: {name} = {name} + …, no {name} += … (o {name} = "
-           "{name}.copy() al empezar); a una lista no le quites ni le añadas elementos "
-           "(pop, append): recórrela, o copia con list({name})")
+# A function that changes its arguments is told so; it loses the cases it did it on only where
+# the change is measured to change what the student's own functions that call it compute.
+CHANGED_HARMLESS = (
+    "tu `{function}` cambia los arrays o listas que recibe ({names}). Ningún resultado de los "
+    "que mide la nota cambia por ello (tus funciones que la usan calculan lo mismo si recibe "
+    "copias), así que `{function}` no pierde puntos; pero quien la llame otra vez con esos "
+    "mismos arrays (una celda posterior, el laboratorio) los recibirá cambiados. Trabaja sobre "
+    "una copia: {name} = {name} + …, no {name} += … (o {name} = {name}.copy() al empezar)")
+CHANGED_HARMFUL = (
+    "tu `{function}` cambia los arrays o listas que recibe ({names}), y eso cambia el "
+    "resultado de tu `{caller}`, que la usa: con copias de sus argumentos, tu `{caller}` da "
+    "otro resultado (por ejemplo, si pasa el mismo array a cada llamada, la siguiente lo "
+    "recibe cambiado). Trabaja sobre una copia: {name} = {name} + …, no {name} += … (o "
+    "{name} = {name}.copy() al empezar); a una lista no le quites ni le añadas elementos "
+    "(pop, append): recórrela, o copia con list({name})")
+CHANGED_SYMPTOM = ("cambia los arrays o listas que recibe ({names}), y eso cambia lo que "
+                   "calcula tu `{caller}`")
 ALIASED = ("tu `{function}` cambia, al llamarla otra vez, lo que devolvió antes: devuelve "
            "vistas de un array suyo que reutiliza (un búfer global o guardado). Devuelve un "
            "array nuevo en cada llamada")
@@ -664,12 +761,10 @@ STALE_SYMPTOM = "con otra entrada devuelve parte de la respuesta que dio para es
 
 
 def side_effects(outcome):
-    """The side effects of one answered call, as failures of its case."""
+    """The side effects of one answered call that fail its case by themselves: an answer that
+    a later call changes. (Arguments changed in place are judged by their effect:
+    ``Grader._judge_changes``.)"""
     found = []
-    if outcome.mutated:
-        names = ", ".join(outcome.mutated)
-        found.append(Failure(f"cambia los arrays o listas que recibe ({names})", None,
-                             {"kind": "side_effect"}))
     if outcome.aliased:
         found.append(Failure("cambia lo que la función había devuelto antes", None,
                              {"kind": "side_effect"}))
@@ -677,23 +772,13 @@ def side_effects(outcome):
 
 
 def _side_effect_diagnoses(function, verdicts, cases):
-    """One finding per kind of side effect, for the cases that had it."""
-    said = []
-    mutated = [v for v in verdicts if v.case in cases and
-               any(m.startswith("cambia los arrays") for m in v.messages)]
-    if mutated:
-        names = sorted({name for v in mutated for m in v.messages
-                        if m.startswith("cambia los arrays")
-                        for name in m[m.index("(") + 1:m.rindex(")")].split(", ")})
-        said.append(Diagnosis("finding", MUTATED.format(function=function,
-                                                        names=", ".join(names), name=names[0]),
-                              [v.case for v in mutated], ["side_effects.mutates_arguments"]))
+    """One finding for the cases whose answers a later call changed."""
     aliased = [v.case for v in verdicts if v.case in cases and
                "cambia lo que la función había devuelto antes" in v.messages]
     if aliased:
-        said.append(Diagnosis("finding", ALIASED.format(function=function), aliased,
-                              ["side_effects.changes_earlier_answers"]))
-    return said
+        return [Diagnosis("finding", ALIASED.format(function=function), aliased,
+                          ["side_effects.changes_earlier_answers"])]
+    return []
 
 
 def _fail_case(verdicts, case, message):
@@ -753,6 +838,31 @@ def _defining_cell_error(function, cell_errors):
         return (f"la celda [{error['cell']}] que define `{function}` falló al ejecutarse "
                 f"({said}), así que la función no existe: corrige esa celda")
     return None
+
+
+def _same_outcome(first, second):
+    """Two answers of the same call that agree: the same arrays, or the same kind of error."""
+    if first.parts is not None and second.parts is not None:
+        return _same_parts(first.parts, second.parts)
+    return (first.error is not None and second.error is not None
+            and first.error.get("kind") == second.error.get("kind"))
+
+
+# What a hidden call's error may say: its kind, Python's or NumPy's class, integers that are
+# shown only as the case's sizes (verdicts/sizes.py) and the line the same error came out of in
+# public. An attribute's name and its object's class (AttributeError(name=…, obj=…), a class
+# made by type(…)) and a NameError's name are the student's code's to choose, so on a hidden
+# call they are dropped; on a public one they stay (its inputs are the student's own).
+CHOSEN_BY_THE_CODE = ("name", "owner", "module")
+
+
+def on_a_hidden_call(error, parameters=()):
+    """``error`` as a hidden call may report it. The one name kept is an "arguments" report's
+    keyword when it is one of the contract's ``parameters``: the grader passed it."""
+    kept = {key: value for key, value in error.items() if key not in CHOSEN_BY_THE_CODE}
+    if error.get("kind") == "arguments" and error.get("name") in parameters:
+        kept["name"] = error["name"]
+    return kept
 
 
 def _unplaced(error):

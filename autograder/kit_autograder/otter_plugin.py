@@ -9,9 +9,12 @@ events:
   ``run_otter.py`` into the zip (build/otter_templates.py), and store the fingerprints of the
   statements students receive, which the reviewer's hints exempt (policy.py);
 * ``before_grading``: grade the submission, start to end, in the kit's sandbox
-  (grading.Grader): the notebook runs once there, and every verdict is decided outside it;
-* ``before_execution``: hand Otter a notebook without the student's cells, so that Otter's
-  own kernel never runs student code (the sandbox is the only place that does);
+  (grading.Grader): the notebook runs once there, and every verdict is decided outside it.
+  Then the upload's files leave Otter's working folder (otter_workdir.py), where Otter would
+  unpickle its log and start its kernel;
+* ``before_execution``: hand Otter a notebook without the student's cells (and remove the
+  file Otter has just read if Python could import it), so that Otter's own kernel neither runs
+  student code nor imports a file of the upload (the sandbox is the only place that does);
 * ``after_grading``: replace Otter's results with the kit's, the visible output with the
   student's Spanish feedback, and each question's box with that question's section of it;
 * ``generate_report``: what happened, for the instructor's log (never shown to students:
@@ -27,7 +30,7 @@ from pathlib import Path
 
 from otter.plugins import AbstractOtterPlugin
 
-from . import policy
+from . import otter_entry, otter_workdir, policy
 from .bundle import PLUGIN, from_source
 from .verdicts.record import Flag
 
@@ -78,9 +81,10 @@ class VerificationPlugin(AbstractOtterPlugin):
 
     def before_grading(self, config):
         from .grading import Grader
-        from .sandbox.client import Limits, Sandbox
+        from .sandbox.client import Sandbox
 
-        submission = Path(self.submission_path).resolve()
+        # Never resolved: an upload's symlink must not move Otter's folders elsewhere.
+        submission = Path(os.path.abspath(self.submission_path))
         root = submission.parent.parent
         source = root / "source"
         try:
@@ -90,17 +94,21 @@ class VerificationPlugin(AbstractOtterPlugin):
                 os.chmod(root, 0o700)
             bundle = from_source(source)
             self.grader = Grader(bundle)
-            settings = bundle.settings
-            limits = Limits(notebook_seconds=float(settings.get("timeout", Limits.notebook_seconds)),
-                            memory_mb=int(settings.get("memory_mb", Limits.memory_mb)))
-            with Sandbox(limits, jobs=1) as sandbox:
+            # The zip's run_otter.py started it before Otter was imported; otter run did not.
+            sandbox = (otter_entry.take_sandbox()
+                       or Sandbox(otter_entry.limits_of(bundle.settings), jobs=1))
+            with sandbox:
                 self.record = self.grader.grade_file(sandbox, submission, submission.stem)
                 self.report.append(f"sandbox: {sandbox.description}")
         except Exception:  # fail closed: Otter's kernel never decides a score
             self.report.append("kit grading failed:\n" + traceback.format_exc())
             self.record = None
+        finally:
+            otter_workdir.clear_upload(submission.parent, keep=submission.name)
 
     def before_execution(self, submission):
+        # Otter has read the file it grades: its kernel starts in this folder next.
+        otter_workdir.drop_if_importable(self.submission_path)
         if hasattr(submission, "cells"):
             submission.cells = []  # Otter's kernel runs Otter's own cells, no student code
             # The student's metadata may hold anything (a kernelspec that is a string, say):

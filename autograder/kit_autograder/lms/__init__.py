@@ -21,7 +21,8 @@ from . import canvas, gradescope, moodle
 from .entries import (  # noqa: F401 (the API)
     IGNORED, NOT_A_SUBMISSION, UNREADABLE, Entry, FileRow, Found, Ingested, Notice, build_entries,
     export_stem, export_time, read_manifest)
-from .roster import Roster, RosterError, read as read_roster  # noqa: F401 (the API)
+from .roster import (  # noqa: F401 (the API)
+    Roster, RosterError, read as read_roster, summary as roster_summary)
 from ..sandbox.inside.wire import valid_text
 from .tree import NO_SUCH, IngestError, Item, Tree, debris
 
@@ -29,7 +30,37 @@ LAYOUTS = (("gradescope", gradescope), ("moodle", moodle), ("canvas", canvas))
 
 
 def ingest(source, roster: Roster = None, picks=()) -> Ingested:
-    source = Path(source)
+    ingested = _ingest(Path(source), roster, picks)
+    try:
+        ingested.notices += _picks_checked(ingested, picks)
+    except BaseException:
+        ingested.close()
+        raise
+    return ingested
+
+
+def _picks_checked(ingested, picks):
+    """``PICK=`` names files as ingest.csv does: one that is not a file of the download stops
+    the batch (a typo would otherwise grade what the instructor meant to replace), and one
+    that had nothing to choose between is a notice."""
+    rows = {row.file: row for row in ingested.files}
+    unknown = [pick for pick in picks if pick not in rows]
+    if unknown:
+        undecided = [e.file for e in ingested.entries if e.chosen_because.startswith("undecided")]
+        raise IngestError(
+            f"PICK=\"{unknown[0]}\": no such file in {ingested.source.name}; name the file as "
+            "the «file» column of ingest.csv does, its path inside the download"
+            + (f" (the undecided ones: {', '.join(undecided[:3])})" if undecided else ""))
+    chosen = {e.file for e in ingested.entries
+              if e.chosen_because.startswith("chosen by the instructor")}
+    return [Notice("pick", f"PICK=\"{pick}\" chose nothing: {rows[pick].action} "
+                           f"({rows[pick].reason})",
+                   f"PICK=\"{pick}\" no ha elegido nada: ese archivo no era uno de los varios "
+                   "de un mismo estudiante")
+            for pick in picks if pick not in chosen]
+
+
+def _ingest(source, roster, picks) -> Ingested:
     if source.is_symlink():
         raise IngestError(f"{source} is a symbolic link: pass the folder or zip itself")
     if not source.exists():
@@ -87,11 +118,12 @@ def _without_a_row(roster, entries, absent):
     if not missing:
         return []
     shown = ", ".join(f"{p.name or '?'} ({p.student_id})" for p in missing)
+    one = len(missing) == 1
     return [Notice("absent",
                    f"{len(missing)} of the {len(roster.people)} people of {roster.path.name} "
-                   f"have nothing in the download: {shown}",
+                   f"{'has' if one else 'have'} nothing in the download: {shown}",
                    f"{len(missing)} de las {len(roster.people)} personas de {roster.path.name} no "
-                   f"tienen nada en la descarga: {shown}")]
+                   f"{'tiene' if one else 'tienen'} nada en la descarga: {shown}")]
 
 
 def _top_names(folder):

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 from .entries import EXPORT_STAMP, Found, Upload, zip_own_name
-from .roster import canvas_name
+from .roster import same_canvas_name, shown_name
 from .tree import MAX_GRADED_BYTES
 from .worksheet import Worksheet, WorksheetError, number_text
 
@@ -54,8 +54,8 @@ def readings(name):
             continue
         if name[:match.start()].endswith("_LATE"):
             continue  # the same reading as the one that starts at its «_LATE_»
-        found.append(Reading(name[:match.start()], bool(match["late"]), match["user"],
-                             int(match["file"]), match["name"]))
+        found.append(Reading(shown_name(name[:match.start()]), bool(match["late"]),
+                             match["user"], int(match["file"]), match["name"]))
     return found
 
 
@@ -85,11 +85,14 @@ def uploads(tree, roster=None):
                                key=f"anon_{anonymous['anon']}")
             _add(student, item, int(anonymous["file"]), anonymous["name"])
         elif text and not readings(item.name):
-            student = _student(students, text["who"], text["user"], bool(text["late"]))
+            student = _student(students, shown_name(text["who"]), text["user"],
+                               bool(text["late"]))
             note = ("tu entrega incluye texto en línea o un enlace, que no se evalúan en esta "
                     "tarea: solo se evalúan el cuaderno o su exportación")
             if note not in student.notes:
                 student.notes.append(note)
+            student.unread.append((item, f"Canvas's {text['kind']} entry: not graded in this "
+                                         "assignment"))
         else:
             pending.append((item, readings(item.name)))
     known = _known_names(pending, students)
@@ -127,7 +130,7 @@ def _confirmed(options, roster, known, tree, item):
         return options
     if roster is not None and roster.kind == "canvas":
         listed = [r for r in options if r.user in roster.people and (
-            not roster.people[r.user].name or canvas_name(roster.people[r.user].name) == r.who)]
+            not roster.people[r.user].name or same_canvas_name(roster.people[r.user].name, r.who))]
         return listed
     kept = [r for r in options if known.get(r.user, r.who) == r.who]
     confirmed = [r for r in kept if known.get(r.user) == r.who]

@@ -40,9 +40,12 @@ GRADED, SUPERSEDED, NOT_A_SUBMISSION, UNREADABLE, IGNORED = (
     "graded", "superseded", "not a submission", "unreadable", "ignored")
 
 # Otter's grader.export() names its zip <notebook>_<%Y_%m_%dT%H_%M_%S_%f>.zip
-# (otter/check/notebook.py); the kit's export cell leaves out the microseconds.
+# (otter/check/notebook.py); the kit's export cell leaves out the microseconds. A browser or a
+# file manager that saves a second copy adds « (1)» or «-1» before the suffix, which is still
+# that export.
 EXPORT_STAMP = re.compile(
-    r"_(\d{4})_(\d{2})_(\d{2})T(\d{2})_(\d{2})_(\d{2})(?:_(\d{6}))?\.zip$", re.I)
+    r"_(\d{4})_(\d{2})_(\d{2})T(\d{2})_(\d{2})_(\d{2})(?:_(\d{6}))?(?: ?\(\d+\)|-\d+)?"
+    r"\.zip$", re.I)
 
 
 @dataclass
@@ -62,6 +65,9 @@ class Upload:
     group_id: Optional[str] = None  # the LMS's number of that team (never a student's id)
     members: list = field(default_factory=list)  # [(name, id)] of the team, from the roster
     doubt: Optional[str] = None  # English: why the name's identity was not trusted
+    # Items of the student's that are not files to grade (online text, another plugin's),
+    # each with why, in English: listed in ingest.csv like every other file.
+    unread: list = field(default_factory=list)  # [(tree.Item, reason)]
 
 
 @dataclass
@@ -121,7 +127,8 @@ class Notice:
     """Something the instructor must see in the terminal and the class report: a choice the
     kit could not make on evidence, a file or a student without a row."""
 
-    kind: str  # "candidates", "undecided", "not graded", "absent", "identity", "layout", "team"
+    # "candidates", "undecided", "not graded", "absent", "identity", "layout", "team", "pick"
+    kind: str
     en: str
     es: str
 
@@ -241,6 +248,8 @@ def build_entries(tree, uploads, workdir: Path, picks=()):
     for upload in uploads:
         identity = dict(student_name=upload.student_name or "", student_id=upload.student_id or "",
                         group=upload.group or "")
+        rows += [FileRow(item.path, NOT_A_SUBMISSION, reason, **identity)
+                 for item, reason in upload.unread]
         gradable = [item for item in upload.files if item.gradable and not item.link]
         links = [item for item in upload.files if item.link]
         for item in links:
@@ -262,7 +271,7 @@ def build_entries(tree, uploads, workdir: Path, picks=()):
                       group_id=upload.group_id, members=[list(m) for m in upload.members],
                       chosen_because=because if len(gradable) > 1 else "")
         if others:
-            entry.notes.append(_others_note(chosen, others, upload.labels))
+            entry.notes.append(_others_note(chosen, others, upload.labels, because))
         entry.notes += upload.notes
         entries.append(entry)
         reason = "unreadable: " + refusal if refusal else (because or "the student's only file")
@@ -322,10 +331,10 @@ def _spanish_reason(because):
     if because.startswith("Canvas"):
         return "Canvas numera los archivos en el orden en que se subieron"
     if because.startswith("the newest export"):
-        return "la exportación más reciente, por la fecha de su nombre"
+        return "por la fecha que lleva el nombre de cada exportación"
     if because.startswith("chosen by the instructor"):
         return "elegido con PICK="
-    return because
+    return "por el orden en que la plataforma da los archivos"
 
 
 def _export_stamp(tree, item):
@@ -361,13 +370,24 @@ def _names(items, labels=None):
     return ", ".join(f"«{(labels or {}).get(item.path, item.name)}»" for item in items)
 
 
-def _others_note(chosen, others, labels):
+def _others_note(chosen, others, labels, because):
     name = labels.get(chosen.path, chosen.name)
     if any(item.gradable for item in others):
-        return (f"entregaste varios archivos; se ha evaluado el cuaderno o la exportación más "
-                f"reciente, «{name}». No se han evaluado: {_names(others, labels)}")
+        return (f"entregaste varios archivos; se ha evaluado «{name}», {_why_for_student(because)}"
+                f". No se han evaluado: {_names(others, labels)}")
     return (f"se ha evaluado «{name}»; no se han evaluado tus otros archivos: "
             + _names(others, labels))
+
+
+def _why_for_student(because):
+    """What decided among a student's files, as the student reads it: the LMS's order, the
+    date in an export's name, the instructor's choice, or nothing (the last listed)."""
+    if because.startswith("chosen by the instructor"):
+        return "el que ha elegido tu profesor o profesora"
+    if because.startswith("undecided"):
+        return ("el último de la lista, porque la descarga no dice cuál es el más reciente; si "
+                "no es el que querías entregar, díselo a tu profesor o profesora")
+    return f"el más reciente ({_spanish_reason(because)})"
 
 
 def _nothing_gradable(upload):

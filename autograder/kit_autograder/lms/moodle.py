@@ -26,7 +26,7 @@ import zipfile
 from pathlib import Path, PurePosixPath
 
 from .entries import Found, Notice, Upload
-from .roster import DEFAULT_TEAM, download_name
+from .roster import MOODLE_IDENTIFIER, download_name, shown_name
 from .worksheet import Worksheet, WorksheetError, number_text
 
 # <who>[_<participant or group id>]_assignsubmission_<plugin>, then "_" or "/" or the end. Team
@@ -39,7 +39,6 @@ ZIP_ORDER = "Moodle lists a student's files oldest first in its download zip"
 
 FEEDBACK_FILE = "informe_de_evaluacion.html"
 
-IDENTIFIER = ("identificador", "identifier")
 GRADE = ("calificación", "calificacion", "grade")
 MAXIMUM = ("calificación máxima", "calificacion maxima", "maximum grade")
 COMMENTS = ("comentarios de retroalimentación", "comentarios de retroalimentacion",
@@ -82,13 +81,19 @@ def uploads(tree, roster=None):
                 if in_zip:
                     upload.newness[item.path] = item.order
                     upload.order_source = ZIP_ORDER
+            else:
+                upload.unread.append((item, "a file of Moodle's file plugin without a name"))
             continue
         if match["plugin"] == "onlinetext":
             note = ("tu entrega incluye texto en línea, que no se evalúa en esta tarea: solo se "
                     "evalúan el cuaderno o su exportación")
             upload.origin = upload.origin or item.parts[0]
+            upload.unread.append((item, "online text (Moodle's onlinetext): not graded in this "
+                                        "assignment"))
         else:
             note = f"lo que entregaste en «{match['plugin']}» no se evalúa en esta tarea"
+            upload.unread.append((item, f"Moodle's «{match['plugin']}» submission plugin: not "
+                                        "graded in this assignment"))
         if note not in upload.notes:
             upload.notes.append(note)
     if not students:
@@ -98,46 +103,97 @@ def uploads(tree, roster=None):
 
 
 def _identify(uploads, roster):
-    """Who each upload is: a participant, or a team. A folder without a number is Moodle's
-    team of members without a group, so a download that has one is a team download; with the
-    worksheet, each name is checked against the participant it claims, and a name that is a
-    group's makes that upload the group's."""
-    teams = any(upload.student_id is None for upload in uploads)
+    """Who each upload is: a participant, or a team. A team download names each folder by its
+    group's name and group id, and the members without a group by a folder without a number;
+    a download of one folder per participant names each by the full name and participant id.
+    A download is one or the other, and the download as a whole decides which, never one
+    folder: a student whose full name is a group's («Grupo A») is that participant, and their
+    folder cannot take the group's grade from its members."""
+    teams = _team_download(uploads, roster)
     notices = []
     for upload in uploads:
         who = upload.student_name or ""
-        person = roster.people.get(upload.student_id) if roster and upload.student_id else None
-        members = roster.members_of(who) if roster and who else []
-        if upload.student_id is None and roster is not None and roster.has_groups and \
-                download_name(who) in DEFAULT_TEAM:
-            members = [p for p in roster.people.values() if not p.groups]
-        if person is not None and not members and (upload.student_name is None
-                                                   or _same_name(person.name, who)):
-            continue  # a participant, as the worksheet says
-        if members or (teams and person is None) or upload.student_id is None:
+        members, clash = roster.team(who) if roster and who else ([], [])
+        if teams:
             upload.group, upload.group_id = who, upload.student_id
             upload.student_name = upload.student_id = None
             upload.members = [(p.name, p.student_id) for p in members]
+            if clash:
+                notices.append(_groups_alike(upload, clash, roster))
             continue
-        if roster is not None and person is not None:
-            upload.doubt = (f"the download names «{who}» for participant {upload.student_id}, "
-                            f"whom the worksheet calls «{person.name}»: graded, given to nobody")
-            upload.student_id = None
+        person = roster.people.get(upload.student_id) if roster else None
+        if _own(upload, roster):
+            if members or clash:
+                notices.append(_named_like_a_group(upload, roster))
+            continue  # a participant, as the worksheet says
+        if roster is None or (person is None and not members and not clash):
+            continue  # a participant the worksheet (if any) does not list
+        listed = f"whom the worksheet calls «{person.name}»" if person else \
+            "who is not in the worksheet, and whose name is a group's"
+        upload.doubt = (f"the download names «{who}» for participant {upload.student_id}, "
+                        f"{listed}: graded, given to nobody")
+        upload.student_id = None
     team_uploads = [u for u in uploads if u.group is not None]
     if team_uploads and (roster is None or not roster.has_groups):
         notices.append(Notice(
             "team", f"{len(team_uploads)} team submissions (one folder per group): each is "
-                    "graded once, for its group; pass ROSTER=<the grading worksheet, with its "
-                    "«Grupo» column> so that make export gives every member the group's grade",
+                    "graded once, for its group; make export gives every member the group's "
+                    "grade from the grading worksheet's «Grupo» column",
             f"{len(team_uploads)} entregas en grupo (una carpeta por grupo): cada una se evalúa "
-            "una vez, para su grupo; pasa ROSTER=<la hoja de calificaciones, con su columna "
-            "«Grupo»> para que make export ponga la nota del grupo a cada miembro"))
+            "una vez, para su grupo; make export pone la nota del grupo a cada miembro según la "
+            "columna «Grupo» de la hoja de calificaciones"))
     for upload in team_uploads:
-        if roster is not None and roster.has_groups and not upload.members:
+        if roster is not None and roster.has_groups and not upload.members and \
+                not any(n.kind == "team" and upload.group in n.en for n in notices):
             notices.append(Notice(
                 "team", f"group «{upload.group}»: no member in {roster.path.name}",
                 f"grupo «{upload.group}»: ningún miembro en {roster.path.name}"))
     return notices
+
+
+def _own(upload, roster):
+    """Whether the worksheet's participant of ``upload``'s number has its name. An anonymous
+    download names everyone «Participante», where the number alone says who; Moodle up to 4.0
+    gave each member of a team a copy named «<group>-<member>»."""
+    person = roster.people.get(upload.student_id) if roster and upload.student_id else None
+    if person is None:
+        return False
+    if upload.student_name is None or _same_name(person.name, upload.student_name):
+        return True
+    return download_name(upload.student_name).endswith("-" + download_name(person.name))
+
+
+def _team_download(uploads, roster):
+    """Whether ``uploads`` are a team download's: a folder without a number (Moodle's team of
+    members without a group), or, with the worksheet, folders named as its groups and none
+    named as the participant its number would be. A download where some folders are
+    participants' own is one of participants, whatever the others are called."""
+    if any(upload.student_id is None for upload in uploads):
+        return True
+    if roster is None or any(_own(upload, roster) for upload in uploads):
+        return False
+    return any(any(roster.team(upload.student_name or "")) for upload in uploads)
+
+
+def _named_like_a_group(upload, roster):
+    who, number = upload.student_name, upload.student_id
+    return Notice(
+        "identity", f"«{who}» ({number}) has the name of a group of {roster.path.name}; "
+                    "graded as that participant's own submission, never the group's",
+        f"«{who}» ({number}) se llama como un grupo de {roster.path.name}; se ha evaluado como "
+        "la entrega de esa persona, nunca como la del grupo")
+
+
+def _groups_alike(upload, clash, roster):
+    names = ", ".join(f"«{g}»" for g in clash)
+    return Notice(
+        "team", f"group «{upload.group}» ({upload.group_id or 'no number'}): {roster.path.name} "
+                f"has {len(clash)} groups that Moodle writes alike ({names}), and the download "
+                "cannot tell which: graded, given to nobody; rename one group in Moodle and "
+                "download again",
+        f"grupo «{upload.group}»: {roster.path.name} tiene {len(clash)} grupos que Moodle "
+        f"escribe igual en la descarga ({names}) y no se sabe cuál es: evaluado, sin nota para "
+        "nadie; cambia el nombre de uno de los grupos en Moodle y vuelve a descargar")
 
 
 def _same_name(listed, written):
@@ -146,7 +202,7 @@ def _same_name(listed, written):
 
 
 def _name(who):
-    return None if who.strip().casefold() in ANONYMOUS else who
+    return None if who.strip().casefold() in ANONYMOUS else shown_name(who)
 
 
 def participant_number(identifier):
@@ -166,7 +222,7 @@ def worksheet_columns(worksheet: Worksheet):
     before the maximum (its comments column is then found only by header)."""
     from .roster import participant_column
 
-    identifier = worksheet.column(IDENTIFIER)
+    identifier = worksheet.column(MOODLE_IDENTIFIER)
     if identifier is None:
         identifier = participant_column(worksheet)
     grade, maximum = worksheet.column(GRADE), worksheet.column(MAXIMUM)

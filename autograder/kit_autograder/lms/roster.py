@@ -29,6 +29,9 @@ FULL_NAME = ("nombre completo", "full name", "nom complet", "vollständiger name
              "nome completo", "nom", "name")
 GROUP = ("grupo", "group", "groupe", "gruppe", "gruppo", "grup", "group_name", "group name")
 CANVAS_STUDENT = ("student",)
+# Moodle's «Identificador» column (assignfeedback_offline's «recordid»), as it is headed.
+MOODLE_IDENTIFIER = ("identificador", "identifier", "identifiant", "identifikator",
+                     "identificatore")
 CANVAS_ID = ("id", "canvas_user_id", "user_id")
 # Moodle's team names: its «Grupo predeterminado» for members without a group, in the site's
 # language (mod/assign's «defaultteam» string).
@@ -53,11 +56,27 @@ class Roster:
     kind: str  # "moodle", "canvas" or "groups"
     people: dict  # student id -> Person
 
-    def members_of(self, group_name) -> list:
-        """The people of ``group_name`` (compared as Moodle writes names into a download)."""
-        wanted = download_name(group_name)
-        return [p for p in self.people.values()
-                if any(download_name(g) == wanted for g in p.groups)]
+    def members_of(self, group) -> list:
+        """The people of the group named exactly ``group``."""
+        return [p for p in self.people.values() if group in p.groups]
+
+    def team(self, who):
+        """``(members, clash)`` of the group a download calls ``who``, as Moodle writes a
+        group's name into a folder's. Two groups whose names are one once written so («Equipo
+        1», «Equipo_1») are told apart by case where it differs («EQUIPO_1» is written «EQUIPO
+        1»); where nothing tells them apart, ``clash`` names them and nobody is a member: a
+        grade is never given to a group the download may not mean."""
+        if download_name(who) in DEFAULT_TEAM:
+            return [p for p in self.people.values()
+                    if not p.groups or any(download_name(g) in DEFAULT_TEAM for g in p.groups)], []
+        named = sorted({g for p in self.people.values() for g in p.groups
+                        if download_name(g) == download_name(who)})
+        if len(named) > 1:
+            exact = [g for g in named if moodle_written(g) == moodle_written(who)]
+            if len(exact) != 1:
+                return [], named
+            named = exact
+        return (self.members_of(named[0]) if named else []), []
 
     @property
     def has_groups(self):
@@ -68,21 +87,44 @@ class Roster:
         return person.groups[0] if person and person.groups else None
 
 
-def download_name(text) -> str:
-    """A name as it can be compared with what an LMS wrote into a file name: Moodle turns
-    ``_`` into spaces and drops ``' & < > "`` and other characters its file names refuse;
-    case, accents' composition and runs of spaces do not matter."""
-    text = unicodedata.normalize("NFC", valid_text(str(text or ""))).replace("_", " ")
+def shown_name(text) -> str:
+    """A name as read and shown: composed (NFC), accents kept. macOS and sync tools write file
+    names decomposed (NFD), so «Núñez» from a download may not equal the gradebook's «Núñez»
+    character for character, though a person reads one name."""
+    return unicodedata.normalize("NFC", valid_text(str(text or "")))
+
+
+def moodle_written(text) -> str:
+    """A name as Moodle writes it into a download's folder name: ``_`` turned into spaces,
+    ``' & < > "`` and the other characters its file names refuse dropped, blanks collapsed."""
+    text = shown_name(text).replace("_", " ")
     text = re.sub(r"[\\/:*?\"<>|&'\x00-\x1f\x7f]", "", text)
-    return re.sub(r"\s+", " ", text).strip().casefold()
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def download_name(text) -> str:
+    """A name as it can be compared with what an LMS wrote into a file name: as Moodle writes
+    it, and case and accents' composition do not matter."""
+    return moodle_written(text).casefold()
 
 
 def canvas_name(sortable) -> str:
     """A sortable name as Canvas writes it into a download (lib/content_zipper.rb): pieces
     ``_<digits>_`` lose their underscores, the name is lower-cased, and every character that is
-    not a letter, a digit or ``_`` is removed."""
-    text = re.sub(r"_(\d+)_", r"\1", valid_text(str(sortable or ""))).lower()
+    not a letter, a digit or ``_`` is removed. Composed and case-folded, as ``same_canvas_name``
+    compares it."""
+    text = re.sub(r"_(\d+)_", r"\1", shown_name(sortable)).casefold()
     return re.sub(r"[^\w]", "", text)
+
+
+def same_canvas_name(listed, written) -> bool:
+    """Whether the gradebook's sortable name ``listed`` («Pérez, José») is the one a download
+    wrote. In a group assignment Canvas writes a student without a group by their display name
+    (Assignment#groups_and_ungrouped), which the gradebook does not give: «José Pérez» is read
+    from the sortable name's two sides as well."""
+    wanted = {shown_name(written).casefold(), canvas_name(written)}
+    last, comma, first = shown_name(listed).partition(",")
+    return canvas_name(listed) in wanted or bool(comma) and canvas_name(f"{first} {last}") in wanted
 
 
 def read(path) -> Roster:
@@ -91,17 +133,61 @@ def read(path) -> Roster:
         sheet = Worksheet(path)
     except WorksheetError as exc:
         raise RosterError(str(exc)) from None
+    found = of_sheet(sheet)
+    if found is None:
+        shown = ", ".join(f"«{title}»" for title in sheet.header[:12])
+        raise RosterError(f"{path.name} is neither Moodle's grading worksheet (a column of "
+                          "«Participante N»), Canvas's gradebook («Student», «ID») nor a groups "
+                          f"CSV (a user-id and a group column); its columns are: {shown}")
+    return found
+
+
+def of_sheet(sheet: Worksheet) -> Optional[Roster]:
+    """The class list ``sheet`` holds, or None when it is no LMS file the kit knows."""
+    kind, identifier = kind_of(sheet)
+    if kind == "moodle":
+        return _moodle(sheet.path, sheet, identifier)
+    if kind in ("canvas", "groups"):
+        # Canvas's group set export names each member in «name» (the display name).
+        student = sheet.column(CANVAS_STUDENT)
+        return _canvas(sheet.path, sheet, student if student is not None else
+                       sheet.column(("name",)), sheet.column(CANVAS_ID), sheet.column(GROUP),
+                       kind)
+    return None
+
+
+def kind_of(sheet: Worksheet):
+    """``(kind, Moodle's identifier column or None)``: which LMS file ``sheet`` is, by its own
+    columns first. Moodle's worksheet by its identifier's header, Canvas's gradebook by
+    «Student» and «ID», a groups CSV by a user-id and a group column; only a file that none of
+    these fits is read by the shape of its cells (a worksheet from a Moodle in another
+    language), so that a Canvas «Section» of «IA 2026» never passes for Moodle's «Participante
+    N». ``kind`` is None when nothing fits."""
+    identifier = sheet.column(MOODLE_IDENTIFIER)
+    if identifier is not None:
+        return "moodle", identifier
+    user = sheet.column(CANVAS_ID)
+    if user is not None and sheet.column(CANVAS_STUDENT) is not None:
+        return "canvas", None
+    if user is not None and sheet.column(GROUP) is not None:
+        return "groups", None
     identifier = participant_column(sheet)
     if identifier is not None:
-        return _moodle(path, sheet, identifier)
-    student, user = sheet.column(CANVAS_STUDENT), sheet.column(CANVAS_ID)
-    group = sheet.column(GROUP)
-    if user is not None and (student is not None or group is not None):
-        return _canvas(path, sheet, student, user, group)
-    shown = ", ".join(f"«{title}»" for title in sheet.header[:12])
-    raise RosterError(f"{path.name} is neither Moodle's grading worksheet (a column of "
-                      "«Participante N»), Canvas's gradebook («Student», «ID») nor a groups CSV "
-                      f"(a user-id and a group column); its columns are: {shown}")
+        return "moodle", identifier
+    return None, None
+
+
+KINDS = {"moodle": "Moodle's grading worksheet", "canvas": "Canvas's gradebook",
+         "groups": "a groups CSV"}
+
+
+def summary(roster: Roster) -> str:
+    """What make grade read in ``ROSTER=``, in one line for the instructor."""
+    groups = sorted({g for p in roster.people.values() for g in p.groups})
+    return (f"roster: {roster.path.name} read as {KINDS[roster.kind]}: "
+            f"{len(roster.people)} {'person' if len(roster.people) == 1 else 'people'}, "
+            + (f"{len(groups)} {'group' if len(groups) == 1 else 'groups'}" if groups
+               else "no groups"))
 
 
 def participant_column(sheet: Worksheet) -> Optional[int]:
@@ -126,9 +212,11 @@ def participant_number(cell) -> Optional[str]:
 
 
 def _groups(cell):
-    """Moodle lists a member of several groups with commas."""
-    return [g.strip() for g in re.split(r"\s*,\s*", cell or "") if g.strip()
-            and g.strip() != "-"]
+    """A group cell: one group's name (Moodle's worksheet names a member's team; a groups CSV
+    has a row per membership), «-» or nothing for none. Never split: a teacher may put a comma
+    in a group's name."""
+    name = (cell or "").strip()
+    return [name] if name and name != "-" else []
 
 
 def _moodle(path, sheet, identifier):
@@ -146,7 +234,7 @@ def _moodle(path, sheet, identifier):
     return Roster(path, "moodle", people)
 
 
-def _canvas(path, sheet, student, user, group):
+def _canvas(path, sheet, student, user, group, kind):
     people = {}
     for row in sheet.rows:
         number = Worksheet.cell(row, user).strip()
@@ -158,5 +246,4 @@ def _canvas(path, sheet, student, user, group):
         if group is not None:
             person.groups += [g for g in _groups(Worksheet.cell(row, group))
                               if g not in person.groups]
-    kind = "groups" if group is not None and student is None else "canvas"
     return Roster(path, kind, people)

@@ -68,14 +68,22 @@ class Worksheet:
             raise WorksheetError(f"{path} is empty")
         self.newline = "\r\n" if "\r\n" in text else "\n"
         first = text.splitlines()[0]
+        if len(first) > csv.field_size_limit():
+            raise WorksheetError(_too_long(path, 1))
         try:
             self.delimiter = csv.Sniffer().sniff(first, delimiters=SEPARATORS).delimiter
         except csv.Error:
             self.delimiter = ","
-        cells = list(csv.reader(io.StringIO(first), delimiter=self.delimiter))[0]
-        self.quote_all = bool(cells) and all(
-            field.startswith('"') for field in _raw_fields(first, self.delimiter))
-        rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=self.delimiter))
+        self.quote_all = all(field.startswith('"')
+                             for field in _raw_fields(first, self.delimiter))
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=self.delimiter)
+        try:
+            rows = list(reader)
+        except csv.Error as exc:
+            # Python's csv refuses a cell over 128 KB (and a NUL byte): no LMS writes one.
+            raise WorksheetError(_too_long(path, reader.line_num) if "field larger" in
+                                 str(exc) else f"{path.name}, line {reader.line_num}: "
+                                 f"{exc}; export the file again from the LMS") from None
         self.header, self.rows = rows[0], rows[1:]
 
     def column(self, names, required=False):
@@ -135,6 +143,12 @@ class Worksheet:
         partial = target.with_name(f".{target.name}.partial")
         partial.write_bytes((codecs.BOM_UTF8 if self.bom else b"") + data)
         partial.replace(target)
+
+
+def _too_long(path, line):
+    return (f"{Path(path).name}, line {line}: a cell of more than "
+            f"{csv.field_size_limit() // 1024} KB, which no LMS export holds; export the file "
+            "again from the LMS")
 
 
 def number_text(value, separator="."):

@@ -101,10 +101,12 @@ class ClassTally:
         self.flagged = []  # (file, stem, [flag texts])
         self.ungradable = []  # (file, stem, reason)
         self.over_limits = []  # (file, stem, limit, peak MB, seconds)
+        self.students = {}  # file -> stem, of every submission
 
     def add(self, record: Record):
         self.submissions += 1
         student = (record.file, record.stem)
+        self.students[record.file] = record.stem
         if record.flags:
             self.flagged.append((*student, [flag.text() for flag in record.flags]))
         limit = limit_reached(record)
@@ -206,9 +208,9 @@ def write(out_dir, *, lesson, title=None, similarity_cutoff=None) -> Path:
     ``out_dir/similarity/``; returns the page's path."""
     from ..similarity import section as similarity
 
-    page = render(tally(out_dir, lesson), title=title, written=_written(out_dir, lesson),
-                  ingest=_ingest(out_dir),
-                  similar=similarity.write(out_dir, similarity_cutoff))
+    counted = tally(out_dir, lesson)
+    page = render(counted, title=title, written=_written(out_dir, lesson, counted.students),
+                  ingest=_ingest(out_dir), similar=similarity.write(out_dir, similarity_cutoff))
     path = Path(out_dir) / REPORT_NAME
     partial = path.with_name(f".{REPORT_NAME}.partial")
     partial.write_text(page, "utf-8", errors="replace")
@@ -520,14 +522,18 @@ def _challenge(counted):
 </section>"""
 
 
-def _written(out_dir, lesson):
-    """The written answers' section, once a person has graded some: per question, the
-    distribution of its points and how many got each rubric level (written/merge.py)."""
-    from ..written.merge import class_summary
+def _written(out_dir, lesson, students):
+    """The written answers' section: first who of ``students`` (``{file: stem}``, from the
+    records) has answers not yet graded (make export gives them no grade), then, once a person
+    has graded some, per question the distribution of its points and how many got each rubric
+    level (written/merge.py)."""
+    from ..written.merge import class_summary, graded_counts
 
-    summary = class_summary(out_dir, getattr(lesson, "NAME", ""))
-    if not summary:
+    name = getattr(lesson, "NAME", "")
+    counts = graded_counts(out_dir, name, list(students))
+    if counts is None:
         return ""
+    summary = class_summary(out_dir, name) or []
     articles = []
     for entry in summary:
         question, points = entry["question"], entry["points"]
@@ -550,10 +556,36 @@ def _written(out_dir, lesson):
     return f"""
 <section id="escritas">
   <h2>Respuestas escritas</h2>
-  <p>Lo que una persona ha corregido hasta ahora con la rúbrica (<code>written_scores.csv</code>).
-  Los porcentajes de las secciones anteriores son solo de la parte automática.</p>
+  {_pending(counts, students)}
+  {_GRADED_SO_FAR if articles else ""}
   {''.join(articles)}
 </section>"""
+
+
+_GRADED_SO_FAR = """<p>Lo que una persona ha corregido hasta ahora con la rúbrica
+  (<code>written_scores.csv</code>). Los porcentajes de las secciones anteriores son solo de la
+  parte automática.</p>"""
+
+
+def _pending(counts, students):
+    """Who has written answers not all graded: make export gives them no grade, the same
+    rule whether none or some are graded."""
+    pending = {file: done for file, (done, total) in counts.items() if done < total}
+    if not pending:
+        return ('<p id="sin-corregir" data-pending="0">Todas las respuestas escritas están '
+                "corregidas: <code>make export</code> da la nota completa.</p>")
+    listed = {students[file]: file for file in pending}
+    questions = next(iter(counts.values()))[1]
+    none = sum(1 for done in pending.values() if not done)
+    which = ("todavía sin ninguna corregida" if none == len(pending) else
+             f"{none} todavía sin ninguna corregida" if none else "")
+    has = "tiene" if len(pending) == 1 else "tienen"
+    return (f'<p id="sin-corregir" data-pending="{len(pending)}"><strong>{len(pending)} de '
+            f"las {len(counts)} entregas {has} respuestas escritas sin corregir</strong> "
+            f"({questions} preguntas por entrega{'; ' + which if which else ''}). "
+            "<code>make export</code> no les pone nota hasta que estén todas corregidas "
+            "(<code>make review</code>), salvo que exportes solo la parte automática con "
+            "<code>AUTOMATIC_ONLY=1</code>.</p>" + _student_list(listed))
 
 
 NOTICE_TITLES = {
@@ -564,6 +596,7 @@ NOTICE_TITLES = {
     "team": "Entregas en grupo",
     "not graded": "Archivos sin evaluar",
     "absent": "Sin entrega evaluable",
+    "pick": "PICK= sin efecto",
 }
 
 

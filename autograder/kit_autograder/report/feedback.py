@@ -21,6 +21,7 @@ A section's ``title`` and ``body`` are Markdown, and everything in them that a s
 """
 
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Optional
 
 from ..spanish_numbers import number, thousands
@@ -147,7 +148,10 @@ def _header(record, manual_points, written=None):
                   "> Por eso tiene 0 puntos en todas las preguntas. Corrígelo y vuelve a "
                   "entregar.", ""]
     lines += _score_table(record)
-    return Section(HEADER, f"Informe de evaluación: {markup.code(record.file)}", "\n".join(lines))
+    # The file's own name: its path in an LMS's download («Ana_48211_assignsubmission_file/…»)
+    # is the kit's key, not what the student handed in.
+    shown = PurePosixPath(record.file).name or record.file
+    return Section(HEADER, f"Informe de evaluación: {markup.code(shown)}", "\n".join(lines))
 
 
 def _by_question(record):

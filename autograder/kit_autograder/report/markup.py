@@ -33,7 +33,12 @@ _BLANKS = re.compile(r"[ \t]+")
 # links, raw HTML, entities), GFM's tables and strikethrough, and the $ of the math some
 # renderers add. An underscore between two letters or digits (d_model) can neither open nor
 # close emphasis, so it stays as it is, and the report stays readable as plain text.
-_ANYWHERE = re.compile(r"([\\`*\[\]<>&|~$]|(?<![^\W_])_|_(?![^\W_]))")
+_ANYWHERE = re.compile(r"([\\`*<>&|~$]|(?<![^\W_])_|_(?![^\W_]))")
+# Brackets make a link or a reference definition only where a «]» is followed by «(», «[» or
+# «:» (an inline link, a reference, a definition); a shortcut reference «[x]» needs a
+# definition, which no inline text can write. So only such a «]» is escaped, and one that ends
+# the run, which the kit's own text could follow: «V = [[1, 2], [3, 4]]» stays as it reads.
+_CLOSING = re.compile(r"\](?=[(\[:]|$)")
 NEWLINE_MARK = " ⏎ "
 
 
@@ -41,7 +46,7 @@ def _inline(value, at_line_start):
     flat = _BLANKS.sub(" ", _BREAKS.sub(" ", str(value)))
     if at_line_start:
         flat = flat.lstrip()  # four blanks would open an indented code block
-    escaped = _ANYWHERE.sub(r"\\\1", flat)
+    escaped = _CLOSING.sub(r"\\]", _ANYWHERE.sub(r"\\\1", flat))
     if at_line_start:
         # What opens a block only at a line's start: a heading, a list item ("-", "+", "1.",
         # "1)"), a setext underline.

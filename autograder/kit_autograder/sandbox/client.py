@@ -98,7 +98,10 @@ class Ran:
 class Sandbox:
     """One zygote for a batch (or for one Otter run)."""
 
-    def __init__(self, limits: Limits = Limits(), jobs: int = 1, allow_bwrap: bool = True):
+    def __init__(self, limits: Limits = Limits(), jobs: int = 1, allow_bwrap: bool = True,
+                 wait: bool = True):
+        """``wait=False`` returns once the zygote is started, not warm: the caller does other
+        work meanwhile, and the first job waits for it (a start that fails raises there)."""
         self.limits, self.max_jobs = limits, max(1, int(jobs))
         self.host = host_module.probe(allow_bwrap)
         self.description = {}
@@ -110,17 +113,15 @@ class Sandbox:
         self._stopped = threading.Event()
         self._restart_lock = threading.Lock()
         self._uids = UidClaims()
+        self._unwaited = not wait
         try:
-            self._start()
+            self._prepare()
+            self._launch(wait)
         except BaseException:
             self.close()
             raise
 
     # --- start-up ---------------------------------------------------------------------
-
-    def _start(self):
-        self._prepare()
-        self._launch()
 
     def _prepare(self):
         """What every launch of the zygote shares: its code, its font cache, its folders."""
@@ -178,8 +179,8 @@ class Sandbox:
         self.description.update({"mode": host.mode, "root": host.root,
                                  "made_traversable": traversable})
 
-    def _launch(self):
-        """Start a zygote and wait until it is warm."""
+    def _launch(self, wait=True):
+        """Start a zygote and, with ``wait``, wait until it is warm."""
         host = self.host
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._control = ours
@@ -202,12 +203,19 @@ class Sandbox:
         self._generation += 1
         threading.Thread(target=self._read_control, args=(ours, self._generation),
                          daemon=True).start()
+        if wait:
+            self._wait_warm()
+
+    def _wait_warm(self):
         if not self._ready.wait(STARTUP_SECONDS) or self._proc.poll() is not None:
             raise SandboxError(f"the sandbox did not start: {self.log_tail() or 'no answer'}")
 
     def _alive(self):
         """The zygote, restarted if something killed it: later submissions still get graded."""
         with self._restart_lock:
+            if self._unwaited:  # started with wait=False: its first job waits here
+                self._unwaited = False
+                self._wait_warm()
             if self._proc is not None and self._proc.poll() is not None and not self._closed:
                 self.restarts += 1
                 self._control.close()
@@ -370,11 +378,12 @@ class Job:
         return _checked_ran(reply)
 
     def call(self, function, args=(), kwargs=None, *, parts=1, stand_ins=(), callback=None,
-             names=()):
+             names=(), guarded=()):
         """Call the student's ``function``; its parts as float64 arrays, or its error.
 
         ``names``: the parameter names the positional ``args`` stand for (the reference's),
         so that a function taking the last of them only by name still gets them.
+        ``guarded``: graded functions that get copies of their arguments while it runs.
 
         Returns ``{"parts": [...]}`` or ``{"error": {...}}`` (checked). ``callback(name, args,
         kwargs)`` answers a stand-in: it returns the reference's result, or raises
@@ -388,7 +397,7 @@ class Job:
             wire.send(self.sock, {"op": "call", "function": function, "args": list(args),
                                   "kwargs": dict(kwargs or {}), "names": list(names),
                                   "parts": parts,
-                                  "stand_ins": list(stand_ins),
+                                  "stand_ins": list(stand_ins), "guarded": list(guarded),
                                   "seconds": max(0.1, min(limits.call_seconds,
                                                           deadline - time.monotonic() - 1))})
         except OSError:
@@ -397,7 +406,7 @@ class Job:
             reply = self._receive(deadline)
             op = reply.get("op")
             if op == "result":
-                return _checked_result(reply, parts)
+                return _checked_result(reply, parts, len(args) + len(kwargs or {}))
             if op != "callback" or reply.get("name") not in stand_ins or callback is None:
                 raise JobFailed("protocol", "unexpected message")
             answer = _answer_callback(callback, reply)
@@ -500,7 +509,9 @@ def _place(at):
     return None
 
 
-def _checked_result(reply, parts):
+def _checked_result(reply, parts, arguments=0):
+    """A call's reply: its parts, or its error (``checked_error``); ``arguments``: how many
+    the call passed, the only positions its side-effect report may name."""
     if "error" in reply:
         return {"error": checked_error(reply["error"])}
     values = reply.get("parts")
@@ -510,10 +521,11 @@ def _checked_result(reply, parts):
         if type(value) is not np.ndarray or value.dtype != np.float64 or value.ndim > 4:
             raise JobFailed("protocol", "a part is not a float64 array")
     checked = {"parts": values}
-    # Side effects (inside/calls.py): only the grader's own parameter names, and a flag.
+    # Side effects (inside/calls.py): positions of the call's own arguments, and a flag.
     mutated = reply.get("mutated", [])
-    if not isinstance(mutated, list) or len(mutated) > 8 or not all(
-            isinstance(name, str) and len(name) <= 40 and name.isprintable() for name in mutated):
+    if not isinstance(mutated, list) or not all(
+            type(position) is int and 0 <= position < arguments for position in mutated) \
+            or len(set(mutated)) != len(mutated):
         raise JobFailed("protocol", "bad side effects")
     if mutated:
         checked["mutated"] = mutated

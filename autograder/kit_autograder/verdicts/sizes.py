@@ -17,10 +17,10 @@ description and the notebook's shapes already give away, never a digit of a valu
 
 What a student's code can still choose is *which* of those sizes an error shows: at most
 log2(len(sizes) + 1) bits for each number a message shows, and a message shows at most two
-shapes of ``MAX_SHOWN_DIMENSIONS`` numbers; with the kind of error and the row a mismatch
-starts at, a failing call on this kind of case can say some thirty bits (one input value to
-six digits), a submission a few hundred, where it used to say twelve numbers of four digits
-each. Since every submission gets inputs of its own (hidden_inputs.py), those bits describe
+shapes of ``MAX_SHOWN_DIMENSIONS`` numbers; with the kind of error and its class, a failing
+call on this kind of case can say some forty bits (one input value to six digits), a
+submission a few hundred (docs/security.md counts them), where it used to say twelve numbers
+of four digits each. Since every submission gets inputs of its own (hidden_inputs.py), those bits describe
 inputs that no later submission is given.
 """
 

@@ -82,6 +82,21 @@ def extend_final_grades(frame, names, written):
     return frame
 
 
+def graded_counts(out, lesson_name, files=None):
+    """``{file: (answers graded, questions)}`` for every submission of ``out`` (or ``files``),
+    or None when the lesson has no written question. What a grade waits for: without a scores
+    file, none is graded (make export withholds every grade, make report lists everyone)."""
+    questions = lesson_questions(lesson_name)
+    if not questions:
+        return None
+    sheet = scores.load(out, questions)
+    counts = {}
+    for file in files if files is not None else [row[0] for row in roster(out)]:
+        marks = sheet.marks_for(file) if sheet is not None else None
+        counts[file] = (marks.graded if marks is not None else 0, len(questions))
+    return counts
+
+
 def after_grading(out, lesson_name):
     """What make grade leaves for the written answers: the spreadsheet template."""
     questions = lesson_questions(lesson_name)

@@ -12,7 +12,11 @@ runs only the page's own script and loads nothing from elsewhere.
 
 Who may grade: the page itself is served only to a request that carries the server's token,
 which exists only in the URL printed in the instructor's terminal (as Jupyter does), so another
-account on the same machine cannot fetch it from 127.0.0.1; every API call needs it too, and
+account on the same machine cannot fetch it from 127.0.0.1. The browser is never started with
+that URL: any account can read a process's command line (``/proc/<pid>/cmdline``). It is
+started on a local page that only the instructor may read (``OUT/.review-open.html``, mode
+0600, removed when the server stops), which sends it on to the URL, as Jupyter's
+``jpserver-*-open.html`` does. Every API call needs the token too, and
 requests must name this server as their host, so another site open in the same browser can
 neither change a score nor read an answer. One server per graded folder: a second ``make
 review`` on the same OUT is refused (a lock file), since two would overwrite each other's saves.
@@ -57,12 +61,21 @@ class ReviewError(Exception):
     """The review cannot start (no graded folder, no rubric)."""
 
 
+# Keys for levels that no digit can name (0,5 points), never one the page already uses
+# (a, s, n, c): «m» for the first, as in «medio punto».
+LEVEL_LETTERS = "mpqrtuvwxyz"
+
+
 def level_keys(question):
-    """The key that picks each level: its points when every level's are one digit, else its
-    position (1 for the highest)."""
-    points = [level.points for level in question.levels]
-    digits = all(p == int(p) and 0 <= p <= 9 for p in points) and len(set(points)) == len(points)
-    return [str(int(p)) if digits else str(i + 1) for i, p in enumerate(points)]
+    """The key that picks each level, meaning the same on every question: a digit is that
+    many points (2 is two points wherever it is pressed); a level worth no single digit (0,5)
+    takes a letter, shown beside its points."""
+    keys, letters = [], iter(LEVEL_LETTERS)
+    for level in question.levels:
+        points = level.points
+        digit = str(int(points)) if points == int(points) and 0 <= points <= 9 else None
+        keys.append(digit if digit is not None and digit not in keys else next(letters))
+    return keys
 
 
 class Review:
@@ -153,6 +166,33 @@ def _points(value):
         if number is not None:
             return number
     raise ValueError("los puntos deben ser un número")
+
+
+# The page the browser is started on: the URL with the token, in a file only its owner reads.
+OPENER = ".review-open.html"
+
+
+def write_opener(out, url) -> Path:
+    """``OUT/OPENER``, created afresh with mode 0600, holding a page that sends the browser on
+    to ``url``; its path, not ``url``, is what a browser's command line shows."""
+    path = Path(out) / OPENER
+    path.unlink(missing_ok=True)  # a crashed server's; a link there is never followed
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as f:
+        os.fchmod(f.fileno(), 0o600)
+        quoted = html.escape(url, quote=True)
+        f.write("<!doctype html><html lang=\"es\"><meta charset=\"utf-8\">"
+                f"<meta http-equiv=\"refresh\" content=\"0;url={quoted}\">"
+                "<title>Corrección de respuestas escritas</title>"
+                f"<p><a href=\"{quoted}\">Abrir la corrección</a></p></html>")
+    return path
+
+
+def open_browser(server):
+    """Start the browser on the opener page (``write_opener``), removed when the server
+    closes."""
+    server.opener = write_opener(server.review.out, server.url)
+    webbrowser.open(server.opener.as_uri())
 
 
 FORBIDDEN_PAGE = ("<!doctype html><html lang=\"es\"><meta charset=\"utf-8\"><title>Sin permiso"
@@ -285,10 +325,13 @@ def serve(out, rubric_file=None, port=DEFAULT_PORT):
     server.daemon_threads = True
     server.review, server.token = review, token
     server.url = f"http://127.0.0.1:{server.server_address[1]}/?token={token}"
+    server.opener = None  # open_browser's page, if the browser was started
     closing = server.server_close
 
     def server_close():
         closing()
+        if server.opener is not None:
+            server.opener.unlink(missing_ok=True)
         try:
             os.close(lock)
         except OSError:
@@ -317,7 +360,11 @@ def main(argv=None):
           f"Cada cambio se guarda en {args.out / scores.SCORES}. Ctrl+C para terminar.",
           file=sys.stderr)
     if not args.no_browser:
-        webbrowser.open(url)
+        try:
+            open_browser(server)
+        except OSError as exc:
+            print(f"note: cannot write the page that opens the browser in {args.out}: {exc}; "
+                  "open the address above yourself", file=sys.stderr)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

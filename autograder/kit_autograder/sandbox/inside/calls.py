@@ -10,7 +10,9 @@ What the function returns is turned into float64 arrays here, inside the sandbox
 code of the student's that this conversion triggers (``__array__``, ``__float__``) may run. If
 it raises, the reply carries the exception's class (only when it is Python's or NumPy's own)
 and what kind of error it is, with the integer sizes NumPy reported: never the message itself,
-which the student's code could have written from the hidden inputs.
+which the student's code could have written from the hidden inputs. What the call changed
+besides its answer comes as the *positions* of the arguments it changed: the grader, which
+chose the arguments, names them from the lesson's contract.
 """
 
 import builtins
@@ -69,6 +71,12 @@ def call(sock, namespace, message):
     saved = {n: namespace[n] for n in stand_ins if n in namespace}
     for stand_in in stand_ins:
         namespace[stand_in] = StandIn(stand_in, sock, saved.get(stand_in))
+    # Functions the call's own functions reach on copies of their arguments ("guarded"): the
+    # grader measures whether a function's changes to its arguments change its callers' answers.
+    kept = {n: namespace[n] for n in message.get("guarded", [])
+            if n in namespace and n not in stand_ins}
+    for guarded, original in kept.items():
+        namespace[guarded] = _on_copies(original)
 
     def alarm(signum, frame):
         raise CallTimeout()
@@ -76,7 +84,7 @@ def call(sock, namespace, message):
     previous = signal.signal(signal.SIGALRM, alarm)
     signal.setitimer(signal.ITIMER_REAL, float(message.get("seconds", 10)))
     args, kwargs = message.get("args", []), message.get("kwargs", {})
-    given = _arrays_given(args, kwargs, message.get("names", []))
+    given = _arrays_given(args, kwargs)
     try:
         with np.errstate(all="ignore"):
             result = call_as_notebook(function, args, kwargs, message.get("names", []))
@@ -97,6 +105,7 @@ def call(sock, namespace, message):
                 namespace[stand_in] = saved[stand_in]
             else:
                 namespace.pop(stand_in, None)
+        namespace.update(kept)
 
 
 # --- side effects: what a call changed besides its answer -------------------------------------
@@ -106,23 +115,24 @@ def call(sock, namespace, message):
 _RETURNED = {}
 
 
-def _arrays_given(args, kwargs, names):
-    """``[(parameter name, array, copy)]`` of every array the call hands the function."""
+def _arrays_given(args, kwargs):
+    """``[(argument, array or list, copy)]`` of every array the call hands the function, and
+    of every list: ``argument`` is its position among the call's arguments, the positional
+    ones first, then the keyword ones in the order the grader sent them. Positions only: the
+    grader, which chose the arguments, names them from the lesson's contract."""
     found = []
 
-    def walk(name, value, depth=0):
+    def walk(position, value, depth=0):
         if isinstance(value, np.ndarray):
-            found.append((name, value, value.copy()))
+            found.append((position, value, value.copy()))
         elif isinstance(value, (list, tuple)) and depth < MAX_STAND_IN_DEPTH:
             if isinstance(value, list):  # its items, by identity: a pop or an append shows
-                found.append((name, value, list(value)))
+                found.append((position, value, list(value)))
             for item in value:
-                walk(name, item, depth + 1)
+                walk(position, item, depth + 1)
 
-    for index, value in enumerate(args):
-        walk(names[index] if index < len(names) else f"#{index}", value)
-    for key, value in kwargs.items():
-        walk(str(key), value)
+    for position, value in enumerate([*args, *kwargs.values()]):
+        walk(position, value)
     return found
 
 
@@ -134,12 +144,13 @@ def _changed(value, copy):
 
 
 def _side_effects(name, given, result):
-    """``{"mutated": [parameters whose arrays the call changed], "aliased": True when it
-    changed what this function returned before}``, only what happened."""
+    """``{"mutated": [positions of the arguments whose arrays or lists the call changed],
+    "aliased": True when it changed what this function returned before}``, only what
+    happened."""
     effects = {}
-    mutated = sorted({parameter for parameter, value, copy in given if _changed(value, copy)})
+    mutated = sorted({position for position, value, copy in given if _changed(value, copy)})
     if mutated:
-        effects["mutated"] = mutated[:8]
+        effects["mutated"] = mutated
     earlier = _RETURNED.get(name, ())
     if any(not np.array_equal(array, copy, equal_nan=True) for array, copy in earlier):
         effects["aliased"] = True
@@ -147,6 +158,21 @@ def _side_effects(name, given, result):
     _RETURNED[name] = [(value, value.copy()) for value in values
                        if isinstance(value, np.ndarray)]
     return effects
+
+
+def _on_copies(function):
+    """``function``, called on copies of the arrays and lists it is given: what its callers
+    would compute if it never changed its arguments (the grader compares the two)."""
+
+    def guarded(*args, **kwargs):
+        try:
+            args, kwargs = copy.deepcopy(args), copy.deepcopy(kwargs)
+        except Exception:  # something that cannot be copied: called as it is
+            pass
+        return function(*args, **kwargs)
+
+    guarded.__name__ = getattr(function, "__name__", "guarded")
+    return guarded
 
 
 class _Refused(Exception):

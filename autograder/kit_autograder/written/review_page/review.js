@@ -25,6 +25,11 @@ function number(value) {
   return String(Math.round(value * 100) / 100).replace(".", ",");
 }
 
+// «1 punto», «0,5 puntos», «2 puntos»: what a header, a level and a save say.
+function points(value) {
+  return `${number(value)} ${value === 1 ? "punto" : "puntos"}`;
+}
+
 function question() { return view.state.questions[view.question]; }
 function students() { return view.state.students; }
 function current() { return students()[view.student]; }
@@ -105,23 +110,23 @@ function renderLevels() {
     input.value = value;
     input.checked = level ? chosen === level.points : chosen === null;
     input.addEventListener("change", () => saveMark(level ? level.points : null));
-    const points = document.createElement("span");
-    points.className = "points";
+    const shown = document.createElement("span");
+    shown.className = "points";
     const text = document.createElement("span");
     const key = document.createElement("kbd");
     if (level) {
-      points.textContent = `${number(level.points)} ${level.points === 1 ? "punto" : "puntos"}`;
+      shown.textContent = points(level.points);
       text.textContent = level.description;
       key.textContent = level.key;
-      key.title = `tecla ${level.key}`;
+      key.title = `tecla ${level.key}: ${points(level.points)}`;
     } else {
-      points.textContent = "—";
+      shown.textContent = "—";
       text.textContent = chosen === null || q.levels.some((l) => l.points === chosen)
         ? "Sin corregir" : `Otra puntuación: ${number(chosen)} (de la hoja de cálculo)`;
       key.textContent = "";
       key.hidden = true;
     }
-    label.append(input, points, text, key);
+    label.append(input, shown, text, key);
     return label;
   }));
 }
@@ -162,7 +167,7 @@ function renderAnswer() {
 
 function render() {
   const q = question();
-  $("question-title").textContent = `Pregunta ${q.number} (${number(q.points)} puntos)`;
+  $("question-title").textContent = `Pregunta ${q.number} (${points(q.points)})`;
   $("question-prompt").textContent = q.prompt;
   renderAnswer();
   renderLevels();
@@ -226,13 +231,12 @@ function nextUngraded() {
   say("Todas las respuestas están corregidas.");
 }
 
-function send(file, name, points, comment) {
-  saving = saving.then(() => api("/api/score", { file, question: name, points, comment })
+function send(file, name, given, comment) {
+  saving = saving.then(() => api("/api/score", { file, question: name, points: given, comment })
     .then((data) => {
       view.state.marks[file] = data.marks;
       const label = view.state.questions.find((q) => q.name === name).number;
-      const shown = points === null ? "sin corregir"
-        : `${number(points)} ${points === 1 ? "punto" : "puntos"}`;
+      const shown = given === null ? "sin corregir" : points(given);
       say(`Guardado: pregunta ${label}, ${shown}.`);
       renderProgress();
     })
@@ -240,7 +244,7 @@ function send(file, name, points, comment) {
   return saving;
 }
 
-function saveMark(points) {
+function saveMark(given) {
   const student = current();
   const name = question().name;
   if (view.pendingComment) {  // the comment being typed goes with the level
@@ -248,8 +252,8 @@ function saveMark(points) {
     view.pendingComment = null;
   }
   const comment = $("comment").value;
-  marksOf(student.file)[name] = { points, comment };
-  send(student.file, name, points, comment);
+  marksOf(student.file)[name] = { points: given, comment };
+  send(student.file, name, given, comment);
 }
 
 function scheduleComment() {
@@ -266,9 +270,9 @@ function flushComment() {
   if (!pending) return;
   clearTimeout(pending.timer);
   view.pendingComment = null;
-  const points = pointsOf(pending.file, pending.name);
-  marksOf(pending.file)[pending.name] = { points, comment: pending.comment };
-  send(pending.file, pending.name, points, pending.comment);
+  const given = pointsOf(pending.file, pending.name);
+  marksOf(pending.file)[pending.name] = { points: given, comment: pending.comment };
+  send(pending.file, pending.name, given, pending.comment);
 }
 
 function onKey(event) {
