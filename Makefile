@@ -89,7 +89,7 @@ grade: $(STAMP) $(ZIP) $(if $(filter $(DIST)/demo,$(SUBMISSIONS)),$(DIST)/demo)
 	$(PY) -m kit_autograder.batch --autograder $(ZIP) \
 		--submissions "$(SUBMISSIONS)" --out "$(OUT)" --jobs "$(JOBS)" \
 		--timeout "$(TIMEOUT)" --memory-mb "$(MEMORY_MB)" --roster "$(ROSTER)" \
-		$(if $(PICK),--pick "$(PICK)")
+		--similarity-cutoff "$(SIMILARITY_CUTOFF)" $(if $(PICK),--pick "$(PICK)")
 
 $(DIST)/demo: $(ZIP)
 	$(PY) -m autograder.demo_submissions --lesson "$(LESSON)" --dist "$(DIST)" --out "$@"

@@ -652,11 +652,17 @@ def main(argv=None):
     parser.add_argument("--out", type=Path, required=True, help="a folder `make grade` wrote")
     parser.add_argument("--autograder", type=Path, required=True,
                         help="the autograder zip, for its lesson (steps and catalog)")
-    parser.add_argument("--similarity-cutoff", type=lambda t: float(t.replace(",", "."))
-                        if t.strip() else None, default=None,
-                        help="the strength from which a pair of similar submissions is listed "
-                             "(default 7; docs/instructors.md)")
+    parser.add_argument("--similarity-cutoff", default="",
+                        help="the strength from which the report lists similar submissions "
+                             "(SIMILARITY_CUTOFF=; docs/instructors.md)")
     args = parser.parse_args(argv)
+    from ..similarity.flags import cutoff_setting
+
+    try:
+        similarity_cutoff = cutoff_setting(args.similarity_cutoff)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     from ..bundle import BundleError, OpenedZip
     from ..written.scores import ScoresError
     from .outputs import rebuild
@@ -664,7 +670,7 @@ def main(argv=None):
     try:
         with OpenedZip(args.autograder) as bundle:
             path = write(args.out, lesson=bundle.lesson, title=bundle.assignment_name,
-                         similarity_cutoff=args.similarity_cutoff)
+                         similarity_cutoff=similarity_cutoff)
             rebuild(args.out, bundle)  # final_grades.csv and feedback/, written scores joined
     except (BundleError, ReportError, ScoresError) as exc:
         print(f"error: {exc}", file=sys.stderr)

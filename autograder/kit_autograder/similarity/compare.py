@@ -1,245 +1,379 @@
-"""Every pair's similarity, part by part, through an index of fingerprints.
+"""Every pair's similarity, part by part, through an index of features weighted by the class.
 
-copydetect (MIT, pure Python) does the work a copy detector needs: its ``filter_code`` reads a
-part with Pygments' Python lexer, drops comments and blank lines and writes every identifier
-as one letter, so renaming and re-commenting change nothing; its ``winnow`` keeps a few
-fingerprints of each document (Schleimer, Wilkerson and Aiken's winnowing: any shared run of
-``GUARANTEE`` characters leaves a shared fingerprint); its ``get_copied_slices`` gives the
-shared passages back in the original text, for the report to mark. The k-grams are hashed
-here, with a rolling polynomial hash, because copydetect hashes them with Python's ``hash()``,
-which is seeded per process: ``make report`` must find the very pairs ``make grade`` found.
+What two submissions share counts by how rare it is in this class. A part is read as features:
 
-Pairs grow as n²; what each pair shares is counted through an inverted index, fingerprint ->
-submissions, so a class costs the postings it has, not n² comparisons. A fingerprint that
-more than ``COMMON_SHARE`` of the class holds is what the class shares (a formula everybody
-writes the same way): it is left out of the index and of the pair's score, which also bounds
-the work per fingerprint.
+* code: first as Python writes it back, with one rewrite students use as a disguise undone, a
+  loop that appends to a list read as the list comprehension it is (``canonical``); then as
+  tokens, comments and layout dropped, every string as «S» and every name the student chose
+  numbered by where it first appears in its statement (``V0``, ``V1``…: renaming changes
+  nothing, while which variable goes where still counts; numpy's, the lesson's and the
+  parameters' names stay as they are); then every run of ``CODE_K`` tokens, every statement,
+  and every two consecutive statements (order and combination, which two independent students
+  rarely share even when each line is common);
+* written text: every run of ``TEXT_K`` words, case and accents dropped.
+
+Each feature weighs ``log10(N / holders)`` among the N submissions that have the part (the
+inverse document frequency): a line half the class writes weighs little, one only two students
+wrote weighs the most. A pair's score is the weight it shares, times the share of the smaller
+side's own weight that this is: long unusual passages shared whole score high, a common
+function shared whole or a few common lines score low.
+
+Pairs grow as n²: the pass counts them through an inverted index, feature -> holders (see
+``score_part``), in numpy, one part at a time.
+
+Hashes are the same in every process (Python's own ``hash()`` of a text is seeded per process,
+so a token is hashed once with blake2b, and runs of tokens as tuples of those integers):
+``make report`` finds the very pairs ``make grade`` found. Marking the shared passages for the
+page uses copydetect's slices (``shared_passages``).
 """
 
+import ast
+import hashlib
 import re
+import unicodedata
 from dataclasses import dataclass
 
 import numpy as np
 
-# Characters of the filtered code (identifiers as one letter) in a fingerprint, and the length
-# of a shared run that is sure to leave one: the noise and guarantee thresholds of copydetect,
-# smaller than its defaults (25, 30) because a graded function is ten lines.
-CODE_NOISE, CODE_GUARANTEE = 20, 24
-# Written text: casefolded words and single spaces; a synonym swapped every few words still
-# leaves runs of this length.
-TEXT_NOISE, TEXT_GUARANTEE = 14, 17
-# A fingerprint held by more submissions than this share of the class (and at least
-# MIN_COMMON) is the class's common ground, not evidence about one pair.
-COMMON_SHARE = 0.05
-MIN_COMMON = 8
+CODE_K = 5  # tokens in a run of code
+TEXT_K = 3  # words in a run of written text
+MIN_STATEMENT = 3  # a statement shorter than this (``return V``) is no evidence
+# A feature held by at most this many submissions is counted pair by pair; one held by more,
+# with the others like it, as one product of matrices.
+FEW = 32
 
-_PRIME = (1 << 52) - 47  # below 2**53: copydetect's winnowing compares hashes as floats
-_BASE = 1_000_003
-
-
-@dataclass
-class Printed:
-    """One part of one submission, fingerprinted."""
-
-    text: str  # as kept in OUT/similarity/, what the report shows
-    hashes: np.ndarray  # the winnowed fingerprints, unique
-    filtered: str = ""  # what was fingerprinted
-    offsets: object = None  # where each character of ``filtered`` came from in ``text``
-    positions: dict = None  # fingerprint -> positions in ``filtered``
-    noise: int = 0  # the k of its k-grams
+_MASK = (1 << 60) - 1
+_TOKEN_IDS = {}
+_KIND = {"run": 1, "statement": 2, "pair": 3}
 
 
 def is_code(part: str) -> bool:
     return not part.startswith(("written:", "challenge:"))
 
 
-def rolling_hashes(text: str, k: int) -> np.ndarray:
-    """The hash of every k-gram of ``text``, the same in every process."""
-    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
-    if len(codes) < k:
-        return np.zeros(0, dtype=np.int64)
-    hashes = np.zeros(len(codes) - k + 1, dtype=np.int64)
-    # Horner over the window, vectorised across windows: k steps of n operations each.
-    for offset in range(k):
-        hashes = (hashes * _BASE + codes[offset:offset + len(hashes)]) % _PRIME
-    return hashes
+def _token_id(token: str) -> int:
+    found = _TOKEN_IDS.get(token)
+    if found is None:
+        if len(_TOKEN_IDS) > 200_000:  # a class of odd tokens: keep memory flat
+            _TOKEN_IDS.clear()
+        found = int.from_bytes(hashlib.blake2b(token.encode("utf-8", "replace"),
+                                               digest_size=7).digest(), "little")
+        _TOKEN_IDS[token] = found
+    return found
 
 
-def _normal_text(text: str) -> tuple:
-    """Casefolded words joined by single spaces, and where each character came from."""
-    kept, origin = [], []
-    for match in re.finditer(r"\w+", text):
-        if kept:
-            kept.append(" ")
-            origin.append((match.start(), match.start()))
-        word = match.group(0).casefold()
-        kept.extend(word)
-        origin.extend((match.start() + i, match.start() + i + 1) for i in range(len(word)))
-    return "".join(kept), origin
+def _stable(kind: str, ids) -> int:
+    """A tuple of integers hashes the same in every process."""
+    return (hash(tuple(ids)) & _MASK) * 4 + _KIND[kind]
 
 
-def _own_names(text: str) -> set:
-    """The names the student's code binds itself (variables, loop targets, helpers):
-    renaming them changes nothing, while numpy's and the lesson's names stay as evidence."""
-    import ast
+# --- code ------------------------------------------------------------------------------------
 
+
+def bound_names(code) -> set:
+    """The names a piece of code (its text or its tree) binds itself: assigned, loop and
+    comprehension targets, functions, classes and their parameters (not imports: a
+    library's names stay)."""
     try:
-        tree = ast.parse(text)
+        tree = ast.parse(code) if isinstance(code, str) else code
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             names.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.Lambda, ast.AsyncFunctionDef)):
-            if not isinstance(node, ast.Lambda):
-                names.add(node.name)
-            names.update(arg.arg for arg in node.args.args + node.args.kwonlyargs)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
     return names
 
 
-def _normal_code(text: str) -> tuple:
-    """The code's tokens without comments and layout, the student's own names as «V», and
-    where each character came from. A part that Python's tokenizer cannot read is read as
-    copydetect's filter reads it (every name as one letter)."""
-    import io
-    import tokenize
+class _Inline(ast.NodeTransformer):
+    def __init__(self, values):
+        self.values = values
 
-    from copydetect.utils import filter_code
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Load) and node.id in self.values:
+            return self.values[node.id]
+        return node
 
-    own = _own_names(text)
-    starts = [0]
-    for line in text.splitlines(keepends=True):
-        starts.append(starts[-1] + len(line))
-    kept, origin = [], []
-    skip = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
-            tokenize.ENCODING, tokenize.ENDMARKER}
-    try:
-        previous = None
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.type in skip:
-                if token.type == tokenize.NEWLINE:
-                    kept.append(";")
-                    at = starts[token.start[0] - 1] + token.start[1]
-                    origin.append((at, at))
+
+def _appended(loop, name):
+    """The element a ``for`` loop appends to ``name``, its simple assignments written inline,
+    or None when the loop does anything else."""
+    *steps, last = loop.body
+    call = getattr(last, "value", None)
+    if not (isinstance(last, ast.Expr) and isinstance(call, ast.Call) and len(call.args) == 1
+            and not call.keywords and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "append" and isinstance(call.func.value, ast.Name)
+            and call.func.value.id == name):
+        return None
+    values = {}
+    for step in steps:
+        if not (isinstance(step, ast.Assign) and len(step.targets) == 1):
+            return None
+        target, value = step.targets[0], step.value
+        if isinstance(target, ast.Name):
+            values[target.id] = _Inline(values).visit(value)
+        elif (isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple)
+              and len(target.elts) == len(value.elts)
+              and all(isinstance(t, ast.Name) for t in target.elts)):
+            for t, v in zip(target.elts, value.elts):
+                values[t.id] = _Inline(values).visit(v)
+        else:
+            return None
+    return _Inline(values).visit(call.args[0])
+
+
+def _comprehensions(body):
+    """``out = []`` followed by a loop that only appends to ``out``, as ``out = [... for ...]``."""
+    out, i = [], 0
+    while i < len(body):
+        first, loop = body[i], body[i + 1] if i + 1 < len(body) else None
+        if (isinstance(first, ast.Assign) and len(first.targets) == 1
+                and isinstance(first.targets[0], ast.Name)
+                and isinstance(first.value, ast.List) and not first.value.elts
+                and isinstance(loop, ast.For) and not loop.orelse and loop.body):
+            element = _appended(loop, first.targets[0].id)
+            if element is not None:
+                comprehension = ast.ListComp(element, [ast.comprehension(
+                    loop.target, loop.iter, [], 0)])
+                out.append(ast.Assign([first.targets[0]], comprehension, lineno=first.lineno))
+                i += 2
                 continue
-            start = starts[token.start[0] - 1] + token.start[1]
-            shown = token.string
-            if token.type == tokenize.NAME and token.string in own and previous != ".":
-                shown = "V"
-            elif token.type == tokenize.STRING:
-                shown = "S"
-            kept.append(shown)
-            end = start + len(token.string)
-            origin.extend([(start + i, start + i + 1) for i in range(len(shown))] if shown ==
-                          token.string else [(start, end)] * len(shown))
-            previous = token.string
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        filtered, offsets = filter_code(text, "part.py")
-        return filtered, offsets
-    return "".join(kept), origin
+        out.append(first)
+        i += 1
+    return out
 
 
-def fingerprint(part: str, text: str) -> Printed:
-    from copydetect.utils import winnow
+def canonical(text: str) -> tuple:
+    """``(code, names it binds)``: the code as Python writes it back (parentheses, quotes and
+    layout its own, one statement a line), with loops that build a list as comprehensions;
+    the text itself when it does not parse."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return text, set()
+    names = bound_names(tree)
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(node, field, None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                setattr(node, field, _comprehensions(body))
+    try:
+        return ast.unparse(tree), names
+    except (ValueError, RecursionError):
+        return text, names
 
+
+# Tokens of Python code, with where each starts and ends: strings, names, line ends,
+# comments (dropped) and the rest. On the canonical text, a line is a statement.
+_TOKEN = re.compile(r"""(?P<string>(?:[rRbBuUfF]{1,2})?(?:\'\'\'.*?\'\'\'|\"\"\".*?\"\"\"|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"))"""
+                    r"|(?P<comment>#[^\n]*)|(?P<name>[^\W\d]\w*)|(?P<end>\n)"
+                    r"|(?P<other>\d(?:[\w.]|(?<=[eE])[-+])*|\*\*|//|->|[-+*/%&|^@<>=!:]=|\S)",
+                    re.S)
+
+
+def code_tokens(text: str, own) -> list:
+    """``[(token, start, end)]``: the code's tokens and their places in ``text``, ``;`` at
+    each line's end, every string as «S», each name of ``own`` numbered by where it first
+    appears in its line."""
+    found, previous, numbered = [], None, {}
+    for match in _TOKEN.finditer(text):
+        kind, token = match.lastgroup, match.group(0)
+        if kind == "comment":
+            continue
+        if kind == "end":
+            if found and found[-1][0] != ";":
+                found.append((";", match.start(), match.start()))
+            numbered = {}
+            continue
+        shown = token
+        if kind == "string":
+            shown = "S"
+        elif kind == "name" and token in own and previous != ".":
+            shown = numbered.setdefault(token, f"V{len(numbered)}")
+        found.append((shown, match.start(), match.end()))
+        previous = token
+    if found and found[-1][0] != ";":
+        found.append((";", len(text), len(text)))
+    return found
+
+
+def _statements(tokens):
+    statement, found = [], []
+    for token in tokens:
+        if token == ";":
+            if statement:
+                found.append(tuple(statement))
+            statement = []
+        else:
+            statement.append(token)
+    if statement:
+        found.append(tuple(statement))
+    return found
+
+
+# --- written text ----------------------------------------------------------------------------
+
+WORD = re.compile(r"\w+")
+
+
+def _plain(word: str) -> str:
+    """A word casefolded and without accents: «atención» and «atencion» are one word (a student
+    who types without tildes writes every answer so, and a copier may drop them)."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word.casefold())
+                   if not unicodedata.combining(c))
+
+
+def text_tokens(text: str) -> list:
+    return [(_plain(m.group(0)), m.start(), m.end()) for m in WORD.finditer(text)]
+
+
+# --- features --------------------------------------------------------------------------------
+
+
+def _runs(ids, k):
+    """A stable hash of every run of ``k`` token ids (a rolling product, mod a prime)."""
+    if len(ids) < k:
+        return np.zeros(0, dtype=np.int64)
+    values = np.array(ids, dtype=np.uint64) % np.uint64(_PRIME)
+    hashes = np.zeros(len(ids) - k + 1, dtype=np.uint64)
+    for offset in range(k):
+        hashes = (hashes * np.uint64(_BASE) + values[offset:offset + len(hashes)]) \
+            % np.uint64(_PRIME)
+    return hashes.astype(np.int64) * 4 + _KIND["run"]
+
+
+_PRIME = (1 << 31) - 1  # products stay below 2**64
+_BASE = 1_000_003
+
+
+def features(part: str, text: str, own=frozenset()) -> np.ndarray:
+    """The part's features, unique, as stable 64-bit integers; ``own``: names the student
+    bound outside this part (their helpers), read as theirs too. Cached by text: many
+    students hand in the very same part."""
+    key = (part if is_code(part) else "", text, own)
+    found = _FEATURES.get(key)
+    if found is None:
+        found = _features(part, text, own)
+        if len(_FEATURES) > CACHED:
+            _FEATURES.clear()
+        _FEATURES[key] = found
+    return found
+
+
+def _features(part, text, own):
     if is_code(part):
-        filtered, offsets = _normal_code(text)
-        noise, guarantee = CODE_NOISE, CODE_GUARANTEE
-    else:
-        filtered, offsets = _normal_text(text)
-        noise, guarantee = TEXT_NOISE, TEXT_GUARANTEE
-    hashes = rolling_hashes(filtered, noise)
-    if len(hashes) == 0:
-        return Printed(text, hashes, filtered, offsets, {}, noise)
-    selected, where = winnow(hashes, guarantee - noise + 1, remove_duplicates=False)
-    positions = {}
-    for value, index in zip(selected.tolist(), where.tolist()):
-        positions.setdefault(value, []).append(index)
-    return Printed(text, np.unique(selected), filtered, offsets, positions, noise)
+        written, names = canonical(text)
+        tokens = [token for token, _, _ in code_tokens(written, own | names)]
+        ids = [_token_id(t) for t in tokens]
+        statements = [tuple(_token_id(t) for t in s) for s in _statements(tokens)]
+        extra = [_stable("statement", s) for s in statements if len(s) >= MIN_STATEMENT]
+        extra += [_stable("pair", a + (0,) + b) for a, b in zip(statements, statements[1:])]
+        return np.unique(np.concatenate([_runs(ids, CODE_K), np.array(extra, dtype=np.int64)]))
+    ids = [_token_id(t) for t, _, _ in text_tokens(text)]
+    return np.unique(_runs(ids, TEXT_K))
+
+
+_FEATURES = {}
+CACHED = 50_000
 
 
 @dataclass
 class PartScores:
-    """One part across the class: the similarity of every pair that shares a fingerprint."""
+    """One part across the class: the score of every pair that shares a feature."""
 
     part: str
     members: list  # indexes of the submissions that have this part
-    pairs: dict  # (i, j), i < j -> score in (0, 1]
+    keys: np.ndarray  # i * 2**32 + j, i < j, for each pair that shares a feature
+    scores: np.ndarray  # its score, > 0
 
     @property
     def compared(self):
         """How many pairs of the class have this part on both sides."""
         return len(self.members) * (len(self.members) - 1) // 2
 
+    @property
+    def pairs(self) -> dict:
+        """``{(i, j): score}``."""
+        return {(int(k >> 32), int(k & 0xFFFFFFFF)): float(v)
+                for k, v in zip(self.keys.tolist(), self.scores.tolist())}
+
 
 def score_part(part: str, printed: dict) -> PartScores:
-    """``printed``: {submission index: Printed}. Each pair's score: the fingerprints both
-    hold over the fewer of the two hold, the class's common ground left out of both."""
+    """``printed``: {submission index: features}. Through an inverted index, feature ->
+    holders: a feature few students hold adds its weight to each pair of them (pairs of
+    holders enumerated by groups of the same size, so that numpy does the work); the few that
+    many hold, to every pair at once, as one product of matrices. A class of n costs n² floats
+    per part, one part at a time."""
     members = sorted(printed)
-    if len(members) < 2:
-        return PartScores(part, members, {})
-    limit = max(MIN_COMMON, int(COMMON_SHARE * len(members)))
-    owners = np.concatenate([np.full(len(printed[m].hashes), m, dtype=np.int64)
-                             for m in members])
-    values = np.concatenate([printed[m].hashes for m in members])
+    none = np.zeros(0, dtype=np.int64)
+    n = len(members)
+    if n < 2:
+        return PartScores(part, members, none, none.astype(float))
+    owners = np.concatenate([np.full(len(printed[m]), p, dtype=np.int64)
+                             for p, m in enumerate(members)])
+    values = np.concatenate([printed[m] for m in members])
     order = np.lexsort((owners, values))
     values, owners = values[order], owners[order]
     starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
     counts = np.diff(np.r_[starts, len(values)])
-    common = np.repeat(counts > limit, counts)
-    own = {m: 0 for m in members}
-    for m, n in zip(*np.unique(owners[~common], return_counts=True)):
-        own[int(m)] = int(n)
-    keys = []
-    for start, count in zip(starts.tolist(), counts.tolist()):
-        if 2 <= count <= limit:
-            holders = owners[start:start + count]
-            left, right = np.triu_indices(count, 1)
-            keys.append(holders[left] * (1 << 32) + holders[right])
-    pairs = {}
-    if keys:
-        shared, times = np.unique(np.concatenate(keys), return_counts=True)
-        for key, n in zip(shared.tolist(), times.tolist()):
-            i, j = key >> 32, key & 0xFFFFFFFF
-            pairs[(i, j)] = n / max(1, min(own[i], own[j]))
-    return PartScores(part, members, pairs)
+    weight = np.log10(n / counts)
+    own = np.bincount(owners, weights=np.repeat(weight, counts), minlength=n)
+    shared = np.zeros(n * n)
+    few = (counts >= 2) & (counts <= FEW)
+    for size in np.unique(counts[few]).tolist():
+        groups = starts[counts == size]
+        holders = owners[groups[:, None] + np.arange(size)]  # one row per feature
+        left, right = np.triu_indices(size, 1)
+        shared += np.bincount((holders[:, left] * n + holders[:, right]).ravel(),
+                              weights=np.repeat(weight[counts == size], len(left)),
+                              minlength=n * n)
+    many = np.flatnonzero((counts > FEW) & (counts < n))
+    if len(many):
+        held = np.zeros((n, len(many)), dtype=np.float32)
+        rows = np.repeat(np.arange(len(many)), counts[many])
+        at = np.concatenate([np.arange(s, s + c) for s, c in zip(starts[many], counts[many])])
+        held[owners[at], rows] = 1
+        shared += ((held * weight[many].astype(np.float32)) @ held.T).ravel()
+    left, right = np.triu_indices(n, 1)
+    total = shared.reshape(n, n)[left, right]
+    keep = total > 0
+    left, right, total = left[keep], right[keep], total[keep]
+    score = total * total / np.maximum(np.minimum(own[left], own[right]), 1e-9)
+    index = np.array(members, dtype=np.int64)
+    return PartScores(part, members, index[left] * (1 << 32) + index[right], score)
 
 
-def shared_passages(a: Printed, b: Printed):
-    """``(spans in a.text, spans in b.text)``: the passages the two share, as
-    ``[(start, end)]``, merged, through copydetect's slices."""
+# --- what the page marks ---------------------------------------------------------------------
+
+
+def shared_passages(part: str, a: str, b: str, own_a=frozenset(), own_b=frozenset()):
+    """``(spans in a, spans in b)``: the passages the two texts share, as ``[(start, end)]``,
+    merged: every run of ``CODE_K`` tokens (``TEXT_K`` words) found in both, through
+    copydetect's slices. Read from the texts as written, so a loop rewritten as a
+    comprehension is compared here as it stands."""
     from copydetect.utils import get_copied_slices
 
-    common = set(a.positions) & set(b.positions)
+    code = is_code(part)
+    k = CODE_K if code else TEXT_K
+    read = [code_tokens(text, own | bound_names(text)) if code else text_tokens(text)
+            for text, own in ((a, own_a), (b, own_b))]
+    runs = [_runs([_token_id(t) for t, _, _ in tokens], k).tolist() for tokens in read]
+    common = set(runs[0]) & set(runs[1])
     spans = []
-    for printed in (a, b):
-        where = np.array(sorted(i for h in common for i in printed.positions[h]), dtype=np.int64)
-        slices = get_copied_slices(where, printed.noise) if len(where) else np.zeros((2, 0), dtype=np.int64)
-        spans.append(_to_text(printed, slices))
+    for tokens, hashes in zip(read, runs):
+        where = np.array([i for i, h in enumerate(hashes) if h in common], dtype=np.int64)
+        slices = get_copied_slices(where, k)
+        found = []
+        for start, end in zip(slices[0].tolist(), slices[1].tolist()):
+            begin, finish = tokens[int(start)][1], tokens[min(int(end), len(tokens)) - 1][2]
+            if finish > begin:
+                if found and begin <= found[-1][1]:
+                    found[-1] = (found[-1][0], max(found[-1][1], finish))
+                else:
+                    found.append((begin, finish))
+        spans.append(found)
     return spans[0], spans[1]
-
-
-def _to_text(printed: Printed, slices):
-    """Slices of the filtered text, as spans of the kept text."""
-    found = []
-    for start, end in zip(slices[0].tolist(), slices[1].tolist()):
-        if isinstance(printed.offsets, np.ndarray):  # code: copydetect's offsets table
-            offsets = printed.offsets
-            if len(offsets):
-                shift = offsets[:, 1][np.clip(np.searchsorted(offsets[:, 0], [start, end]),
-                                              0, len(offsets) - 1)]
-                start, end = start + int(shift[0]), end + int(shift[1])
-        else:  # where each character came from: (start, end) in the kept text
-            origin = printed.offsets
-            start, end = origin[start][0], origin[min(end, len(origin)) - 1][1]
-        start, end = max(0, start), min(len(printed.text), end)
-        if end > start:
-            found.append((start, end))
-    merged = []
-    for start, end in sorted(found):
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        else:
-            merged.append((start, end))
-    return merged

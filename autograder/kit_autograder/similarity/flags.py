@@ -2,47 +2,84 @@
 
 Short functions look alike when written independently, and how alike depends on the part (a
 post-LN block has few ways to be written, an answer about permutations many), so no score is
-a flag by itself. Each part is read against its own distribution in this class: a pair's part
-is *unusual* when at most ``PART_TAIL`` of the class's pairs score as high on it, and its
-evidence is how rare that is, ``-log10(share)``. A pair is flagged when the evidence of its
-unusual parts adds up to ``CUTOFF``: one unusual part happens to many pairs by chance, several
-at once rarely. Two submissions that make the same uncommon mistake (the same catalogued or
-located departure, in at most ``UNCOMMON_MISTAKE`` of the class) in a part where their code is
-unusually alike get that mistake's rarity added: identical wrong answers say more than
-identical right ones.
+a flag by itself: each part is read against its own distribution in this class.
 
-A flag never changes a grade and never reaches a student: it says where a person should look.
+* A pair's part is *unusual* when at most ``PART_TAIL`` of the class's pairs score as high on
+  it. Its evidence is how unlikely that score is in this class: ``-log10`` of the share of
+  pairs scoring as high, and beyond the class's top pairs, where a share stops saying how far
+  above the rest a pair is, the tail of the class's distribution carried on: the pairs above
+  its top ``TAIL_FIT`` share, fitted with an exponential whose scale is their median excess
+  (robust to the few copies among them).
+* A pair's strength weighs what the evidence of its unusual parts adds up to against the
+  class's other pairs (``strengths``): how many pairs reach each total falls off as a power of
+  ten per unit, and that line, fitted on the class's own pairs below its top ones, says how
+  many pairs of a class like this one would be this alike by chance, ``10 ** -strength``. A
+  class of 1,000 has half a million pairs, and more of them alike by chance than one of 70:
+  the line says so, and the same strength means the same there.
+* Two submissions that make the same uncommon mistake (the same catalogued or located
+  departure, in at most ``UNCOMMON_MISTAKE`` of the class) in a part where their code is
+  unusually alike get that mistake's rarity added: identical wrong answers say more than
+  identical right ones.
+
+A pair is listed from ``CUTOFF`` (the setting, ``SIMILARITY_CUTOFF=``): on the planted classes
+of ``tests/similarity_class.py``, no independent pair reached 0.2 and few reached -0.5, while
+most copies lie far above (docs/instructors.md). A flag never changes a grade and never
+reaches a student: it says where a person should look.
 """
 
-import bisect
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from . import compare
 
-PART_TAIL = 0.05
-CUTOFF = 7.0
+PART_TAIL = 0.01
+TAIL_FIT = 0.05
+FIT_RANKS = (0.02, 0.5)  # of the pairs with some evidence
+FIT_FIRST = 20
+MIN_FITTED = 10  # values needed to fit a tail; fewer: the share alone
+CUTOFF = -0.5
 UNCOMMON_MISTAKE = 0.10
 
 
 @dataclass
 class PartFinding:
     part: str
-    score: float  # the pair's similarity on this part, 0 to 1
+    score: float  # the pair's score on this part (shared weight times its share)
     share: float  # the share of the class's pairs scoring at least as much
     evidence: float
     mistakes: list = field(default_factory=list)  # the uncommon mistakes both made here
+    compared: int = 0  # the class's pairs with this part on both sides
 
 
 @dataclass
 class Pair:
-    a: dict  # the kept submission ({"file", "stem", "parts"})
+    a: dict  # the kept submission ({"file", "stem", "parts", "names"})
     b: dict
     findings: list  # PartFinding, strongest first
+    strength: float = 0.0  # against the class's pairs (``strengths``)
 
     @property
-    def strength(self):
+    def evidence(self):
         return sum(f.evidence for f in self.findings)
+
+
+def cutoff_setting(text):
+    """``SIMILARITY_CUTOFF=`` as a number (a decimal comma too), or None when empty: the
+    default. Anything else is a ValueError whose message is the line to print."""
+    text = str(text or "").strip()
+    if not text:
+        return None
+    try:
+        value = float(text.replace(",", "."))
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise ValueError(f"SIMILARITY_CUTOFF={text}: not a number; give the strength from which "
+                         f"similar submissions are listed, such as {CUTOFF:g}, the default "
+                         "(docs/instructors.md)")
+    return value
 
 
 def mistakes_of(record) -> dict:
@@ -59,7 +96,68 @@ def mistakes_of(record) -> dict:
     return found
 
 
-def analyse(kept: list, mistakes: dict = None, *, cutoff=CUTOFF, part_tail=PART_TAIL):
+def _tail(ranked: np.ndarray, compared: int):
+    """``(threshold, excesses)``: the class's top ``TAIL_FIT`` of ``compared`` values (those
+    not in ``ranked``, sorted, are 0) and how far each is above the threshold."""
+    top = int(math.ceil(TAIL_FIT * compared))
+    threshold = float(ranked[-top]) if top <= len(ranked) else 0.0
+    return threshold, ranked[ranked > threshold] - threshold
+
+
+def _beyond(values, compared, threshold, excess):
+    """``-log10`` of the share of the class's ``compared`` values at least each of ``values``,
+    the tail beyond ``threshold`` carried on by an exponential of the excesses' median scale
+    (the median: a few copies among them do not move it); None when too few to fit."""
+    if len(excess) < MIN_FITTED:
+        return None
+    scale = max(float(np.median(excess)) / math.log(2), 1e-12)
+    return -math.log10(len(excess) / compared) + (values - threshold) / (scale * math.log(10))
+
+
+def evidence(scores: np.ndarray, compared: int, part_tail=None):
+    """``(at, share, evidence)`` for the pairs of a part in its tail: their indexes in
+    ``scores`` (the pairs that share anything, among the ``compared`` pairs of the part), the
+    share of pairs scoring as high and the evidence of that."""
+    part_tail = PART_TAIL if part_tail is None else part_tail
+    ranked = np.sort(scores)
+    # In a small class, the top pair of a part is unusual whatever its share.
+    tail = int(math.floor(max(part_tail, 1 / compared) * compared))
+    if tail < 1 or not len(ranked):
+        return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)
+    lowest = ranked[-min(tail, len(ranked))]
+    at = np.flatnonzero(scores >= lowest)
+    share = (len(ranked) - np.searchsorted(ranked, scores[at], side="left")) / compared
+    keep = share <= max(part_tail, 1 / compared)
+    at, share = at[keep], share[keep]
+    found = -np.log10(np.maximum(share, 1 / compared))
+    threshold, excess = _tail(ranked, compared)
+    fitted = _beyond(scores[at], compared, threshold, excess)
+    if fitted is not None:
+        found = np.where(scores[at] > threshold, np.maximum(found, fitted), found)
+    return at, share, found
+
+
+def strengths(totals: np.ndarray, compared: int, parts: int = 1) -> np.ndarray:
+    """Each pair's strength, ``-log10`` of how many pairs of a class like this one would add up
+    as much evidence by chance, read from the class's own pairs: how many reach each total
+    falls off as a power of ten per unit of total, and that line, fitted on the pairs ranked
+    ``FIT_RANKS`` among those with any evidence (below the top, where copies are), is carried
+    up to each pair's total. Too few pairs to fit (a small class): the total less what the
+    class's ``compared`` pairs and its ``parts`` explain, so that being the most alike pair on
+    one part is not enough."""
+    plain = totals - math.log10(compared) - math.log10(max(1, parts))
+    ranked = np.sort(totals)[::-1]
+    first = max(FIT_FIRST, int(FIT_RANKS[0] * len(ranked)))
+    last = int(FIT_RANKS[1] * len(ranked))
+    if last - first + 1 < MIN_FITTED:
+        return plain
+    slope, intercept = np.polyfit(ranked[first - 1:last], np.log10(np.arange(first, last + 1)), 1)
+    if not slope < 0:
+        return plain
+    return -(intercept + slope * totals)
+
+
+def analyse(kept: list, mistakes: dict = None, *, cutoff=CUTOFF, part_tail=None):
     """``(flagged pairs, strongest first; {part: pairs compared})`` for the kept submissions;
     ``mistakes``: ``{stem: {function: {mistake id}}}`` from the records."""
     mistakes = mistakes or {}
@@ -72,26 +170,30 @@ def analyse(kept: list, mistakes: dict = None, *, cutoff=CUTOFF, part_tail=PART_
     graded = max(1, len(mistakes))
     findings, compared = {}, {}
     for part in parts:
-        printed = {index: compare.fingerprint(part, entry["parts"][part])
+        printed = {index: compare.features(part, entry["parts"][part],
+                                           frozenset(entry.get("names", {}).get(part, ())))
                    for index, entry in enumerate(kept) if part in entry["parts"]}
         scored = compare.score_part(part, printed)
         compared[part] = scored.compared
-        if not scored.compared:
+        if not scored.compared or not len(scored.scores):
             continue
-        ranked = sorted(scored.pairs.values())
-        for (i, j), score in scored.pairs.items():
-            share = (len(ranked) - bisect.bisect_left(ranked, score)) / scored.compared
-            if share > part_tail:
-                continue
-            evidence = -math.log10(max(share, 1 / scored.compared))
+        where, shares, found = evidence(scored.scores, scored.compared, part_tail)
+        for n, at in enumerate(where.tolist()):
+            i, j = int(scored.keys[at] >> 32), int(scored.keys[at] & 0xFFFFFFFF)
             both = sorted(set(mistakes.get(kept[i]["stem"], {}).get(part, ()))
                           & set(mistakes.get(kept[j]["stem"], {}).get(part, ())))
             rare = [m for m in both if holders[m] / graded <= UNCOMMON_MISTAKE]
-            evidence += sum(-math.log10(holders[m] / graded) for m in rare)
-            findings.setdefault((i, j), []).append(
-                PartFinding(part, score, share, evidence, rare))
+            bonus = sum(-math.log10(holders[m] / graded) for m in rare)
+            findings.setdefault((i, j), []).append(PartFinding(
+                part, float(scored.scores[at]), float(shares[n]), float(found[n]) + bonus,
+                rare, scored.compared))
     pairs = [Pair(kept[i], kept[j], sorted(found, key=lambda f: -f.evidence))
              for (i, j), found in findings.items()]
+    if pairs:
+        compared_pairs = max(len(pairs), len(kept) * (len(kept) - 1) // 2)
+        totals = np.array([pair.evidence for pair in pairs])
+        for pair, strength in zip(pairs, strengths(totals, compared_pairs, len(parts)).tolist()):
+            pair.strength = strength
     flagged = [pair for pair in pairs if pair.strength >= cutoff]
     flagged.sort(key=lambda pair: (-pair.strength, pair.a["file"], pair.b["file"]))
     return flagged, compared
@@ -99,6 +201,5 @@ def analyse(kept: list, mistakes: dict = None, *, cutoff=CUTOFF, part_tail=PART_
 
 def passages(pair: Pair, part: str):
     """The passages of ``part`` the two submissions share: spans in each one's text."""
-    a = compare.fingerprint(part, pair.a["parts"][part])
-    b = compare.fingerprint(part, pair.b["parts"][part])
-    return compare.shared_passages(a, b)
+    names = [frozenset(side.get("names", {}).get(part, ())) for side in (pair.a, pair.b)]
+    return compare.shared_passages(part, pair.a["parts"][part], pair.b["parts"][part], *names)

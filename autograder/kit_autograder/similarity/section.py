@@ -4,7 +4,7 @@ Built from ``OUT/similarity/`` (the parts kept at grading time) and ``OUT/record
 mistakes), so ``make report`` rebuilds it without regrading. The page lists the flagged pairs,
 strongest first; each unfolds into its unusual parts, the two texts side by side with the
 passages they share marked. The CSV has every flagged pair and part, the page the first
-``SHOWN_PAIRS``.
+``SHOWN_PAIRS`` pairs and each one's ``SHOWN_PARTS`` strongest parts.
 """
 
 import csv
@@ -16,6 +16,7 @@ from . import compare, flags, parts
 
 CSV_NAME = "similarity.csv"
 SHOWN_PAIRS = 40
+SHOWN_PARTS = 6  # a pair's strongest parts, side by side; the CSV has them all
 COLUMNS = ("rank", "file_a", "file_b", "strength", "part", "score", "class_share", "evidence",
            "shared_mistakes")
 
@@ -88,7 +89,19 @@ def _side(file, text, spans, part, code):
 
 
 def _percent(value):
-    return f"{100 * value:.0f}\u00a0%" if value >= 0.01 else "menos del 1\u00a0%"
+    return f"el {100 * value:.0f}\u00a0%" if value >= 0.01 else "menos del 1\u00a0%"
+
+
+def _decimal(value):
+    return f"{value:.1f}".replace(".", ",").replace("-", "\u2212")
+
+
+def _count(n):
+    return f"{n:,}".replace(",", "\u00a0")
+
+
+def _place(rank):
+    return "la pareja" if rank == 1 else f"la {rank}.ª pareja"
 
 
 def _finding(pair, finding):
@@ -97,12 +110,13 @@ def _finding(pair, finding):
     mistakes = ("" if not finding.mistakes else
                 "<li>El mismo error poco frecuente en los dos: "
                 + ", ".join(f"<code>{_e(m)}</code>" for m in finding.mistakes) + "</li>")
+    rank = max(1, round(finding.share * finding.compared))
     return (f'<div class="finding" data-part="{_e(finding.part)}">'
             f"<h4>{_e(part_label(finding.part))}</h4>"
-            f'<ul class="meta"><li>Parecido: <strong data-score="{finding.score:.3f}">'
-            f"{_percent(finding.score)}</strong> de lo que escribieron</li>"
-            f"<li>Parejas de la clase con un parecido igual o mayor en esta parte: "
-            f"{_percent(finding.share)}</li>{mistakes}</ul>"
+            f'<ul class="meta"><li>Entre las {_count(finding.compared)} parejas de la clase, '
+            f'<strong data-score="{finding.score:.3f}">{_place(rank)}</strong> '
+            f"que más comparte en esta parte ({_percent(finding.share)} de las parejas "
+            f"se parecen igual o más)</li>{mistakes}</ul>"
             f'<div class="side-by-side">'
             f'{_side(pair.a["file"], pair.a["parts"][finding.part], a_spans, finding.part, code)}'
             f'{_side(pair.b["file"], pair.b["parts"][finding.part], b_spans, finding.part, code)}'
@@ -114,13 +128,17 @@ def render(flagged, compared, cutoff=None) -> str:
     items = []
     for rank, pair in enumerate(flagged[:SHOWN_PAIRS], 1):
         names = ", ".join(part_label(f.part) for f in pair.findings)
-        body = "".join(_finding(pair, finding) for finding in pair.findings)
+        body = "".join(_finding(pair, finding) for finding in pair.findings[:SHOWN_PARTS])
+        hidden = len(pair.findings) - SHOWN_PARTS
+        if hidden > 0:
+            body += (f'<p class="note">{"Otra parte" if hidden == 1 else f"Otras {hidden} partes"}'
+                     f" en <code>{CSV_NAME}</code>.</p>")
         items.append(
             f'<li data-pair="{_e(pair.a["file"])}|{_e(pair.b["file"])}">'
             f'<details{" open" if rank == 1 else ""}><summary><span class="name">'
             f'{_e(pair.a["file"])} y {_e(pair.b["file"])}</span> <span class="meta">· '
-            f'fuerza <strong data-strength="{pair.strength:.2f}">{pair.strength:.1f}</strong> · '
-            f"{_e(names)}</span></summary>{body}</details></li>")
+            f'fuerza <strong data-strength="{pair.strength:.2f}">{_decimal(pair.strength)}'
+            f"</strong> · {_e(names)}</span></summary>{body}</details></li>")
     more = (f"<p>La página muestra las {SHOWN_PAIRS} primeras; todas están en "
             f"<code>{CSV_NAME}</code>.</p>" if len(flagged) > SHOWN_PAIRS else "")
     listing = (f'<ol class="similar">{"".join(items)}</ol>{more}' if items else
@@ -135,10 +153,14 @@ def render(flagged, compared, cutoff=None) -> str:
   cada respuesta escrita y cada texto del reto), sin contar lo que todos recibieron en el
   cuaderno. Un parecido no es una prueba ni cambia ninguna nota, y ningún estudiante lo ve: dice
   dónde mirar. Las partes compartidas están marcadas en los dos textos.</p>
-  <p class="note">Una parte es inusual cuando como mucho el {_percent(flags.PART_TAIL)} de las
-  parejas de la clase se parecen tanto en ella; la fuerza suma lo raro que es cada parte inusual
-  (y un mismo error poco frecuente), y se marca una pareja desde {cutoff:g}. La lista completa,
-  con cada parte, está en <code>{CSV_NAME}</code>.</p>
+  <p class="note">Una parte es inusual cuando, como mucho, {_percent(flags.PART_TAIL)} de las
+  parejas de la clase se parecen tanto en ella, y cuenta lo raro que es ese parecido en esta clase
+  (un mismo error poco frecuente en los dos suma lo raro que es). La fuerza de una pareja compara
+  lo que suman sus partes inusuales con lo que suman las demás parejas de esta clase: con fuerza
+  0, en una clase como esta cabría esperar por azar una pareja así de parecida; con 1, en una de
+  cada diez clases; con 2, en una de cada cien. Se listan desde la fuerza {_decimal(cutoff)}
+  (<code>SIMILARITY_CUTOFF</code>); la lista, con cada parte, está también en
+  <code>{CSV_NAME}</code>.</p>
   {listing}
 </section>"""
 
