@@ -172,19 +172,40 @@ def otter_scores(results_path):
     return {test["name"]: float(test["score"]) for test in results["tests"] if "score" in test}
 
 
-def similarity_pass(out, grade_seconds, n):
-    """The similarity pass alone on the folder make grade wrote (it already ran inside
-    make grade's time): its seconds, beside make grade's. Pairs grow as n², and the index
-    counts only the pairs that share an uncommon fingerprint."""
-    from .similarity import section
+def similarity_pass(out, submissions, autograder_zip, grade_seconds, n, size):
+    """The similarity pass beside make grade's time. Keeping each submission's parts (make
+    grade does it on each, as it grades) is timed again here on the same files; comparing and
+    writing the report's section, on the n graded and on a class of ``size`` whose parts come
+    from the graded ones, each changed as one student's differs from another's
+    (``similarity.varied``): a thousand without grading a thousand. Pairs grow as n²."""
+    from .bundle import OpenedZip
+    from .similarity import parts, section, varied
 
+    with OpenedZip(autograder_zip) as bundle, tempfile.TemporaryDirectory() as work:
+        shared, functions = parts.Shared(bundle.settings), bundle.lesson.FUNCTIONS
+        files = sorted(Path(submissions).iterdir())
+        started = time.perf_counter()
+        for path in files:
+            parts.keep(work, path.stem, path.name, path, functions, shared)
+        keep_each = (time.perf_counter() - started) / len(files)
     started = time.perf_counter()
-    flagged, compared = section.analyse(out)
-    seconds = time.perf_counter() - started
-    pairs = sum(compared.values())
-    print(f"similarity pass, N = {n}: {seconds:.2f} s for {pairs} pairs of parts "
-          f"({len(compared)} parts, {len(flagged)} pairs flagged); similarity / make grade = "
-          f"{seconds / grade_seconds:.3f}")
+    section.write(out)
+    graded_seconds = time.perf_counter() - started
+    print(f"similarity pass, N = {n}: keeping the parts {1000 * keep_each:.1f} ms per "
+          f"submission; comparing and the report's section {graded_seconds:.2f} s")
+    with tempfile.TemporaryDirectory() as work:
+        varied.write_class(out, work, size)
+        (Path(work) / "records").mkdir()
+        started = time.perf_counter()
+        html = section.write(work)
+        seconds = time.perf_counter() - started
+        listed = html.count("<li data-pair=")
+    total = seconds + keep_each * size
+    rate = grade_seconds / n * size
+    print(f"similarity pass, {size} (parts of the {n} graded, varied): comparing and the "
+          f"section {seconds:.1f} s, keeping {keep_each * size:.1f} s, {listed} pairs listed; "
+          f"make grade at this run's rate: {rate:.0f} s; similarity / make grade = "
+          f"{total / rate:.3f}")
 
 
 def main(argv=None):
@@ -198,6 +219,9 @@ def main(argv=None):
     parser.add_argument("--jobs", type=lambda t: int(t) if str(t).strip() else None, default=None)
     parser.add_argument("--no-otter-run", action="store_true",
                         help="skip the otter run sample (for N = 1000)")
+    parser.add_argument("--similarity-class", type=int, default=1000,
+                        help="the class size of the similarity pass's own figure (its parts "
+                             "drawn from the graded ones)")
     parser.add_argument("--user", type=int, default=None,
                         help="run every measured command as this unprivileged uid")
     args = parser.parse_args(argv)
@@ -252,7 +276,7 @@ def compare(args, jobs, work):
           f"{(zygote_cpu + jobs_cpu) / args.n:.3f}); cores busy {busy:.0%}")
     grader_peak = own_peak(run.stdout)
     print(f"memory, N = {args.n}: grader {grader_peak:.0f} MiB, largest job {child_peak:.0f} MiB")
-    similarity_pass(out, run.seconds, args.n)
+    similarity_pass(out, submissions, autograder_zip, run.seconds, args.n, args.similarity_class)
     # The class report must stay light enough to open before the next lecture (under 1 MB).
     print(f"class report, N = {args.n}: {(out / 'report.html').stat().st_size / 1024:.0f} KiB")
     if args.n > 100:
