@@ -397,7 +397,9 @@ def test_screenshot_of_each_section_is_saved(page, section):
 
 def test_make_report_rebuilds_the_same_page_from_the_records_alone(graded_batch, autograder_zip,
                                                                   tmp_path):
-    shutil.copytree(graded_batch / "records", tmp_path / "records")  # no CSV, no feedback
+    # No CSV, no feedback: the records, and the parts kept for the similarity section.
+    shutil.copytree(graded_batch / "records", tmp_path / "records")
+    shutil.copytree(graded_batch / "similarity", tmp_path / "similarity")
     completed = subprocess.run(
         [sys.executable, "-m", "kit_autograder.report.class_report", "--out", str(tmp_path),
          "--autograder", str(autograder_zip)], cwd=ROOT, capture_output=True, text=True)
