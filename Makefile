@@ -89,7 +89,7 @@ grade: $(STAMP) $(ZIP) $(if $(filter $(DIST)/demo,$(SUBMISSIONS)),$(DIST)/demo)
 	$(PY) -m kit_autograder.batch --autograder $(ZIP) \
 		--submissions "$(SUBMISSIONS)" --out "$(OUT)" --jobs "$(JOBS)" \
 		--timeout "$(TIMEOUT)" --memory-mb "$(MEMORY_MB)" --roster "$(ROSTER)" \
-		$(if $(PICK),--pick "$(PICK)")
+		--similarity-cutoff "$(SIMILARITY_CUTOFF)" $(if $(PICK),--pick "$(PICK)")
 
 $(DIST)/demo: $(ZIP)
 	$(PY) -m autograder.demo_submissions --lesson "$(LESSON)" --dist "$(DIST)" --out "$@"
@@ -98,7 +98,7 @@ $(DIST)/demo: $(ZIP)
 # make grade writes. The zip supplies the lesson's steps and catalog of mistakes.
 report: $(STAMP) $(ZIP)
 	$(PY) -m kit_autograder.report.class_report --autograder $(ZIP) \
-		--out "$(OUT)"
+		--out "$(OUT)" --similarity-cutoff "$(SIMILARITY_CUTOFF)"
 
 # $(N) synthetic submissions (the lesson's synthetic.py) through make grade's engine, a sample
 # through `otter run`.

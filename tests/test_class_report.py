@@ -397,7 +397,9 @@ def test_screenshot_of_each_section_is_saved(page, section):
 
 def test_make_report_rebuilds_the_same_page_from_the_records_alone(graded_batch, autograder_zip,
                                                                   tmp_path):
-    shutil.copytree(graded_batch / "records", tmp_path / "records")  # no CSV, no feedback
+    # No CSV, no feedback: the records, and the parts kept for the similarity section.
+    shutil.copytree(graded_batch / "records", tmp_path / "records")
+    shutil.copytree(graded_batch / "similarity", tmp_path / "similarity")
     completed = subprocess.run(
         [sys.executable, "-m", "kit_autograder.report.class_report", "--out", str(tmp_path),
          "--autograder", str(autograder_zip)], cwd=ROOT, capture_output=True, text=True)
@@ -609,3 +611,87 @@ def test_a_long_file_name_stays_inside_its_table_at_1280_px(browser, tmp_path):
         assert _widest_overflow(tab) > 100
     finally:
         tab.close()
+
+
+# --- similar submissions (issue 50) ------------------------------------------------------------
+
+SIMILAR_SECTION = "similitud"
+
+
+@pytest.fixture(scope="module")
+def similar_page(built_dist, autograder_zip, tmp_path_factory):
+    """A planted class's parts kept as make grade keeps them, beside hand-made records: the
+    report with its section on similar submissions, without grading anything."""
+    import nbformat
+
+    import similarity_class
+
+    student = nbformat.read(built_dist / "student" / "notebook_student.ipynb", as_version=4)
+    klass = similarity_class.build(student, n_independent=30, seed=50)
+    out = tmp_path_factory.mktemp("similar")
+    similarity_class.keep(klass, out, autograder_zip)
+    (out / "records").mkdir()
+    for name in klass.files:
+        record = _record(Path(name).stem)
+        (out / "records" / f"{record.stem}.json").write_text(record.to_json(), "utf-8")
+    page = class_report.write(out, lesson=TINY_LESSON, title="055-atencion-transformer")
+    copies = {tuple(sorted((c, s))) for c, (s, _) in klass.planted.items()}
+    return page, copies
+
+
+@pytest.fixture
+def similar_tab(browser, similar_page):
+    tab = browser.new_page(viewport={"width": 1280, "height": 900})
+    tab.goto(similar_page[0].as_uri())
+    yield tab
+    tab.close()
+
+
+def test_similar_pairs_are_listed_with_their_parts_side_by_side_and_shared_passages_marked(
+        similar_tab, similar_page):
+    listed = similar_tab.eval_on_selector_all(
+        f"#{SIMILAR_SECTION} li[data-pair]", "items => items.map(li => li.dataset.pair)")
+    pairs = [tuple(sorted(pair.split("|"))) for pair in listed]
+    assert pairs and pairs[0] in similar_page[1]  # the strongest is a planted copy
+    assert len(set(pairs) & similar_page[1]) >= 5, pairs
+    first = similar_tab.locator(f"#{SIMILAR_SECTION} li[data-pair]").first
+    assert first.locator("details").get_attribute("open") is not None  # the strongest, open
+    finding = first.locator(".finding").first
+    assert finding.locator("figure").count() == 2
+    assert all(finding.locator("figure").nth(i).locator("mark").count() > 0 for i in (0, 1))
+    assert "que más comparte en esta parte" in finding.text_content()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shot = ARTIFACTS / f"{len(SECTIONS) + 1}_{SIMILAR_SECTION}.png"
+    first.screenshot(path=str(shot))
+    assert shot.stat().st_size > 20_000
+
+
+def test_similar_pairs_open_and_their_texts_scroll_from_the_keyboard(similar_tab):
+    summaries = similar_tab.locator(f"#{SIMILAR_SECTION} summary")
+    second = summaries.nth(1)
+    assert second.locator("xpath=..").get_attribute("open") is None
+    second.focus()
+    similar_tab.keyboard.press("Enter")
+    assert second.locator("xpath=..").get_attribute("open") is not None
+    # Tab moves from the summary into the pair's texts, each a stop of its own to scroll.
+    stops = []
+    for _ in range(4):
+        similar_tab.keyboard.press("Tab")
+        stops.append(similar_tab.evaluate(
+            "() => [document.activeElement.tagName, document.activeElement.getAttribute"
+            "('aria-label') || '', !!document.activeElement.closest('details[open]')]"))
+    assert stops[0][2] and stops[0][0] in ("PRE", "DIV") and stops[0][1], stops
+    assert [s[1] for s in stops[:2]] != [stops[0][1]] * 2, "each text is its own stop"
+
+
+def test_the_similar_pairs_section_passes_axe_cores_wcag_a_and_aa_rules(similar_tab):
+    from accessibility import violated_rules, wcag_violations
+
+    similar_tab.evaluate("() => document.querySelectorAll('#similitud details')"
+                         ".forEach(d => d.open = true)")
+    count, report = wcag_violations(similar_tab)
+    assert count == 0, report
+    # Positive control: a text that scrolls without taking the keyboard's focus is a violation.
+    similar_tab.evaluate("""() => document.querySelectorAll('#similitud [tabindex]').forEach(e => {
+        e.removeAttribute('tabindex'); e.style.maxHeight = '40px'; })""")
+    assert "scrollable-region-focusable" in violated_rules(similar_tab)

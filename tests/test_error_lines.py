@@ -146,6 +146,9 @@ GRADE_CASES = [
     ("autograder_zip_is_another_zip", ["--autograder", "{tmp}/wrong.zip"],
      "{tmp}/wrong.zip: holds no otter_config.json; give the autograder zip that `make assign` "
      "builds, or build it again"),
+    ("similarity_cutoff_is_not_a_number", ["--similarity-cutoff", "mucho"],
+     "SIMILARITY_CUTOFF=mucho: not a number; give the strength from which similar submissions "
+     "are listed, such as -0.5, the default (docs/instructors.md)"),
 ]
 
 

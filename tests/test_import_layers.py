@@ -22,7 +22,7 @@ LAYERS = (
     # make validate
     ("batch", "otter_plugin", "otter_entry", "otter_workdir", "bench", "validate"),
     # what people read and hand in around the grades: the reports, the written answers, the LMS
-    ("report", "written", "lms"),
+    ("report", "written", "lms", "similarity"),
     # one submission graded, and what that needs: the lesson, its zip, its build, its inputs
     ("grading", "verdicts", "submission", "bundle", "lesson", "build", "hidden_inputs", "policy",
      "incell", "challenge", "csv_cells", "spanish_numbers", "error_lines"),

@@ -42,6 +42,8 @@ from .bundle import BundleError, OpenedZip
 from .grading import Grader
 from .report import class_report
 from .report.outputs import Outputs
+from .similarity import flags as similarity_flags
+from .similarity import parts as similarity_parts
 from .sandbox.client import Limits, Sandbox, SandboxError
 from .submission import shown_name
 from .verdicts.record import Flag, Record
@@ -108,10 +110,12 @@ def unconfined(description):
 
 
 def grade_folder(submissions, out, *, autograder_zip, jobs=None, limits=Limits(), log=sys.stderr,
-                 allow_bwrap=True, unconfined_ok=False, roster=None, picks=()):
+                 allow_bwrap=True, unconfined_ok=False, roster=None, picks=(),
+                 similarity_cutoff=None):
     """Grade every submission in ``submissions`` (a folder, or an LMS's download zip) into
     ``out``; returns a summary. ``roster``: the LMS's class list (ROSTER=), to check who is
-    who; ``picks``: files of the download the instructor chose to grade (PICK=)."""
+    who; ``picks``: files of the download the instructor chose to grade (PICK=);
+    ``similarity_cutoff``: the report's SIMILARITY_CUTOFF= (None: its default)."""
     submissions, out = Path(submissions), Path(out)
     try:
         listed = lms.read_roster(roster) if roster else None
@@ -125,10 +129,11 @@ def grade_folder(submissions, out, *, autograder_zip, jobs=None, limits=Limits()
         raise BatchError(str(exc)) from exc
     with ingested:  # the files extracted from a download zip are removed after grading
         return _grade(ingested, out, autograder_zip, jobs, limits, log, allow_bwrap,
-                      unconfined_ok)
+                      unconfined_ok, similarity_cutoff)
 
 
-def _grade(ingested, out, autograder_zip, jobs, limits, log, allow_bwrap, unconfined_ok):
+def _grade(ingested, out, autograder_zip, jobs, limits, log, allow_bwrap, unconfined_ok,
+           similarity_cutoff):
     entries = ingested.entries
     if not entries:
         raise BatchError(f"{ingested.source}: no .ipynb or .zip file to grade; put the "
@@ -159,7 +164,8 @@ def _grade(ingested, out, autograder_zip, jobs, limits, log, allow_bwrap, unconf
             description["cpu"] = dict(sandbox.cpu)
             outputs.write_csv([stems[entry.name_hint] for entry in entries])
             written_merge.after_grading(out, grader.lesson.NAME)
-            class_report.write(out, lesson=grader.lesson, title=bundle.assignment_name)
+            class_report.write(out, lesson=grader.lesson, title=bundle.assignment_name,
+                               similarity_cutoff=similarity_cutoff)
     except (BundleError, SandboxError) as exc:
         raise BatchError(str(exc)) from exc
     seconds = time.monotonic() - started
@@ -180,6 +186,7 @@ def _run(grader, sandbox, outputs, entries, stems, jobs, log):
     done = [0]
     lock = threading.Lock()
     lesson, questions = grader.lesson.NAME, outputs.written.questions
+    shared = similarity_parts.Shared(grader.bundle.settings)
 
     def graded(entry, stem):
         if entry.refusal:
@@ -207,6 +214,8 @@ def _run(grader, sandbox, outputs, entries, stems, jobs, log):
         if questions:
             written_answers.save(outputs.out, stem, entry.file, entry.path, lesson, questions,
                                  entry.refusal, record.texts)
+        similarity_parts.keep(outputs.out, stem, entry.file, None if entry.refusal else entry.path,
+                              grader.lesson.FUNCTIONS, shared, record.texts)
         with lock:
             done[0] += 1
             state = (f"{_points(record.earned)}/{_points(record.possible)}" if record.graded
@@ -255,7 +264,8 @@ def _prepare(out: Path):
     try:
         out.mkdir(parents=True, exist_ok=True)
         # written_scores.csv stays: a person's grading survives a regrade.
-        for folder in ("results", "feedback", "records", written_answers.FOLDER):
+        for folder in ("results", "feedback", "records", written_answers.FOLDER,
+                       similarity_parts.FOLDER):
             shutil.rmtree(out / folder, ignore_errors=True)
         for name in ("final_grades.csv", "report.html", lms.entries.MANIFEST,
                      lms.entries.INGEST_CSV, INTERNAL_LOG):
@@ -363,7 +373,14 @@ def main(argv=None):
                              "handed in several (as ingest.csv names it); repeatable")
     parser.add_argument("--unconfined-ok", action="store_true",
                         help="grade even where a submission could write the grader's files")
+    parser.add_argument("--similarity-cutoff", default="",
+                        help="the strength from which the report lists similar submissions "
+                             "(SIMILARITY_CUTOFF=; docs/instructors.md)")
     args = parser.parse_args(argv)
+    try:
+        similarity_cutoff = similarity_flags.cutoff_setting(args.similarity_cutoff)
+    except ValueError as exc:
+        return error_lines.report(None, [str(exc)])
     try:
         readable = args.autograder.is_file() and os.access(args.autograder, os.R_OK)
     except OSError:
@@ -378,7 +395,7 @@ def main(argv=None):
     try:
         grade_folder(args.submissions, args.out, autograder_zip=args.autograder,
                      jobs=args.jobs, limits=limits, unconfined_ok=args.unconfined_ok,
-                     roster=args.roster,
+                     roster=args.roster, similarity_cutoff=similarity_cutoff,
                      picks=[p for value in args.pick for p in value.split("|") if p])
     except BatchError as exc:
         return error_lines.report(exc)

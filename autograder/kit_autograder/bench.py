@@ -225,6 +225,45 @@ def gradescope_cold(autograder_zip, name, data, user):
         shutil.rmtree(root, ignore_errors=True)
 
 
+def similarity_pass(out, submissions, autograder_zip, grade_seconds, grade_cpu, n, size):
+    """The similarity pass beside make grade's time. Keeping each submission's parts (make
+    grade does it on each, as it grades) is timed again here on the same files; comparing and
+    writing the report's section, on the n graded and on a class of ``size`` whose parts come
+    from the graded ones, each changed as one student's differs from another's
+    (``similarity.varied``): a thousand without grading a thousand. Pairs grow as n². Both
+    wall and CPU seconds: make grade spreads over the cores, the pass runs on one, and on a
+    busy machine the wall clock says more of the others than of either."""
+    from .bundle import OpenedZip
+    from .similarity import parts, section, varied
+
+    def timed_call(call):
+        wall, cpu = time.perf_counter(), time.process_time()
+        result = call()
+        return result, time.perf_counter() - wall, time.process_time() - cpu
+
+    with OpenedZip(autograder_zip) as bundle, tempfile.TemporaryDirectory() as work:
+        shared, functions = parts.Shared(bundle.settings), bundle.lesson.FUNCTIONS
+        files = sorted(Path(submissions).iterdir())
+        _, keep_wall, keep_cpu = timed_call(lambda: [
+            parts.keep(work, path.stem, path.name, path, functions, shared) for path in files])
+    keep_wall, keep_cpu = keep_wall / len(files), keep_cpu / len(files)
+    _, graded_seconds, _ = timed_call(lambda: section.write(out))
+    print(f"similarity pass, N = {n}: keeping the parts {1000 * keep_wall:.1f} ms per "
+          f"submission; comparing and the report's section {graded_seconds:.2f} s")
+    with tempfile.TemporaryDirectory() as work:
+        varied.write_class(out, work, size)
+        (Path(work) / "records").mkdir()
+        html, wall, cpu = timed_call(lambda: section.write(work))
+    listed = html.count("<li data-pair=")
+    rate, rate_cpu = grade_seconds / n * size, grade_cpu * size
+    total, total_cpu = wall + keep_wall * size, cpu + keep_cpu * size
+    print(f"similarity pass, {size} (parts of the {n} graded, varied): comparing and the "
+          f"section {wall:.1f} s, keeping {keep_wall * size:.1f} s, {listed} pairs listed; "
+          f"make grade at this run's rate: {rate:.0f} s; similarity / make grade = "
+          f"{total / rate:.3f} (CPU: {total_cpu:.0f} s of {rate_cpu:.0f} s, "
+          f"{total_cpu / rate_cpu:.3f})")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--autograder", type=Path, required=True)
@@ -236,6 +275,9 @@ def main(argv=None):
     parser.add_argument("--jobs", type=lambda t: int(t) if str(t).strip() else None, default=None)
     parser.add_argument("--no-otter-run", action="store_true",
                         help="skip the otter run sample (for N = 1000)")
+    parser.add_argument("--similarity-class", type=int, default=1000,
+                        help="the class size of the similarity pass's own figure (its parts "
+                             "drawn from the graded ones)")
     parser.add_argument("--user", type=int, default=None,
                         help="run every measured command as this unprivileged uid")
     args = parser.parse_args(argv)
@@ -290,6 +332,8 @@ def compare(args, jobs, work):
           f"{(zygote_cpu + jobs_cpu) / args.n:.3f}); cores busy {busy:.0%}")
     grader_peak = own_peak(run.stdout)
     print(f"memory, N = {args.n}: grader {grader_peak:.0f} MiB, largest job {child_peak:.0f} MiB")
+    similarity_pass(out, submissions, autograder_zip, run.seconds, engine_cpu, args.n,
+                    args.similarity_class)
     # The class report must stay light enough to open before the next lecture (under 1 MB).
     print(f"class report, N = {args.n}: {(out / 'report.html').stat().st_size / 1024:.0f} KiB")
     if args.n > 100:

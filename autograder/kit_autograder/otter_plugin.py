@@ -56,6 +56,7 @@ class VerificationPlugin(AbstractOtterPlugin):
         import nbformat
 
         from .build import otter_templates
+        from .similarity import parts as similarity_parts
 
         # Otter Generate has fetched its templates by now, so Otter's own are back for
         # whatever else this process builds.
@@ -72,7 +73,9 @@ class VerificationPlugin(AbstractOtterPlugin):
         for entry in otter_config.get("plugins", []):
             if isinstance(entry, dict) and PLUGIN in entry:
                 entry[PLUGIN] = {**(entry[PLUGIN] or {}),
-                                 "given": policy.given_fingerprints(cells)}
+                                 "given": policy.given_fingerprints(cells),
+                                 similarity_parts.SETTING:
+                                     similarity_parts.shared_material(student.cells)}
 
     # --- grading ------------------------------------------------------------------------
 

@@ -203,11 +203,14 @@ def tally(out_dir, lesson) -> ClassTally:
     return counted
 
 
-def write(out_dir, *, lesson, title=None) -> Path:
-    """Build ``out_dir/report.html`` from ``out_dir/records/``; returns its path."""
+def write(out_dir, *, lesson, title=None, similarity_cutoff=None) -> Path:
+    """Build ``out_dir/report.html`` from ``out_dir/records/``, and ``similarity.csv`` from
+    ``out_dir/similarity/``; returns the page's path."""
+    from ..similarity import section as similarity
+
     counted = tally(out_dir, lesson)
     page = render(counted, title=title, written=_written(out_dir, lesson, counted.students),
-                  ingest=_ingest(out_dir))
+                  ingest=_ingest(out_dir), similar=similarity.write(out_dir, similarity_cutoff))
     path = Path(out_dir) / REPORT_NAME
     partial = path.with_name(f".{REPORT_NAME}.partial")
     partial.write_text(page, "utf-8", errors="replace")
@@ -628,15 +631,16 @@ def _ingest(out_dir):
 </section>"""
 
 
-def render(counted: ClassTally, *, title=None, written="", ingest="") -> str:
+def render(counted: ClassTally, *, title=None, written="", ingest="", similar="") -> str:
     """The page, as one string of HTML: the templates' skeleton and style around its sections;
     ``written``: the written answers' section, if any; ``ingest``: the download's notices."""
     heading = f"Informe de la clase: {title}" if title else "Informe de la clase"
     sections = [ingest, _summary(counted), _questions_section(counted), _mistakes_section(counted),
-                _needs_human(counted), _challenge(counted), written]
+                _needs_human(counted), _challenge(counted), written, similar]
     links = (('<a href="#descarga">La descarga</a>' if ingest else "")
              + ('<a href="#reto">El reto</a>' if counted.data_questions else "")
-             + ('<a href="#escritas">Respuestas escritas</a>' if written else ""))
+             + ('<a href="#escritas">Respuestas escritas</a>' if written else "")
+             + ('<a href="#similitud">Entregas parecidas</a>' if similar else ""))
     return string.Template((TEMPLATES / "report.html").read_text("utf-8")).substitute(
         heading=_e(heading), style=(TEMPLATES / "report.css").read_text("utf-8"),
         extra_links=links, sections="\n".join(sections))
@@ -648,14 +652,25 @@ def main(argv=None):
     parser.add_argument("--out", type=Path, required=True, help="a folder `make grade` wrote")
     parser.add_argument("--autograder", type=Path, required=True,
                         help="the autograder zip, for its lesson (steps and catalog)")
+    parser.add_argument("--similarity-cutoff", default="",
+                        help="the strength from which the report lists similar submissions "
+                             "(SIMILARITY_CUTOFF=; docs/instructors.md)")
     args = parser.parse_args(argv)
+    from ..similarity.flags import cutoff_setting
+
+    try:
+        similarity_cutoff = cutoff_setting(args.similarity_cutoff)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     from ..bundle import BundleError, OpenedZip
     from ..written.scores import ScoresError
     from .outputs import rebuild
 
     try:
         with OpenedZip(args.autograder) as bundle:
-            path = write(args.out, lesson=bundle.lesson, title=bundle.assignment_name)
+            path = write(args.out, lesson=bundle.lesson, title=bundle.assignment_name,
+                         similarity_cutoff=similarity_cutoff)
             rebuild(args.out, bundle)  # final_grades.csv and feedback/, written scores joined
     except (BundleError, ReportError, ScoresError) as exc:
         print(f"error: {exc}", file=sys.stderr)
