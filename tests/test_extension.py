@@ -111,7 +111,7 @@ def edited_evidence(data):
 
 def no_lab_number(data):
     data["student_extension"]["measurement"] = "Medí que los pesos suman 1 en 3 casos."
-    data["student_extension"]["conclusion"] = "Funciona en un 99,5 % de los casos que imaginé."
+    data["student_extension"]["conclusion"] = "Funciona en un 42,7 % de los casos que imaginé."
 
 
 def blank_risk(data):
@@ -645,12 +645,12 @@ def test_criterion_3_tells_randomness_from_a_stale_copy_by_a_second_fresh_run():
 
 
 def ablation_number():
-    """A number ``python ablacion.py`` prints, and lab.py carries: the held-out loss without
-    √d_k, seed 0."""
+    """A number ``python ablacion.py`` prints, and lab.py carries: the gradient that reaches
+    W_Q and W_K early in training without √d_k, seed 0."""
     from attention.lab import ABLATION
 
     (fact,) = [item for item in ABLATION["evidence"] if item["id"] == "sin_escala_raiz_dk"]
-    return fact["values"]["held_out_loss_without"][0]
+    return fact["values"]["early_gradient_without"][0]
 
 
 def citing(good, measurement, conclusion="Sin la escala, el modelo aprende peor que con ella."):
@@ -673,8 +673,8 @@ def test_a_number_of_the_ablation_cited_with_its_measurement_passes_on_every_doo
     from kit_autograder import challenge
     from reference import attention as reference
 
-    data = citing(good, f"Sin dividir por √d_k, la pérdida en secuencias nuevas con la semilla 0 "
-                        f"es {spanish(ablation_number())}.")
+    data = citing(good, f"Sin dividir por √d_k, el gradiente que llega a W_Q y W_K al principio "
+                        f"con la semilla 0 es {spanish(ablation_number())}.")
     assert not (folder / "ablacion.py").exists()
     assert failed(validate(data, folder / "notebook_student.ipynb")) == {}
     functions = {name: getattr(reference, name) for name in GRADED}
@@ -685,8 +685,8 @@ def test_a_number_of_the_ablation_cited_with_its_measurement_passes_on_every_doo
 
 @pytest.mark.parametrize("measurement", [
     "Mi gato pesa {n} kilos y duerme mucho todo el día.",  # a coincidence: no word of the ablation
-    "Sin dividir por √d_k, la pérdida en secuencias nuevas es {off}.",  # a number it did not print
-    "Es {n}. Sin dividir por √d_k, la pérdida en secuencias nuevas sube.",  # its word elsewhere
+    "Sin dividir por √d_k, el gradiente que llega a W_Q y W_K es {off}.",  # a number not printed
+    "Es {n}. Sin dividir por √d_k, el gradiente que llega a W_Q y W_K sube.",  # its word elsewhere
 ])
 def test_a_coincidence_or_a_number_the_ablation_did_not_print_is_no_evidence(good, folder,
                                                                               measurement):

@@ -199,18 +199,23 @@ def test_the_cost_exercise_s_solution_note_counts_what_the_two_loops_count():
     assert "$n^3/3$" in note and "$n^2/2$" in note
 
 
-def test_the_ablation_number_the_notebook_quotes_is_the_one_lab_py_carries():
-    """The ablation section's example citation: a number of result.ablacion, which
-    tests/test_ablation.py holds to what `python ablacion.py` prints."""
+def test_the_ablation_numbers_the_notebook_quotes_are_the_ones_lab_py_carries():
+    """The ablation section's example citation and its claims: numbers of result.ablacion, which
+    tests/test_ablation.py holds to what `python ablacion.py` prints on any machine."""
     from attention.lab import ABLATION
 
     (text,) = [c.source for c in load_master(MASTER).cells
-               if c.cell_type == "markdown" and "Sus números también son evidencia" in c.source]
+               if c.cell_type == "markdown" and "Sus números también se pueden citar" in c.source]
     (fact,) = [item for item in ABLATION["evidence"] if item["id"] == "sin_escala_raiz_dk"]
-    seeds = ABLATION["seeds"]
-    loss = fact["values"]["held_out_loss_without"][seeds.index(0)]
-    assert f"la pérdida en secuencias nuevas con la semilla 0 es {loss:.4g}".replace(".", ",") in text
-    assert "semillas " + ", ".join(map(str, seeds[:-1])) + f" y {seeds[-1]}" in text
+    seeds, values = ABLATION["seeds"], fact["values"]
+    at_0 = seeds.index(0)
+    spanish = lambda value: f"{value:.4g}".replace(".", ",")  # noqa: E731
+    assert (f"en los 15 primeros pasos con la semilla 0 es {spanish(values['early_gradient_without'][at_0])}"
+            f", y con la escala, {spanish(values['early_gradient_with'][at_0])}") in text
+    assert seeds == list(range(8)) and "semillas 0 a 7" in text and "con ocho semillas" in text
+    # «cambia su pérdida final en las ocho semillas (con la escala, en ninguna)»
+    assert values["chaotic_seeds_without"] == 8 and values["chaotic_seeds_with"] == 0
+    assert "en las ocho semillas (con la escala, en ninguna)" in text
 
 
 def test_the_post_ln_and_pre_ln_figure_draws_what_its_text_says_in_spanish_labels_that_fit():

@@ -1495,36 +1495,45 @@ def test_coste_cuenta_los_productos_escalares_de_generar(productos_escalares):
 # %% [markdown] tags=["graded-only"]
 # ## Laboratorio de ablación: qué pasa si quitas una pieza
 #
-# El paso 9 mostró que un modelo entrenado puede acertar aunque falte $\sqrt{d_k}$: acertar no prueba que cada pieza sirva. Para verlo hay que **entrenar** con y sin ella. `ablacion.py`, en esta carpeta, entrena un Transformer diminuto (su propio código de NumPy, no tus funciones) en la **copia desplazada**, escribir en cada posición el token de la posición anterior, tres veces con cada configuración (tres semillas) y desde los mismos pesos iniciales:
+# El paso 9 mostró que un modelo entrenado puede acertar aunque falte $\sqrt{d_k}$: acertar no prueba que cada pieza sirva. Para verlo hay que **entrenar** con y sin ella. `ablacion.py`, en esta carpeta, entrena un Transformer diminuto (su propio código de NumPy, no tus funciones) en la **copia desplazada**, escribir en cada posición el token de la posición anterior, con ocho semillas y, en cada una, desde los mismos pesos iniciales con la pieza y sin ella:
 #
 # - **sin dividir por $\sqrt{d_k}$**, con $d_k = 64$;
 # - **sin codificación posicional**, en una tarea que solo se resuelve sabiendo qué token es el anterior;
 # - **sin conexiones residuales**, en una pila de dos bloques.
 #
-# Entrena con descenso del gradiente con momento, no con Adam: Adam divide cada gradiente por su propio tamaño y disimularía justo lo que estas piezas evitan, gradientes que se apagan. Tarda unos segundos, así que no se ejecuta con el resto del cuaderno: cuando quieras verlo, en una terminal abierta en esta carpeta (con el entorno activado),
+# Entrena con descenso del gradiente con momento y una tasa de aprendizaje fija, no con Adam: Adam divide cada gradiente por su propio tamaño y disimularía justo lo que estas piezas cambian, el tamaño de los gradientes. Usa un solo hilo del procesador (con matrices tan pequeñas, más hilos solo lo frenan) y tarda unos 20 segundos: 20 s en el ordenador en que se preparó la clase, y el doble o más si el ordenador está ocupado con otras cosas. Mientras entrena, escribe por qué semilla va y, al terminar, cuánto ha tardado. No se ejecuta con el resto del cuaderno: cuando quieras verlo, en una terminal abierta en esta carpeta (con el entorno activado),
 #
 # ```
 # python ablacion.py --figura ablacion.png
 # ```
 #
-# o cambia `False` por `True` en la celda siguiente y ejecútala. Imprime un JSON con el mismo contrato que `lab.py` (`kind`, `evidence` con cada hecho y sus números por semilla, `limitations`) y dibuja en `ablacion.png` las curvas de pérdida y el gradiente que llega a $W_Q$ y $W_K$, con la pieza (azul) y sin ella (rojo). Un hecho se cumple solo si la pérdida sin la pieza es mayor en todas las semillas, o si la diferencia supera la variación entre semillas.
+# o cambia `False` por `True` en la celda siguiente y ejecútala. Imprime un JSON con el mismo contrato que `lab.py` (`kind`, `evidence` con cada hecho y sus números, `limitations`) y dibuja en `ablacion.png` las curvas de pérdida y el gradiente que llega a $W_Q$ y $W_K$, con la pieza (azul) y sin ella (rojo). Cada hecho compara las ocho semillas una a una, o sus medianas, y dice si se cumple.
 #
-# **Sus números también son evidencia para el reto.** No hace falta entrenar para citarlos: `lab.py` trae lo que mide `ablacion.py` con sus semillas 0, 1 y 2 en `result.ablacion` (la celda del laboratorio lo muestra al final), medido al preparar la clase, y entrenar otra vez da los mismos números. Se citan como cualquier otro número del laboratorio, diciendo de qué medición salen: «sin dividir por $\sqrt{d_k}$, la pérdida en secuencias nuevas con la semilla 0 es 0,4862».
+# **Solo imprime números estables.** Sin la escala, el entrenamiento es caótico: empujar los pesos iniciales una billonésima ($10^{-12}$) cambia su pérdida final en las ocho semillas (con la escala, en ninguna). Por eso esas pérdidas no se imprimen semilla a semilla, y lo que sí se imprime es cuántas semillas cambian con ese empujón. Todo lo demás da lo mismo con el empujón y con uno o dos hilos, es decir, en cualquier ordenador: compruébalo con `python ablacion.py --perturbacion 1e-12`.
+#
+# **Sus números también se pueden citar.** No hace falta entrenar para verlos: `lab.py` trae lo que mide `ablacion.py` con sus semillas 0 a 7 en `result.ablacion` (la celda del laboratorio lo muestra al final), medido al preparar la clase, y entrenar otra vez, en tu ordenador, da los mismos números. Se citan diciendo de qué medición salen: «sin dividir por $\sqrt{d_k}$, el gradiente que llega a $W_Q$ y $W_K$ en los 15 primeros pasos con la semilla 0 es 0,883, y con la escala, 0,3608».
 
 # %% tags=["graded-only"]
-EJECUTAR_ABLACION = False  # True para entrenar las seis configuraciones por tres semillas (unos segundos)
+EJECUTAR_ABLACION = False  # True para entrenar el modelo diminuto con y sin cada pieza (unos 20 segundos)
 
 if EJECUTAR_ABLACION:
-    import ablacion
+    import json
+    import subprocess
+    import sys
+
     import lab
 
-    evidencia_ablacion, curvas_ablacion = ablacion.run()
-    ablacion.figure(curvas_ablacion, "ablacion.png")
+    # Lo mismo que «python ablacion.py --figura ablacion.png» en una terminal, con un solo hilo; su avance sale aquí.
+    proceso = subprocess.Popen([sys.executable, "ablacion.py", "--figura", "ablacion.png"], text=True,
+                               encoding="utf-8", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    for linea in proceso.stderr:
+        print(linea, end="")
+    evidencia_ablacion = json.loads(proceso.stdout.read())
     for hecho in evidencia_ablacion["evidence"]:
         print(f"[{'se cumple' if hecho['holds'] else 'NO se cumple'}] {hecho['fact']}")
         for clave, valores in hecho["values"].items():
+            valores = valores if isinstance(valores, list) else [valores]
             print(f"    {lab.GLOSSES[clave]}: {', '.join(f'{v:.4g}'.replace('.', ',') for v in valores)}")
-    print("Curvas en ablacion.png")
     print(f"¿Son los números que lab.py trae en result.ablacion? {'Sí' if evidencia_ablacion == lab.ABLATION else 'No'}")
 
 # %% [markdown] tags=["graded-only"]
