@@ -25,21 +25,86 @@ def spanish_power(value):
     return f"{mantissa.replace('.', '{,}')} \\times 10^{{{int(exponent)}}}"
 
 
-def test_step_4_measures_the_gradient_the_text_says_vanishes():
+class Nudged:
+    """A generator whose normal draws are nudged by ``size``·N(0, 1): the cited numbers must
+    not notice (issue 48: cite only what survives 1e-12)."""
+
+    def __init__(self, generator, size=1e-12):
+        self.generator, self.size, self.noise = generator, size, np.random.default_rng(12)
+
+    def normal(self, *args, size=None, **kwargs):
+        draw = self.generator.normal(*args, size=size, **kwargs)
+        return draw + self.size * self.noise.normal(size=np.shape(draw))
+
+    def spawn(self, count):
+        return [Nudged(child, self.size) for child in self.generator.spawn(count)]
+
+
+def run_cell(source, rng, **names):
+    """``source`` run as the notebook runs it, with the reference's softmax and ``rng``: what
+    it printed, and its namespace."""
+    import contextlib
+    import io
+
     import matplotlib.pyplot as plt
 
-    source, text = cell_and_text_after("def mayor_derivada(")
+    namespace = {"np": np, "plt": plt, "softmax": reference.softmax, "rng": rng, **names}
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(source.replace("plt.show()", "plt.close('all')"), namespace)
+    return printed.getvalue(), namespace
+
+
+def spanish(value, digits=2):
+    return f"{value:.{digits}g}".replace(".", ",")
+
+
+def test_step_4_measures_the_gradient_that_reaches_the_query_as_its_text_says():
+    """Issue 48.2: the typical query's gradient vanishes without the scale, the mean does not;
+    the text says so with the cell's own numbers, and so does q9's model answer."""
+    source, text = cell_and_text_after("def gradiente_en_q(")
     # The cell's generator is a child of the notebook's rng, as it is when the notebook runs.
-    namespace = {"np": np, "plt": plt, "softmax": reference.softmax,
-                 "rng": np.random.default_rng(0)}
-    exec(source.replace("plt.show()", "plt.close('all')"), namespace)
-    dimensions, raw, scaled = (namespace[n] for n in ("dimensiones", "sin_escalar", "escalando"))
-    at = {d: v for d, v in zip(dimensions, raw)}
-    assert f"{at[4]:.2f}".replace(".", ",") in text
-    assert spanish_power(at[512]) in text and spanish_power(at[1024]) in text
-    # «Se queda en torno a 0,2 en cualquier dimensión», and without scaling it falls.
-    assert all(abs(v - 0.2) < 0.05 for v in scaled) and "en torno a 0,2" in text
-    assert all(a > b for a, b in zip(raw, raw[1:]))
+    _, ns = run_cell(source, np.random.default_rng(0))
+    dims = ns["dimensiones"]
+    median = {d: m for d, m in zip(dims, ns["medianas"])}  # (without, with the scale)
+    mean = {d: m for d, m in zip(dims, ns["medias"])}
+    assert median[16][0] > median[4][0] and all(
+        median[a][0] > median[b][0] for a, b in zip(dims[1:], dims[2:]))  # rises, then falls
+    assert (f"({spanish(median[4][0])} con $d_k = 4$, {spanish(median[16][0])} con 16), pero desde "
+            f"$d_k = 64$ cae: {spanish(median[256][0])} con 256 y "
+            f"${spanish_power(median[1024][0])}$ con 1024") in text
+    assert f"donde el {100 * ns['casi_nada'][-1]:.0f} % de las consultas recibe menos de una milésima" in text
+    assert all(0.25 < m[1] < 0.35 for m in median.values()) and "en torno a 0,3" in text
+    assert all(m[0] > m[1] for m in mean.values())  # «mayor que escalando en todas»
+    ratio = mean[64][0] / mean[64][1]
+    assert (f"{spanish(ratio)} veces con $d_k = 64$ ({spanish(mean[64][0])} frente a "
+            f"{spanish(mean[64][1])})") in text
+    # q9's model answer cites the same numbers.
+    (answer,) = [c.source for c in load_master(MASTER).cells
+                 if c.cell_type == "markdown" and c.source.startswith("(a) Quitar la escala")]
+    assert f"su gradiente cae a {spanish(median[256][0])} con $d_k = 256$" in answer
+    assert f"la media es {spanish(ratio)} veces la de escalando con $d_k = 64$" in answer
+
+
+def shown(source, rng):
+    """What a step-4 cell shows, as it shows it: its printed text, and the numbers its figure
+    writes (two significant digits)."""
+    printed, ns = run_cell(source, rng)
+    drawn = [f"{value:.2g}" for name in ("medianas", "medias", "casi_nada") if name in ns
+             for value in np.ravel(ns[name])]
+    return printed + " ".join(drawn)
+
+
+def test_step_4_shows_the_same_with_its_draws_nudged_by_1e_12():
+    """Every number step 4's cells print or draw survives a 1e-12 nudge of their random inputs."""
+    cells = [cell_and_text_after(marker)[0] for marker in ("for d_k in [4, 64, 512]:",
+                                                          "def gradiente_en_q(")]
+    for source in cells:
+        assert shown(source, Nudged(np.random.default_rng(0))) == shown(source, np.random.default_rng(0))
+    # The control: the nudge reaches the draws (the unrounded numbers move).
+    _, plain = run_cell(cells[1], np.random.default_rng(0))
+    _, nudged = run_cell(cells[1], Nudged(np.random.default_rng(0)))
+    assert not np.array_equal(plain["medias"], nudged["medias"])
 
 
 def test_the_claims_the_review_found_false_are_gone():
@@ -260,3 +325,36 @@ def test_the_post_ln_and_pre_ln_figure_draws_what_its_text_says_in_spanish_label
     import matplotlib.pyplot as plt
 
     plt.close(fig)
+
+
+THREADED_SCRIPT = """
+import os, sys
+sys.path[:0] = {paths!r}
+import test_lesson_claims as claims
+import numpy as np
+for marker in ("d_hidden = 16", "for d_k in [4, 64, 512]:", "def gradiente_en_q("):
+    print(claims.shown(claims.cell_and_text_after(marker)[0], np.random.default_rng(0)))
+"""
+
+
+def test_steps_2_and_4_print_the_same_with_one_and_two_blas_threads():
+    """The cells whose numbers the text cites, run with one BLAS thread and with two (another
+    order of summation): the same text."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    tests = Path(__file__).resolve().parent
+    paths = [str(tests), str(tests.parent), str(tests.parent / "autograder"),
+             str(tests.parent / "assignments")]
+    printed = {}
+    for threads in ("1", "2"):
+        environment = {**os.environ, "OPENBLAS_NUM_THREADS": threads, "OMP_NUM_THREADS": threads,
+                       "MKL_NUM_THREADS": threads, "MPLBACKEND": "Agg"}
+        done = subprocess.run([sys.executable, "-c", THREADED_SCRIPT.format(paths=paths)],
+                              capture_output=True, text=True, env=environment, timeout=300)
+        assert done.returncode == 0, done.stderr
+        printed[threads] = done.stdout
+    assert "Tras 60 tokens" in printed["1"] and "d_k = 512" in printed["1"]
+    assert printed["1"] == printed["2"]

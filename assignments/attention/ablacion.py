@@ -375,8 +375,9 @@ LIMITATIONS = [
     "Un modelo diminuto (1 o 2 bloques, una cabeza) y tareas de juguete: las diferencias muestran "
     "el mecanismo, no su tamaño en un modelo real.",
     "Se entrena con SGD con momento, una tasa de aprendizaje (0,01) y pocos pasos (150): con "
-    "Adam, con otra tasa o con más pasos algunas diferencias cambian de tamaño; sin √d_k, con "
-    "una tasa menor la pérdida baja, porque lo que falla es un paso demasiado grande.",
+    "Adam, con otra tasa o con más pasos algunas diferencias cambian de tamaño. Sin √d_k y con "
+    "una tasa tres veces mayor (0,03), la pérdida mediana sube todavía más: lo que falla es un "
+    "paso demasiado grande.",
     "Sin √d_k el entrenamiento es caótico: sus pérdidas semilla a semilla no se imprimen porque "
     "ninguna de sus cifras es estable (un empujón de 10⁻¹² las mueve entre 0,08 y 0,8); solo se "
     "imprime lo que no cambia con ese empujón ni con el número de hilos.",

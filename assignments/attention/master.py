@@ -334,7 +334,7 @@ print(f"\nNuevo vector para 'dolor' (media ponderada de los valores): {output}")
 # %% [markdown]
 # ## Paso 4: Por qué dividir por $\sqrt{d_k}$
 #
-# A medida que crece la dimensión $d_k$, los productos escalares se hacen muy grandes y empujan la softmax a zonas donde los gradientes son diminutos. Podemos medirlo: con consultas y claves aleatorias, calculamos los pesos de atención de una consulta sobre 10 claves, con y sin el escalado, para dimensiones crecientes.
+# A medida que crece la dimensión $d_k$, los productos escalares crecen: su desviación típica es $\sqrt{d_k}$. Y una softmax de puntuaciones muy separadas se afila, hasta darle casi todo el peso a una sola clave. Podemos medirlo: con consultas y claves aleatorias, calculamos los pesos de atención de una consulta sobre 10 claves, con y sin el escalado, para dimensiones crecientes.
 
 # %%
 for d_k in [4, 64, 512]:
@@ -345,49 +345,69 @@ for d_k in [4, 64, 512]:
           f"escalando {w_scaled.max():.3f}")
 
 # %% [markdown]
-# Con $d_k = 4$ las puntuaciones son pequeñas y los pesos siguen repartidos con o sin escalado. Pero la dispersión de las puntuaciones crece con la dimensión (6,13 con 64 dimensiones, 32,88 con 512) y, sin escalar, la softmax se satura: con $d_k = 512$ una sola clave se lleva todo el peso (1,000) y las demás reciben prácticamente cero, así que sus gradientes se desvanecen. Dividir por $\sqrt{d_k}$ devuelve las puntuaciones a una dispersión comparable en cualquier dimensión.
+# Con $d_k = 4$ las puntuaciones son pequeñas y los pesos siguen repartidos con o sin escalado. Pero la dispersión de las puntuaciones crece con la dimensión (6,13 con 64 dimensiones, 32,88 con 512) y, sin escalar, la softmax se satura: con $d_k = 512$ una sola clave se lleva todo el peso (1,000) y las demás reciben prácticamente cero. Dividir por $\sqrt{d_k}$ devuelve las puntuaciones a una dispersión comparable en cualquier dimensión.
 #
-# > **Nota del kit: por qué $\sqrt{d_k}$ exactamente.** Si las componentes de $q$ y de $k$ son independientes, con media 0 y varianza 1, cada producto $q_i k_i$ tiene media 0 y varianza 1, así que su suma $q \cdot k$ tiene media 0 y varianza $d_k$, y $q \cdot k / \sqrt{d_k}$ tiene varianza 1. Ojo también con leer demasiado en una sola consulta: con otro sorteo, el mayor peso sin escalar con $d_k = 64$ puede salir mayor que con $d_k = 512$. Lo que crece con $d_k$ es el mayor peso **en promedio**; el laboratorio de `notebook_student.ipynb` lo mide así, sobre 200 consultas.
+# > **Nota del kit: por qué $\sqrt{d_k}$ exactamente.** Si las componentes de $q$ y de $k$ son independientes, con media 0 y varianza 1, cada producto $q_i k_i$ tiene media 0 y varianza 1, así que su suma $q \cdot k$ tiene media 0 y varianza $d_k$, y $q \cdot k / \sqrt{d_k}$ tiene varianza 1. Ojo también con leer demasiado en una sola consulta: con otro sorteo, el mayor peso sin escalar con $d_k = 64$ puede salir mayor que con $d_k = 512$. Lo que crece con $d_k$ es el mayor peso **en promedio**; `lab.py`, el laboratorio de la clase, lo mide así, sobre 200 consultas.
 
 # %% [markdown]
-# «Los gradientes son diminutos» también se mide. La derivada de la softmax, $\partial w_i / \partial s_j = w_i\,(\mathbb{1}[i = j] - w_j)$, dice cuánto cambia un peso cuando cambia una puntuación: es lo que el gradiente tiene que atravesar para llegar a $W_Q$ y $W_K$. Calculamos su mayor valor para 200 consultas en cada dimensión, con y sin el escalado. Los números salen de un generador hijo de `rng` (`rng.spawn`), que no cambia los que `rng` da después, así que el resto del cuaderno sigue mostrando los que cita el texto:
+# ¿Y qué le pasa al gradiente? Se suele leer que una softmax saturada «apaga» el gradiente, y es verdad a medias. Lo medimos: para 1000 consultas en cada dimensión, cada una con 10 claves, calculamos el tamaño del gradiente que llega a la consulta, $\lVert \partial L / \partial q \rVert$, con y sin el escalado. Es el que, multiplicado por los tokens, llega a $W_Q$. La pérdida es $L = \sum_j w_j u_j$, con un número al azar $u_j$ por clave: lo que aporta cada clave a la pérdida. El gradiente atraviesa dos factores: la derivada de la softmax, $\partial L / \partial s_j = w_j\,(u_j - \sum_i w_i u_i)$, y la de las puntuaciones, $s = c\,Kq$, con $c = 1/\sqrt{d_k}$ escalando y $c = 1$ sin escalar. Los números salen de un generador hijo de `rng` (`rng.spawn`), que no cambia los que `rng` da después, así que el resto del cuaderno sigue mostrando los que cita el texto:
 
 # %%
 propio = rng.spawn(1)[0]
-dimensiones = [4, 16, 64, 256, 512, 1024]
+dimensiones = [4, 16, 64, 256, 1024]
+n_consultas = 1000
 
 
-def mayor_derivada(w):
-    """El mayor |d w_i / d s_j| de una softmax de pesos w."""
-    return np.abs(np.diag(w) - np.outer(w, w)).max()
+def gradiente_en_q(q, K, u, c):
+    """‖∂L/∂q‖ para L = Σ_j w_j u_j, con los pesos w = softmax(c · K q)."""
+    w = softmax(K @ q * c)
+    dL_ds = w * (u - w @ u)                          # la derivada de la softmax
+    return np.linalg.norm(c * K.T @ dL_ds)           # y la de las puntuaciones, s = c · K q
 
 
-sin_escalar, escalando = [], []
+medianas, medias, casi_nada = [], [], []
 for d_k in dimensiones:
-    medidas = []
-    for consulta in range(200):
-        q, K = propio.normal(size=d_k), propio.normal(size=(10, d_k))
-        medidas.append((mayor_derivada(softmax(K @ q)), mayor_derivada(softmax(K @ q / np.sqrt(d_k)))))
-    mediana_sin, mediana_con = np.median(medidas, axis=0)
-    sin_escalar.append(mediana_sin)
-    escalando.append(mediana_con)
+    tamaños = []                                     # (sin escalar, escalando), una fila por consulta
+    for consulta in range(n_consultas):
+        q, K, u = propio.normal(size=d_k), propio.normal(size=(10, d_k)), propio.normal(size=10)
+        tamaños.append((gradiente_en_q(q, K, u, 1.0), gradiente_en_q(q, K, u, 1 / np.sqrt(d_k))))
+    tamaños = np.array(tamaños)
+    medianas.append(np.median(tamaños, axis=0))
+    medias.append(tamaños.mean(axis=0))
+    casi_nada.append(np.mean(tamaños[:, 0] < 1e-3))  # sin escalar, las consultas que reciben menos de una milésima
 
-fig, ax = plt.subplots(figsize=(7, 4))
-ax.loglog(dimensiones, sin_escalar, "o-", color="#c0392b", label="sin escalar")
-ax.loglog(dimensiones, escalando, "s-", color="#1f5fa8", label="dividiendo por √d_k")
-for d_k, valor in zip(dimensiones, sin_escalar):
-    ax.annotate(f"{valor:.1e}".replace(".", ","), (d_k, valor), textcoords="offset points", xytext=(6, 6), fontsize=8)
-ax.set_xlabel("d_k")
-ax.set_ylabel("mayor derivada de la softmax\n(mediana de 200 consultas)")
-ax.set_title("Sin escalar, el gradiente que atraviesa la softmax se apaga")
-ax.legend()
+fig, axes = plt.subplots(1, 2, figsize=(12, 4.8), sharey=True)
+for ax, valores, titulo in [(axes[0], np.array(medianas), "La consulta típica (mediana de 1000)"),
+                            (axes[1], np.array(medias), "Lo que suma un lote (media de 1000)")]:
+    ax.loglog(dimensiones, valores[:, 0], "o-", color="#c0392b", label="sin escalar")
+    ax.loglog(dimensiones, valores[:, 1], "s-", color="#1f5fa8", label="dividiendo por √d_k")
+    for d_k, sin, con in zip(dimensiones, valores[:, 0], valores[:, 1]):
+        arriba = 6 if sin >= con else -12                 # la etiqueta de la curva de arriba, encima
+        ax.annotate(f"{sin:.2g}".replace(".", ","), (d_k, sin), textcoords="offset points", xytext=(6, arriba),
+                    fontsize=8, color="#c0392b")
+        ax.annotate(f"{con:.2g}".replace(".", ","), (d_k, con), textcoords="offset points", xytext=(6, -6 - arriba),
+                    fontsize=8, color="#1f5fa8")
+    ax.set_xlabel("d_k")
+    ax.set_xlim(2.5, 2500)
+    ax.set_title(titulo)
+    ax.legend(loc="lower left")
+axes[0].annotate(f"el {100 * casi_nada[-1]:.0f} % recibe\nmenos de 0,001", (dimensiones[-1], medianas[-1][0]),
+                 textcoords="offset points", xytext=(-95, 25), fontsize=8, color="#c0392b")
+axes[0].set_ylabel("gradiente que llega a la consulta, ‖∂L/∂q‖")
+axes[0].set_ylim(2e-5, 5)
+fig.suptitle("Sin escalar, la consulta típica apenas recibe gradiente, pero la media no se apaga")
 plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# Sin escalar, la mediana de la mayor derivada cae de 0,22 con $d_k = 4$ a $4{,}3 \times 10^{-5}$ con $d_k = 512$ y a $1{,}4 \times 10^{-5}$ con $d_k = 1024$: casi ningún gradiente llega a las proyecciones que deberían aprender. Dividiendo por $\sqrt{d_k}$ se queda en torno a 0,2 en cualquier dimensión.
+# A la izquierda, la consulta típica. Sin escalar, su gradiente crece al principio (0,45 con $d_k = 4$, 0,6 con 16), pero desde $d_k = 64$ cae: 0,021 con 256 y $5{,}6 \times 10^{-5}$ con 1024, donde el 58 % de las consultas recibe menos de una milésima. Es la saturación: la derivada de la softmax se anula cuando un peso vale casi 1. Dividiendo por $\sqrt{d_k}$ se queda en torno a 0,3 en cualquier dimensión.
+#
+# A la derecha, la media, que no cae: sin escalar es mayor que escalando en todas las dimensiones, 3,1 veces con $d_k = 64$ (1 frente a 0,32). La consulta típica recibe poco, pero unas pocas, las que tienen dos claves casi empatadas en cabeza, reciben un gradiente enorme. Y al entrenar, el gradiente de $W_Q$ **suma** el de todas las consultas del lote, así que lo dominan esas pocas. Sin la escala, el gradiente no desaparece: se concentra en unas pocas consultas, y es más grande y más irregular. Con la misma tasa de aprendizaje, cada paso del entrenamiento es demasiado grande, y el laboratorio de ablación de la clase (`ablacion.py`, en esta carpeta) mide qué le pasa a un modelo que entrena así: con $d_k = 64$, el gradiente que llega a $W_Q$ y $W_K$ en los primeros pasos es mayor sin la escala en todas las semillas, y el entrenamiento se vuelve caótico y acaba peor.
 #
 # La sección 2 del [explorador interactivo](explorer.html#escala) te deja repetir el sorteo y comparar la entropía de los pesos con y sin escalado.
+
+# %% [markdown] tags=["graded-only"]
+# **Para pensar.** ¿Por qué, sin la escala, la media del gradiente es mayor, si la softmax está más saturada? Mira qué factor de $\partial L / \partial q$ cambia con el escalado además de la softmax. Es la pregunta 9, al final del cuaderno.
 
 # %% [markdown]
 # ## Paso 5: La autoatención sobre una frase, y la máscara causal
@@ -798,7 +818,7 @@ print(f"Filas de la FFN que cambian al tocar el token 4: {rows_changed}")
 # Hasta aquí todos los pesos eran aleatorios, y por eso ningún patrón de atención significaba nada. Para ver qué cambia al entrenar, el kit entrena, al preparar esta clase, un Transformer diminuto con **exactamente** la arquitectura de los pasos 3 a 8, y aquí lo ejecutamos con las funciones de esos pasos.
 
 # %% [markdown] tags=["graded-only"]
-# En este cuaderno esas funciones son **las tuyas**. Que el modelo acierte es una condición **necesaria, no suficiente**: un modelo entrenado tolera algunos errores (sin la escala $1/\sqrt{d_k}$, o sin las conexiones residuales, este también acierta casi siempre), así que lo que dice si cada función calcula lo que debe son sus pruebas públicas, `grader.check(...)`, y al entregar las ocultas. Si el modelo falla, en cambio, alguna función está mal seguro.
+# En este cuaderno esas funciones son **las tuyas**. Que el modelo acierte es una condición **necesaria, no suficiente**: un modelo entrenado tolera algunos errores (sin la escala $1/\sqrt{d_k}$, dividiendo por $d_k$ en su lugar, o sin una de las dos conexiones residuales, este sigue acertando los 1600 dígitos de prueba), así que lo que dice si cada función calcula lo que debe son sus pruebas públicas, `grader.check(...)`, y al entregar las ocultas. Si el modelo falla, en cambio, alguna función está mal seguro.
 
 # %% [markdown]
 # Su tarea es el **máximo acumulado**: lee una secuencia de dígitos y escribe, en cada posición, el mayor dígito visto hasta ella. Por ejemplo, `2 0 3 1 5 4 8 6` da `2 2 3 3 5 5 8 8`. Cada posición solo puede mirar hacia atrás, así que el bloque usa la máscara causal del paso 5. El modelo entero son tres pasos:
@@ -854,7 +874,7 @@ print(f"El modelo acierta {aciertos.sum()} de {aciertos.size} dígitos ({porcent
       f"y {aciertos.all(axis=1).sum()} de {len(prueba)} secuencias enteras.")
 if aciertos.all():
     print("Lo mismo que con las funciones de referencia. Acertar es necesario, no suficiente: este modelo también "
-          "acierta con algunos errores (sin la escala 1/√d_k, sin las residuales), así que lo que comprueba cada función "
+          "acierta los 1600 dígitos con algunos errores (sin la escala 1/√d_k, o sin una de las residuales), así que lo que comprueba cada función "
           "son sus pruebas públicas, grader.check(...).")
 else:
     print("Con las funciones de referencia acierta todos los dígitos, así que alguna de las cuatro funciones no calcula "
@@ -1458,7 +1478,7 @@ def test_coste_cuenta_los_productos_escalares_de_generar(productos_escalares):
 # | Idea equivocada | Lo que es cierto | Dónde lo ves |
 # |---|---|---|
 # | «La atención tiene en cuenta el orden de los tokens.» | Sin codificación posicional, permutar los tokens solo permuta las salidas. | Paso 7 |
-# | «$\sqrt{d_k}$ es un detalle numérico menor.» | Sin escalar, con $d_k$ grande la softmax se satura y los gradientes se anulan. | Paso 4: la figura de la derivada de la softmax; y, entrenando, el laboratorio de ablación |
+# | «$\sqrt{d_k}$ es un detalle numérico menor.» | Sin escalar, con $d_k$ grande la softmax se satura: la consulta típica apenas recibe gradiente, y unas pocas reciben uno enorme. Con la misma tasa de aprendizaje, el paso es demasiado grande y el entrenamiento se vuelve caótico. | Paso 4: la figura del gradiente; y, entrenando, el laboratorio de ablación |
 # | «Cada cabeza tiene un rol interpretable asignado.» | Los roles emergen, o no, del entrenamiento. | Pasos 6 y 9 |
 # | «El Transformer procesa los tokens de uno en uno al entrenar.» | Entrena en paralelo sobre toda la secuencia, porque no tiene recurrencia; la máscara causal es lo que hace válido ese entrenamiento. Solo genera de uno en uno. | Paso 5 |
 # | «La FFN del bloque mezcla información entre tokens.» | La FFN se aplica a cada token por separado. | Paso 8 |
@@ -1782,7 +1802,7 @@ if EJECUTAR_ABLACION:
 # manual: true
 
 # %% [markdown]
-# **Pregunta 9.** El modelo entrenado del paso 9 acierta casi siempre aunque quites la escala $1/\sqrt{d_k}$ de tu `attention`. ¿Por qué eso no demuestra que la escala sobre? Ejecuta el laboratorio de ablación (`python ablacion.py`) y explica qué mide en cambio la ablación `sin_escala_raiz_dk`, citando sus números.
+# **Pregunta 9.** El modelo entrenado del paso 9 acierta los 1600 dígitos de prueba aunque quites la escala $1/\sqrt{d_k}$ de tu `attention`. (a) ¿Por qué eso no demuestra que la escala sobre? (b) Ejecuta el laboratorio de ablación (`python ablacion.py`): en su hecho `sin_escala_raiz_dk`, sin la escala y con $d_k = 64$, el gradiente que llega a $W_Q$ y $W_K$ en los primeros pasos es mayor, no menor, aunque la softmax esté más saturada. ¿Por qué? Usa los dos factores de $\partial L / \partial q$ del paso 4, di qué consultas reciben ese gradiente mayor y por qué eso empeora el entrenamiento con la misma tasa de aprendizaje, citando los números de la ablación.
 
 # %% [raw]
 # # BEGIN PROMPT
@@ -1797,7 +1817,7 @@ if EJECUTAR_ABLACION:
 # # BEGIN SOLUTION
 
 # %% [markdown]
-# Quitar la escala multiplica todas las puntuaciones de una fila por el mismo número positivo, $\sqrt{d_k}$: su orden no cambia, así que la clave con más peso sigue siendo la misma y la softmax solo se afila. Las cabezas del modelo entrenado ya son casi duras (casi todo el peso de cada consulta va a una clave), así que afilarlas más no cambia qué clave eligen ni la predicción. Acertar con pesos ya entrenados es, por eso, una condición necesaria, no suficiente: no dice nada de lo que la escala hace **al entrenar**. Eso es lo que mide la ablación: entrena el mismo modelo con $d_k = 64$ desde los mismos pesos iniciales, con y sin la escala, con tres semillas. Sin ella, el mayor peso medio antes de entrenar (`initial_max_weight_without`) es mayor que con ella en las tres semillas, porque la softmax empieza saturada; y tras los mismos pasos la pérdida en secuencias nuevas (`held_out_loss_without`) es mayor en las tres. La respuesta cita los valores que imprime su propia ejecución, semilla a semilla, y dice que la diferencia supera la variación entre semillas; su límite es el del laboratorio: un modelo diminuto, entrenado con SGD y pocos pasos.
+# (a) Quitar la escala multiplica todas las puntuaciones de una fila por el mismo número positivo, $\sqrt{d_k}$: su orden no cambia, así que la clave con más peso sigue siendo la misma y la softmax solo se afila. Las cabezas del modelo entrenado ya son casi duras (casi todo el peso de cada consulta va a una clave), así que afilarlas más no cambia qué clave eligen ni la predicción. Acertar con pesos ya entrenados es una condición necesaria, no suficiente: no dice nada de lo que la escala hace **al entrenar**. (b) Con $s = c\,Kq$, el gradiente que llega a la consulta es $\partial L/\partial q = c\,K^\top\,\partial L/\partial s$, y quitar la escala cambia sus dos factores. Por un lado, $c$ pasa de $1/\sqrt{d_k}$ a 1: cada cambio de $q$ mueve las puntuaciones $\sqrt{d_k}$ veces más, 8 veces con $d_k = 64$. Por otro, la softmax se afila, y su derivada, $\partial L/\partial s_j = w_j\,(u_j - \sum_i w_i u_i)$, se anula en las consultas en que un peso vale casi 1. En la consulta típica gana la saturación: en el paso 4, su gradiente cae a 0,021 con $d_k = 256$, frente a 0,3 escalando. Pero en las consultas con dos claves casi empatadas en cabeza la softmax no está saturada, y ahí gana el factor $\sqrt{d_k}$: reciben un gradiente mucho mayor. El gradiente de $W_Q$ y $W_K$ suma el de todas las consultas, así que lo dominan esas pocas: en el paso 4 la media es 3,1 veces la de escalando con $d_k = 64$, y en la ablación el gradiente de los 15 primeros pasos es mayor en las ocho semillas (0,883 frente a 0,3608 con la semilla 0); la softmax empieza más afilada (mayor peso medio antes de entrenar: 0,9293 frente a 0,592). Con la misma tasa de aprendizaje, cada paso mueve los pesos mucho más y de forma irregular, según qué consultas estén empatadas en cada lote: el entrenamiento se vuelve caótico (un empujón de $10^{-12}$ a los pesos iniciales cambia la pérdida final en 8 de 8 semillas sin la escala y en 0 de 8 con ella) y acaba peor (su pérdida mediana es más del doble de la de con la escala, 0,02098). El límite es el del laboratorio: un modelo diminuto, entrenado con SGD, una tasa y 150 pasos.
 
 # %% [raw]
 # # END SOLUTION
@@ -1892,7 +1912,7 @@ def test_student_extension_tiene_cinco_textos_rellenos(student_extension):
 # ## Conclusión
 #
 # - Las redes recurrentes pasan la información de token en token, y su influencia se desvanece exponencialmente con la distancia. La atención conecta cada token con todos los demás en un solo paso.
-# - La atención de producto escalar escalado compara las consultas con las claves, convierte las puntuaciones en pesos con softmax y mezcla los valores con esos pesos. Dividir por $\sqrt{d_k}$ evita que la softmax se sature.
+# - La atención de producto escalar escalado compara las consultas con las claves, convierte las puntuaciones en pesos con softmax y mezcla los valores con esos pesos. Dividir por $\sqrt{d_k}$ evita que la softmax se sature y que el gradiente se concentre en unas pocas consultas.
 # - La máscara causal impide que un token mire al futuro: es lo que permite a un modelo generar texto de izquierda a derecha, y lo que hace válido entrenarlo en paralelo sobre toda la secuencia, algo posible porque no hay recurrencia. La atención multicabeza calcula varias nociones de relevancia en paralelo.
 # - La atención es ciega al orden, así que el Transformer añade una codificación posicional, cuyos senos y cosenos convierten un desplazamiento de $k$ posiciones en una rotación.
 # - Un bloque Transformer añade una red feed-forward, conexiones residuales y normalización de capa. Hasta el paso 8 todo tiene pesos aleatorios; en el paso 9, el mismo bloque con pesos entrenados resuelve una tarea, y sus cabezas acaban con un papel que nadie les asignó. El entrenamiento con cantidades enormes de texto es lo que convierte esta maquinaria en un modelo de lenguaje.
