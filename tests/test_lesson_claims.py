@@ -32,8 +32,8 @@ class Nudged:
     def __init__(self, generator, size=1e-12):
         self.generator, self.size, self.noise = generator, size, np.random.default_rng(12)
 
-    def normal(self, *args, size=None, **kwargs):
-        draw = self.generator.normal(*args, size=size, **kwargs)
+    def normal(self, *args, **kwargs):
+        draw = self.generator.normal(*args, **kwargs)
         return draw + self.size * self.noise.normal(size=np.shape(draw))
 
     def spawn(self, count):
@@ -105,6 +105,27 @@ def test_step_4_shows_the_same_with_its_draws_nudged_by_1e_12():
     _, plain = run_cell(cells[1], np.random.default_rng(0))
     _, nudged = run_cell(cells[1], Nudged(np.random.default_rng(0)))
     assert not np.array_equal(plain["medias"], nudged["medias"])
+
+
+def test_step_2_says_what_shrinks_the_product_with_the_cell_s_own_numbers():
+    """Issue 48.3: W alone would make the product grow (spectral radius 1.09, ‖W⁶⁰‖ = 240); the
+    derivative of tanh, of mean 0.53 along the sequence, shrinks it."""
+    source, _ = cell_and_text_after("d_hidden = 16")
+    cells = load_master(MASTER).cells
+    at = next(i for i, c in enumerate(cells) if c.cell_type == "code" and "d_hidden = 16" in c.source)
+    text = "\n".join(c.source for c in cells[at + 1:at + 3] if c.cell_type == "markdown")
+    for rng in (np.random.default_rng(0), Nudged(np.random.default_rng(0))):
+        _, ns = run_cell(source, rng)
+        W, h, slopes = ns["W"], np.zeros(ns["d_hidden"]), []
+        for x in ns["inputs"]:
+            h = np.tanh(W @ h + ns["U"] @ x)
+            slopes.append(1 - h ** 2)
+        radius = np.abs(np.linalg.eigvals(W)).max()
+        grows = np.linalg.norm(np.linalg.matrix_power(W, len(ns["inputs"])))
+        assert f"su radio espectral (el mayor módulo de sus valores propios) es {spanish(radius, 3)}" in text
+        assert f"$W^{{60}}$ tendría norma {grows:.0f}" in text and radius > 1
+        assert f"aquí vale de media {spanish(np.mean(slopes))}" in text
+    assert "escala 0,9" not in source + text
 
 
 def test_the_claims_the_review_found_false_are_gone():
@@ -196,9 +217,18 @@ def test_beyond_the_steps_every_demo_shows_what_its_text_says():
     # Cross-attention: n = 3 queries against m = 5 keys.
     assert ns["pesos_cruzados"].shape == (3, 5) and ns["salida_cruzada"].shape == (3, 4)
     assert np.allclose(ns["pesos_cruzados"].sum(axis=1), 1) and "(3, 5)" in cross
-    # Padding: no weight on the padding, and the real tokens as without it («cero o redondeo»).
-    assert "relleno: 0.0" in padding
-    assert np.abs(ns["con_relleno"][:3] - ns["sola"]).max() < 1e-15
+    # Padding (issue 48.4): in an encoder, the real tokens change without the padding mask and
+    # not with it («cero o redondeo»); in a decoder padded on the right, the causal mask alone
+    # already hides the padding from them; padded on the left, it would not.
+    assert "peso sobre el relleno 0.0" in padding
+    assert np.abs(ns["sin_mascara"][:3] - ns["sola"]).max() > 0.1
+    assert np.abs(ns["con_mascara"][:3] - ns["sola"]).max() < 1e-15
+    assert np.abs(ns["causal_rellenada"][:3] - ns["causal_sola"]).max() < 1e-15
+    assert padding.count("cambian hasta 0.00") == 2 and "cambian hasta 0.2" in padding
+    left = np.vstack([np.zeros((2, 8)), ns["frase"]])
+    left_causal, _ = reference.attention(*ns["proyecta"](left), mask=np.tril(np.ones((5, 5), dtype=bool)))
+    assert np.abs(left_causal[2:] - ns["causal_sola"]).max() > 0.1
+    assert "Con el relleno a la **izquierda**" in text
     # One matrix for every head equals the list of heads; the wrong reshape would not.
     assert np.abs(ns["juntas"] - reference.multihead(ns["x_cabezas"], ns["heads_demo"],
                                                      ns["W_O_demo"])).max() < 1e-14

@@ -152,7 +152,7 @@ rng = np.random.default_rng(0)
 # %% [markdown]
 # ## Paso 2: El muro de las redes recurrentes
 #
-# Una RNN actualiza un estado oculto con cada token nuevo, $h_t = \tanh(W h_{t-1} + U x_t)$, así que la información del principio de la secuencia tiene que sobrevivir a todos los pasos posteriores. Durante el entrenamiento, el gradiente que indica a la red cómo afectó el principio al resultado es un producto de una matriz jacobiana por paso, $\operatorname{diag}(1 - h_t^2)\,W$. Si esos factores encogen los vectores (aquí, porque $W$ se sortea con escala 0,9 y la derivada de tanh nunca pasa de 1), el producto se encoge exponencialmente: el **desvanecimiento del gradiente**, el mismo que en una red de muchas capas, ahora a lo largo de la secuencia. Si los agrandan, el producto crece exponencialmente: la **explosión del gradiente**, que en la práctica se frena recortando el gradiente. Con ninguno de los dos se aprenden bien dependencias largas. Medimos cuánto depende todavía el estado final $h_T$ del estado inicial $h_0$ para secuencias cada vez más largas:
+# Una RNN actualiza un estado oculto con cada token nuevo, $h_t = \tanh(W h_{t-1} + U x_t)$, así que la información del principio de la secuencia tiene que sobrevivir a todos los pasos posteriores. Durante el entrenamiento, el gradiente que indica a la red cómo afectó el principio al resultado es un producto de una matriz jacobiana por paso, $\operatorname{diag}(1 - h_t^2)\,W$. Si esos factores encogen los vectores, el producto se encoge exponencialmente: el **desvanecimiento del gradiente**, el mismo que en una red de muchas capas, ahora a lo largo de la secuencia. Si los agrandan, el producto crece exponencialmente: la **explosión del gradiente**, que en la práctica se frena recortando el gradiente. Con ninguno de los dos se aprenden bien dependencias largas. Medimos cuánto depende todavía el estado final $h_T$ del estado inicial $h_0$ para secuencias cada vez más largas:
 
 # %%
 d_hidden = 16
@@ -170,7 +170,9 @@ for T in [1, 5, 10, 20, 40, 60]:
     print(f"Tras {T:>2} {'token, ' if T == 1 else 'tokens,'} tamaño de d h_T / d h_0: {influence[T - 1]:.2e}")
 
 # %% [markdown]
-# Tras un paso, la sensibilidad de $h_T$ a $h_0$ es del orden de 1; tras 20 tokens ha caído a $2{,}2 \times 10^{-4}$, y tras 60 tokens a $1{,}6 \times 10^{-13}$, en la práctica cero. Con estos pesos, la red apenas puede aprender que una palabra del final de un texto largo depende de otra del principio. Las LSTM y las GRU se desarrollaron para suavizar este problema, pero siguen leyendo un token cada vez, lo que además las hace lentas de entrenar.
+# Tras un paso, la sensibilidad de $h_T$ a $h_0$ es del orden de 1; tras 20 tokens ha caído a $2{,}2 \times 10^{-4}$, y tras 60 tokens a $1{,}6 \times 10^{-13}$, en la práctica cero. Con estos pesos, la red apenas puede aprender que una palabra del final de un texto largo depende de otra del principio.
+#
+# ¿Qué encoge el producto? No $W$ sola: su radio espectral (el mayor módulo de sus valores propios) es 1,09, así que, sin la tanh, $W^{60}$ tendría norma 240 y el producto crecería. Lo que lo encoge es la derivada de tanh, $1 - h_t^2$, que nunca pasa de 1 y aquí vale de media 0,53: en cada paso, el factor $\operatorname{diag}(1 - h_t^2)$ reduce a la mitad, más o menos, lo que $W$ agranda. Las LSTM y las GRU se desarrollaron para suavizar este problema, pero siguen leyendo un token cada vez, lo que además las hace lentas de entrenar.
 #
 # > **Nota del kit (errata).** Este experimento se suele describir como «la influencia del primer token». Lo que mide el código es $\partial h_T / \partial h_0$, la sensibilidad al **estado inicial**, que no es un token. La influencia del primer token, $\partial h_T / \partial x_1 = \operatorname{diag}(1 - h_T^2)\,W \cdots \operatorname{diag}(1 - h_2^2)\,W\,\operatorname{diag}(1 - h_1^2)\,U$ (el factor del paso más reciente, a la izquierda, como en la celda: `jacobian = (np.diag(1 - h ** 2) @ W) @ jacobian`), es el mismo producto de jacobianos con un factor menos, así que se desvanece igual de rápido: la conclusión se mantiene, pero la magnitud medida es otra.
 
@@ -1030,27 +1032,34 @@ def test_cruzada_consulta_desde_el_decodificador_y_lee_el_codificador(atencion_c
 # %% [markdown]
 # ### Las máscaras de relleno
 #
-# Para procesar varias frases a la vez, las cortas se rellenan con tokens de relleno hasta la longitud de la más larga, y nadie debe atender a ese relleno. La **máscara de relleno** pone a `False` las columnas de esas claves, y se combina con la causal con `&`. Con ella, los tokens reales de una frase rellenada salen iguales que los de la frase sola:
+# Para procesar varias frases a la vez, las cortas se rellenan con tokens de relleno hasta la longitud de la más larga, y nadie debe atender a ese relleno. La **máscara de relleno** pone a `False` las columnas de esas claves. Importa sobre todo en la atención **bidireccional**, la de un codificador (o la atención cruzada sobre una frase de entrada rellenada), donde cada token mira toda la frase: sin ella, los tokens reales atienden también al relleno y su salida cambia. En un decodificador con el relleno a la derecha, la máscara causal ya lo esconde de los tokens reales, porque va detrás de ellos. Lo comprobamos con una frase de 3 tokens rellenada hasta 5:
 
 # %%
 frase = rng_extra.normal(size=(3, 8))                              # una frase de 3 tokens...
 rellenada = np.vstack([frase, np.zeros((2, 8))])                   # ...rellenada hasta 5 con dos tokens de relleno
 reales = np.array([True, True, True, False, False])
-mascara = np.tile(reales, (5, 1)) & mascara_causal(5)              # sin mirar el relleno, ni el futuro
-sola, _ = attention(frase @ W_Qx, frase @ W_Kx, frase @ W_Vx, mask=mascara_causal(3))
-con_relleno, pesos_relleno = attention(rellenada @ W_Qx, rellenada @ W_Kx, rellenada @ W_Vx, mask=mascara)
-print(f"Peso total sobre las claves de relleno: {pesos_relleno[:, ~reales].sum():.1f}")
-print(f"Mayor diferencia en los 3 tokens reales, con y sin relleno: {np.abs(con_relleno[:3] - sola).max():.1e}")
+proyecta = lambda x: (x @ W_Qx, x @ W_Kx, x @ W_Vx)               # las proyecciones de la atención cruzada de arriba
+
+sola, _ = attention(*proyecta(frase))                              # un codificador: cada token mira toda la frase
+sin_mascara, _ = attention(*proyecta(rellenada))
+con_mascara, pesos_relleno = attention(*proyecta(rellenada), mask=np.tile(reales, (5, 1)))
+print(f"Codificador sin máscara de relleno: los tokens reales cambian hasta {np.abs(sin_mascara[:3] - sola).max():.2f}")
+print(f"Codificador con máscara de relleno: peso sobre el relleno {pesos_relleno[:, ~reales].sum():.1f}; "
+      f"los tokens reales cambian hasta {np.abs(con_mascara[:3] - sola).max():.2f}")
+
+causal_sola, _ = attention(*proyecta(frase), mask=mascara_causal(3))
+causal_rellenada, _ = attention(*proyecta(rellenada), mask=mascara_causal(5))
+print(f"Decodificador con solo la máscara causal: los tokens reales cambian hasta {np.abs(causal_rellenada[:3] - causal_sola).max():.2f}")
 
 # %% [markdown]
-# La diferencia es cero o del orden del redondeo, $10^{-16}$: el relleno no cambia nada de lo que calculan los tokens reales. Las filas de relleno también reciben una salida, que luego se descarta.
+# En el codificador, sin la máscara de relleno los tokens reales cambian de forma visible; con ella salen iguales que los de la frase sola (la diferencia es cero o del orden del redondeo, $10^{-16}$, que se imprime como 0.00). En el decodificador, la máscara causal sola ya basta para los tokens reales: ahí la máscara de relleno solo cambia las filas de relleno, cuya salida se descarta. Con el relleno a la **izquierda**, como se suele rellenar al generar por lotes, los tokens reales sí verían el relleno, y haría falta también allí.
 
 # %% [raw]
 # # BEGIN QUESTION
 # name: relleno
 
 # %% [markdown]
-# **Ejercicio sin nota B: `mascara_relleno`.** Un lote tiene varias frases, rellenadas hasta la misma longitud $n$; `longitudes` dice cuántos tokens reales tiene cada una. Escribe `mascara_relleno(longitudes, n)`, que devuelva un array booleano de forma `(len(longitudes), n, n)`: la máscara de cada frase, en la que la consulta $i$ puede mirar la clave $j$ solo si $j$ es un token real de esa frase **y** no está en el futuro de $i$ ($j \le i$). Como en la demostración, el relleno se quita de las **claves** (las columnas): las filas de relleno siguen mirando los tokens reales y reciben una salida que luego se descarta. Puedes hacerlo sin bucles, comparando `np.arange(n)` con las longitudes y combinando el resultado con la máscara causal con `&`.
+# **Ejercicio sin nota B: `mascara_relleno`.** Un codificador lee un lote de frases, rellenadas hasta la misma longitud $n$; `longitudes` dice cuántos tokens reales tiene cada una. Escribe `mascara_relleno(longitudes, n)`, que devuelva un array booleano de forma `(len(longitudes), n, n)`: la máscara de cada frase, en la que la consulta $i$ puede mirar la clave $j$ solo si $j$ es un token real de esa frase. Es un codificador, así que no hay máscara causal: cada token mira toda su frase. Como en la demostración, el relleno se quita de las **claves** (las columnas): las filas de relleno siguen mirando los tokens reales y reciben una salida que luego se descarta. Puedes hacerlo sin bucles, comparando `np.arange(n)` con las longitudes.
 
 # %% [raw]
 # # BEGIN SOLUTION
@@ -1058,18 +1067,18 @@ print(f"Mayor diferencia en los 3 tokens reales, con y sin relleno: {np.abs(con_
 # %%
 # BEGIN SOLUTION NO PROMPT
 def mascara_relleno(longitudes, n):
-    """Las máscaras de un lote de frases rellenadas hasta n tokens: (len(longitudes), n, n), booleana.
+    """Las máscaras de un lote de frases rellenadas hasta n tokens, para un codificador: (len(longitudes), n, n), booleana.
 
-    En la de la frase b, la consulta i puede mirar la clave j si j < longitudes[b] y j <= i.
+    En la de la frase b, la consulta i puede mirar la clave j si j < longitudes[b].
     """
     reales = np.arange(n)[None, :] < np.asarray(longitudes)[:, None]   # (frases, n): qué claves son reales
-    return reales[:, None, :] & mascara_causal(n)                      # la misma fila para cada consulta, y causal
+    return np.repeat(reales[:, None, :], n, axis=1)                    # la misma fila para cada consulta
 # END SOLUTION
 """ # BEGIN PROMPT
 def mascara_relleno(longitudes, n):
-    """Las máscaras de un lote de frases rellenadas hasta n tokens: (len(longitudes), n, n), booleana.
+    """Las máscaras de un lote de frases rellenadas hasta n tokens, para un codificador: (len(longitudes), n, n), booleana.
 
-    En la de la frase b, la consulta i puede mirar la clave j si j < longitudes[b] y j <= i.
+    En la de la frase b, la consulta i puede mirar la clave j si j < longitudes[b].
     """
     raise NotImplementedError("Escribe mascara_relleno: sustituye esta línea por tu código (ejercicio sin nota).")
 """ # END PROMPT
@@ -1084,7 +1093,7 @@ def mascara_relleno(longitudes, n):
 """ # BEGIN TEST CONFIG
 points: 0
 """ # END TEST CONFIG
-def test_relleno_quita_el_relleno_y_el_futuro_de_las_claves(mascara_relleno):
+def test_relleno_quita_el_relleno_de_las_claves(mascara_relleno):
     import numpy as np
     longitudes, n = [3, 1, 4], 4
     try:
@@ -1094,21 +1103,21 @@ def test_relleno_quita_el_relleno_y_el_futuro_de_las_claves(mascara_relleno):
     assert mascara.shape == (3, 4, 4), (f"Con 3 frases rellenadas hasta 4 tokens, la máscara debe tener forma (3, 4, 4), "
                                         f"una matriz de 4 × 4 por frase, y tiene {mascara.shape}.")
     assert mascara.dtype == bool, f"La máscara debe ser booleana (True: «puede atender»), y es de tipo {mascara.dtype}."
-    futuro = ~np.tril(np.ones((n, n), dtype=bool))
-    assert not mascara[:, futuro].any(), ("Tu máscara deja mirar tokens futuros (j > i): combina la máscara de relleno "
-                                          "con la causal, con &.")
     for b, longitud in enumerate(longitudes):
-        assert not mascara[b][:, longitud:].any(), (
-            f"En la frase {b}, que tiene {longitud} tokens reales, tu máscara deja mirar claves de relleno "
-            f"(las columnas {longitud} a {n - 1}): quítalas de todas las filas.")
         for i in range(n):
             assert mascara[b, i].any(), (
                 f"En la frase {b}, la fila {i} no puede mirar ninguna clave: todas sus puntuaciones serían −∞ y la "
                 "softmax daría NaN. El relleno se quita de las claves (las columnas), no de las consultas (las filas).")
+        assert not mascara[b][:, longitud:].any(), (
+            f"En la frase {b}, que tiene {longitud} tokens reales, tu máscara deja mirar claves de relleno "
+            f"(las columnas {longitud} a {n - 1}): quítalas de todas las filas.")
+        for i in range(n):
             permitidas = np.flatnonzero(mascara[b, i]).tolist()
-            assert permitidas == list(range(min(i, longitud - 1) + 1)), (
-                f"En la frase {b}, la fila {i} debería poder mirar las claves 0 a {min(i, longitud - 1)}, y tu máscara "
-                f"le deja {permitidas}: quitas más de lo que hace falta.")
+            assert permitidas == list(range(longitud)), (
+                f"En la frase {b}, la fila {i} debería poder mirar las claves 0 a {longitud - 1}, todos sus tokens "
+                f"reales, y tu máscara le deja {permitidas}: quitas más de lo que hace falta"
+                + (". En un codificador no hay máscara causal: cada token mira toda su frase, también lo que viene "
+                   "después." if set(permitidas) < set(range(longitud)) and max(permitidas) <= i else "."))
 
 # %% [raw]
 # # END TESTS
