@@ -128,6 +128,23 @@ def test_step_2_says_what_shrinks_the_product_with_the_cell_s_own_numbers():
     assert "escala 0,9" not in source + text
 
 
+def test_table_1_is_read_as_the_paper_reads_it():
+    """Issue 48.5: the first column favours self-attention when n < d (n = 50, d = 512: 1,3·10⁶
+    against 1,3·10⁷); the restricted-attention row is there; O(log_k n) is the dilated
+    convolutions'."""
+    (text,) = [c.source for c in load_master(MASTER).cells
+               if c.cell_type == "markdown" and "| Tipo de capa |" in c.source]
+    n, d = 50, 512
+    power = lambda value: f"{value / 10 ** int(np.log10(value)):.1f}".replace(".", "{,}") \
+        + f" \\cdot 10^{{{int(np.log10(value))}}}"  # noqa: E731
+    assert n < d and n * n * d < n * d * d
+    assert f"$n^2 d = {power(n * n * d)}$ operaciones frente a $n d^2 = {power(n * d * d)}$" in text
+    assert f"{n * d * d / (n * n * d):.0f}" == "10" and "diez veces menos" in text
+    assert "$O(\\log_k n)$ con convoluciones dilatadas" in text and "$O(n/k)$ con núcleos contiguos" in text
+    assert "| Autoatención restringida" in text and "$O(r \\cdot n \\cdot d)$ | $O(1)$ | $O(n/r)$ |" in text
+    assert "El precio de la autoatención está en la primera columna" not in text
+
+
 def test_the_claims_the_review_found_false_are_gone():
     source = MASTER.read_text("utf-8")
     for claim in ("ejecutan bien un modelo entrenado", "miles de millones de veces por respuesta",
@@ -249,10 +266,8 @@ def test_beyond_the_steps_every_demo_shows_what_its_text_says():
     assert ns["influence"][59] < 1e-12 and "10^{-13}" in text
 
 
-def test_question_7s_previous_token_head_attends_to_the_previous_token():
-    """The model answer of q7: W_Q = λR (R turns PE(i) into PE(i − 1)), W_K = λI; every row
-    of PE has norm √(d/2); the first token attends mostly to itself."""
-    n, d, lam = 12, 16, 3.0
+def previous_token_head(n, d, lam=3.0, mask=None):
+    """q7's construction, W_Q = λR (R turns PE(i) into PE(i − 1)), W_K = λI: its weights."""
     pe, omega = reference.positional_encoding(n, d)
     rotation = np.zeros((d, d))
     for i, w in enumerate(omega):  # (sin ωp, cos ωp) -> (sin ω(p-1), cos ω(p-1)), as rows
@@ -260,12 +275,55 @@ def test_question_7s_previous_token_head_attends_to_the_previous_token():
         rotation[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c, s], [-s, c]]
     assert np.allclose(pe[1:] @ rotation, pe[:-1])
     assert np.allclose(np.linalg.norm(pe, axis=1), np.sqrt(d / 2))
-    _, weights = reference.attention(pe @ (lam * rotation), pe @ (lam * np.eye(d)), pe)
-    assert (weights[1:].argmax(axis=1) == np.arange(n - 1)).all()
-    assert weights[0].argmax() == 0
+    return reference.attention(pe @ (lam * rotation), pe @ (lam * np.eye(d)), pe, mask)[1]
+
+
+def test_question_7s_previous_token_head_attends_to_the_previous_token():
+    """The model answer of q7 (issue 48.6): every query from 1 on attends most to the previous
+    key, with the causal mask and without; the first token's weight on itself is exactly 1 with
+    the mask, and without it its best key is its own with d_model = 16 but position 5 with 8."""
+    (answer,) = [c.source for c in load_master(MASTER).cells
+                 if c.cell_type == "markdown" and c.source.startswith("Cada pareja de columnas de $PE(i)$")]
+    n = 12
+    causal = np.tril(np.ones((n, n), dtype=bool))
+    for d in (16, 8):
+        for mask in (None, causal):
+            weights = previous_token_head(n, d, mask=mask)
+            assert (weights[1:].argmax(axis=1) == np.arange(n - 1)).all(), (d, mask is None)
+        assert previous_token_head(n, d, mask=causal)[0, 0] == 1.0
+    assert previous_token_head(n, 16)[0].argmax() == 0 and previous_token_head(n, 8)[0].argmax() == 5
+    assert "su peso sobre sí mismo es exactamente 1" in answer
+    assert ("con 12 posiciones y $d_{\\text{model}} = 16$ lo es, pero con $d_{\\text{model}} = 8$ es la de la "
+            "posición 5") in answer
+    assert abs(5 - (-1 + 2 * np.pi)) < 0.3 and "$2\\pi \\approx 6{,}3$" in answer  # «casi una vuelta»
+    assert "atiende sobre todo a sí mismo" not in answer
     # The control: W_Q = W_K = I attends to itself, not to the previous token.
-    _, itself = reference.attention(pe * lam, pe * lam, pe)
+    pe = reference.positional_encoding(n, 16)[0]
+    _, itself = reference.attention(pe * 3.0, pe * 3.0, pe)
     assert (itself.argmax(axis=1) == np.arange(n)).all()
+    # The question asks for a check with the student's functions: a cell follows it for that.
+    cells = load_master(MASTER).cells
+    at = next(i for i, c in enumerate(cells) if "**Pregunta 7.**" in c.source)
+    assert any(c.cell_type == "code" and "Pregunta 7: comprueba aquí" in c.source for c in cells[at:at + 12])
+
+
+def test_question_9s_model_answer_cites_the_ablation_s_numbers():
+    """Issue 48.6: q9's model answer cites numbers, as its own top level asks, and they are the
+    ablation's, which any machine prints."""
+    from attention.lab import ABLATION
+
+    (answer,) = [c.source for c in load_master(MASTER).cells
+                 if c.cell_type == "markdown" and c.source.startswith("(a) Quitar la escala")]
+    (fact,) = [item for item in ABLATION["evidence"] if item["id"] == "sin_escala_raiz_dk"]
+    values, at_0 = fact["values"], ABLATION["seeds"].index(0)
+    cite = lambda value: f"{value:.4g}".replace(".", ",")  # noqa: E731
+    assert (f"({cite(values['early_gradient_without'][at_0])} frente a "
+            f"{cite(values['early_gradient_with'][at_0])} con la semilla 0)") in answer
+    assert (f"{cite(values['initial_max_weight_without'][at_0])} frente a "
+            f"{cite(values['initial_max_weight_with'][at_0])}") in answer
+    assert (f"en {values['chaotic_seeds_without']} de 8 semillas sin la escala y en "
+            f"{values['chaotic_seeds_with']} de 8 con ella") in answer
+    assert f"con la escala, {cite(values['held_out_loss_median_with'])})" in answer
 
 
 def test_question_6c_a_mask_after_the_softmax_loses_mass_but_keeps_the_ratios():

@@ -1397,9 +1397,10 @@ for T in [1, 5, 10, 20, 40, 60]:
 # |---|---|---|---|
 # | Autoatención | $O(n^2 \cdot d)$ | $O(1)$ | $O(1)$ |
 # | Recurrente | $O(n \cdot d^2)$ | $O(n)$ | $O(n)$ |
-# | Convolucional | $O(k \cdot n \cdot d^2)$ | $O(1)$ | $O(\log_k n)$ |
+# | Convolucional | $O(k \cdot n \cdot d^2)$ | $O(1)$ | $O(n/k)$ con núcleos contiguos; $O(\log_k n)$ con convoluciones dilatadas |
+# | Autoatención restringida (cada token mira solo a $r$ vecinos) | $O(r \cdot n \cdot d)$ | $O(1)$ | $O(n/r)$ |
 #
-# El precio de la autoatención está en la primera columna: su coste crece con $n^2$, porque cada token se compara con todos.
+# El artículo usa la primera columna a favor de la autoatención: cuando la secuencia es más corta que la dimensión, $n < d$, que es lo habitual al traducir frases, $n^2 d$ es menor que $n d^2$ y una capa de autoatención cuesta **menos** que una recurrente. Con $n = 50$ tokens y $d = 512$, $n^2 d = 1{,}3 \cdot 10^{6}$ operaciones frente a $n d^2 = 1{,}3 \cdot 10^{7}$, diez veces menos. El precio aparece con secuencias más largas que $d$: entonces domina el $n^2$, porque cada token se compara con todos, y para ellas el artículo propone la autoatención restringida de la última fila, que acorta el coste a cambio de alargar el camino.
 
 # %% [raw]
 # # BEGIN QUESTION
@@ -1568,7 +1569,7 @@ if EJECUTAR_ABLACION:
 # %% [markdown] tags=["graded-only"]
 # ## Preguntas
 #
-# Responde en la celda de texto que sigue a cada pregunta. Estas respuestas las corrige una persona con la rúbrica de la clase.
+# Responde en la celda de texto que sigue a cada pregunta. Estas respuestas las corrige una persona con la rúbrica de la clase, cuyos niveles están al final de `assessment.md`, en «Cómo se corrigen las preguntas»: léelos antes de responder.
 
 # %% [raw]
 # # BEGIN QUESTION
@@ -1768,13 +1769,21 @@ if EJECUTAR_ABLACION:
 # # BEGIN SOLUTION
 
 # %% [markdown]
-# Cada pareja de columnas de $PE(i)$ es $(\sin \omega p, \cos \omega p)$ con $p = i$; retroceder una posición es girar cada pareja un ángulo $-\omega$, así que existe una matriz ortogonal $R$ (diagonal por bloques de $2 \times 2$, un giro por frecuencia) con $PE(i - 1) = PE(i)\,R$ para todo $i$. Con $W^Q = \lambda R$ y $W^K = \lambda I$, la puntuación es $\lambda^2\, PE(i-1) \cdot PE(j)/\sqrt{d_k}$. Todas las filas de $PE$ tienen la misma norma, $\sqrt{d_{\text{model}}/2}$ (cada pareja aporta $\sin^2 + \cos^2 = 1$), así que por Cauchy-Schwarz la mayor puntuación de la fila $i$ es la de $j = i - 1$, la única posición cuyo vector coincide con $PE(i-1)$; con $\lambda$ grande la softmax pone ahí casi todo el peso. El primer token no tiene anterior: su puntuación mayor es la de la clave más parecida a $PE(-1)$, que es la suya, así que atiende sobre todo a sí mismo. La máscara causal permite $j = i - 1$, así que no estorba. Con *embeddings* sumados aparecen términos cruzados $e_i R \cdot e_j$ que pueden ganar a la posición: funciona si los *embeddings* son pequeños frente a $\lambda$ o viven en otras columnas, que es lo que un modelo entrenado aprende a hacer.
+# Cada pareja de columnas de $PE(i)$ es $(\sin \omega p, \cos \omega p)$ con $p = i$; retroceder una posición es girar cada pareja un ángulo $-\omega$, así que existe una matriz ortogonal $R$ (diagonal por bloques de $2 \times 2$, un giro por frecuencia) con $PE(i - 1) = PE(i)\,R$ para todo $i$. Con $W^Q = \lambda R$ y $W^K = \lambda I$, la puntuación es $\lambda^2\, PE(i-1) \cdot PE(j)/\sqrt{d_k}$. Todas las filas de $PE$ tienen la misma norma, $\sqrt{d_{\text{model}}/2}$ (cada pareja aporta $\sin^2 + \cos^2 = 1$), así que por Cauchy-Schwarz la mayor puntuación de la fila $i$ es la de $j = i - 1$, la única posición cuyo vector coincide con $PE(i-1)$; con $\lambda$ grande la softmax pone ahí casi todo el peso. La máscara causal permite $j = i - 1$, así que no estorba. El primer token no tiene anterior. Con la máscara causal solo ve su propia clave, así que su peso sobre sí mismo es exactamente 1. Sin máscara, su puntuación mayor es la de la clave más parecida a $PE(-1)$, que no tiene por qué ser la suya: con 12 posiciones y $d_{\text{model}} = 16$ lo es, pero con $d_{\text{model}} = 8$ es la de la posición 5, porque la frecuencia más rápida, $\omega = 1$, da una vuelta cada $2\pi \approx 6{,}3$ posiciones, y la posición 5 está casi una vuelta por delante de $-1$. Comprobado con `attention` y `positional_encoding` ($\lambda = 3$, 12 posiciones): con $d_{\text{model}} = 16$ y con 8, la mayor puntuación de cada consulta $i \geq 1$ es la de la clave $i - 1$, con máscara y sin ella. Con *embeddings* sumados aparecen términos cruzados $e_i R \cdot e_j$ que pueden ganar a la posición: funciona si los *embeddings* son pequeños frente a $\lambda$ o viven en otras columnas, que es lo que un modelo entrenado aprende a hacer.
 
 # %% [raw]
 # # END SOLUTION
 
 # %% [raw]
 # # END QUESTION
+
+# %% tags=["graded-only"]
+# Pregunta 7: comprueba aquí tu construcción con tu attention y tu positional_encoding. Por ejemplo:
+# n, d_model, lam = 12, 16, 3.0
+# pe, omega = positional_encoding(n, d_model)
+# W_Q7, W_K7 = ..., ...                              # tu construcción
+# _, pesos7 = attention(pe @ W_Q7, pe @ W_K7, pe)    # prueba también con mask=np.tril(np.ones((n, n), dtype=bool))
+# print(pesos7.argmax(axis=1))                       # la clave que más pesa para cada consulta
 
 # %% [raw]
 # # BEGIN QUESTION
