@@ -58,14 +58,16 @@
 # %% [markdown] tags=["tour-only"]
 # **Recorrido guiado.** Este cuaderno resume la materia de la clase: el texto de los nueve pasos, las fórmulas, el diagrama del bloque y todas las demostraciones, cada una con lo que imprime y dibuja. Los ejercicios, las pruebas, las preguntas, el laboratorio y el reto están en `notebook_student.ipynb`, en esta misma carpeta.
 #
-# Cuatro funciones, `attention`, `multihead`, `positional_encoding` y `transformer_block`, se implementan en ese cuaderno y no están en este. Las demostraciones que las necesitan aparecen aquí como texto: su código y, debajo, lo que imprimen y dibujan, calculado al preparar la clase con la solución de referencia. Las demás son celdas de código que puedes ejecutar. Para hacerlo, en una terminal abierta en esta carpeta, crea un entorno virtual, actívalo (en Linux y macOS, `source .venv/bin/activate`; en Windows, `.venv\Scripts\activate`), instala los paquetes y abre el cuaderno:
+# Cuatro funciones, `attention`, `multihead`, `positional_encoding` y `transformer_block`, se implementan en ese cuaderno y no están en este. Las demostraciones que las necesitan aparecen aquí como texto: su código y, debajo, lo que imprimen y dibujan, calculado al preparar la clase con la solución de referencia. Las demás son celdas de código que puedes ejecutar. Para hacerlo, en una terminal abierta en esta carpeta, crea un entorno virtual, actívalo, instala los paquetes y abre el cuaderno. En Linux y macOS:
 #
 # ```
-# python -m venv .venv
+# python3 -m venv .venv
 # source .venv/bin/activate
 # python -m pip install -r requirements.txt
 # jupyter lab notebook.ipynb
 # ```
+#
+# En Windows, los dos primeros son `py -m venv .venv` y `.venv\Scripts\activate`.
 
 # %% [markdown] tags=["graded-only"]
 # **Qué tienes que hacer.** Implementa cuatro funciones: `attention` (paso 3), `multihead` (paso 6), `positional_encoding` (paso 7) y `transformer_block` (paso 8). Cada una vive sola en su celda y empieza lanzando `NotImplementedError`: sustituye esa línea por tu código, **sin cambiar el nombre, los parámetros ni lo que devuelve**. `softmax`, `layer_norm` e `init_multihead` ya vienen hechas. El paso 9 ejecuta tus funciones con los pesos de un Transformer ya entrenado. Después, «Más allá de los nueve pasos» trae cinco ejercicios cortos sin nota, cada uno con su comprobación, y luego vienen el laboratorio, nueve preguntas, el reto verificable y la entrega.
@@ -91,19 +93,27 @@
 #    - `ablacion.py`: el laboratorio de ablación, que entrena el modelo diminuto sin cada pieza (sección «Ablación»).
 #
 #    `notebook.ipynb` es el recorrido guiado de la clase, sin ejercicios, y `explorer.html` el explorador interactivo. **El explorador se abre en el navegador, no en JupyterLab:** si pulsas su enlace dentro de JupyterLab, lo muestra sin sus programas y la página sale en blanco. Ábrelo con doble clic en `explorer.html` desde la carpeta de tu ordenador, o, en el explorador de archivos de JupyterLab, con clic derecho sobre `explorer.html` → *Open in New Browser Tab* («Abrir en una pestaña nueva del navegador»). No necesita conexión.
-# 2. **Crea un entorno virtual e instala los paquetes**, con Python 3.11 o más reciente. En una terminal abierta en la carpeta:
+# 2. **Crea un entorno virtual e instala los paquetes**, con Python 3.11 o más reciente. En una terminal abierta en la carpeta, crea el entorno y actívalo. En Linux y macOS:
 #
 #    ```
-#    python -m venv .venv
+#    python3 -m venv .venv
+#    source .venv/bin/activate
 #    ```
 #
-#    Actívalo: en Linux y macOS, `source .venv/bin/activate`; en Windows, `.venv\Scripts\activate` (en PowerShell, `.venv\Scripts\Activate.ps1`; si `python` no existe, usa `py`). El nombre del entorno, `(.venv)`, aparece entonces al principio de la línea. Después:
+#    En Windows (en PowerShell, el segundo es `.venv\Scripts\Activate.ps1`):
+#
+#    ```
+#    py -m venv .venv
+#    .venv\Scripts\activate
+#    ```
+#
+#    El nombre del entorno, `(.venv)`, aparece entonces al principio de la línea. Después, con el entorno activado:
 #
 #    ```
 #    python -m pip install -r requirements.txt
 #    ```
 #
-#    El entorno virtual no es opcional en Debian ni en Ubuntu: su Python del sistema no deja instalar paquetes con pip (`externally-managed-environment`). Además evita mezclar estos paquetes con los de otras asignaturas. Si cierras la terminal, vuelve a activarlo antes de abrir el cuaderno.
+#    El entorno virtual no es opcional en Debian ni en Ubuntu: su Python del sistema no deja instalar paquetes con pip (`externally-managed-environment`); si `python3 -m venv` pide el paquete `python3-venv`, instálalo con el gestor de paquetes del sistema. Además, el entorno evita mezclar estos paquetes con los de otras asignaturas. Si cierras la terminal, vuelve a activarlo antes de abrir el cuaderno.
 # 3. **Abre el cuaderno con ese mismo Python.** En la misma terminal, con el entorno activado:
 #
 #    ```
