@@ -48,7 +48,7 @@
 # 8. Un bloque Transformer completo.
 # 9. Un Transformer entrenado: qué aprende cada cabeza.
 #
-# **Nivel:** intermedio-avanzado · **Horas estimadas:** 6
+# **Nivel:** intermedio-avanzado · **Horas estimadas:** 8, repartidas así: 2 para leer los nueve pasos y ejecutar sus demostraciones, 2,5 para las cuatro funciones, 1 para los cinco ejercicios sin nota, 1 para el laboratorio, la ablación y el reto, y 1,5 para las nueve preguntas.
 #
 # > Las citas que empiezan por **Nota del kit** son del kit de esta clase: corrigen errores frecuentes al contar este tema o amplían lo que se cuenta.
 
@@ -668,7 +668,7 @@ out_pe_shuffled = multihead(X[perm] + PE8, heads, W_O)
 print(f"Con codificación posicional, barajar solo baraja las salidas: {np.allclose(out_pe[perm], out_pe_shuffled)}")
 
 # %% [markdown]
-# La propiedad de la rotación se cumple con una diferencia de $2{,}4 \times 10^{-15}$, es decir, exactamente salvo errores de redondeo: avanzar 3 posiciones es la misma rotación en cualquier punto de la secuencia. Y una vez sumada la codificación posicional, barajar los tokens sí cambia las salidas, así que el modelo ya puede distinguir «el paciente atendió al doctor» de «el doctor atendió al paciente». La sección 4 del [explorador interactivo](explorer.html#posiciones) muestra la matriz completa y cómo la similitud entre dos posiciones depende solo de su distancia.
+# La propiedad de la rotación se cumple con una diferencia del orden de $10^{-15}$, es decir, exactamente salvo errores de redondeo (sus cifras cambian de un ordenador a otro; su tamaño, no): avanzar 3 posiciones es la misma rotación en cualquier punto de la secuencia. Y una vez sumada la codificación posicional, barajar los tokens sí cambia las salidas, así que el modelo ya puede distinguir «el paciente atendió al doctor» de «el doctor atendió al paciente». La sección 4 del [explorador interactivo](explorer.html#posiciones) muestra la matriz completa y cómo la similitud entre dos posiciones depende solo de su distancia.
 #
 # **Variantes modernas.** Los senos y cosenos del artículo original no son la única forma de dar posición: hay embeddings de posición aprendidos, y posiciones relativas o rotatorias.
 #
@@ -938,7 +938,7 @@ for h, (aleatoria, entrenada) in enumerate(zip(heads_aleatorias, heads_entrenada
 # %% [markdown]
 # **Los roles de las cabezas emergen del entrenamiento; nadie los asigna.** Nada en el código del modelo dice «busca el mayor dígito»: la arquitectura es la de los pasos 3 a 8, y el entrenamiento solo pedía acertar la salida. El descenso del gradiente ajustó $W^Q$ y $W^K$ hasta que la clave del mayor dígito visto diera la puntuación más alta para cada consulta, y la softmax hizo el resto. Con los pesos aleatorios del paso 6, una cabeza puede separarse algo del reparto uniforme por pura casualidad, pero ninguna dibuja la escalera: para atribuir un rol a una cabeza hay que medirlo, no basta con mirar una figura.
 #
-# Fíjate también en lo que **no** ha pasado: las dos cabezas no se han repartido el trabajo, sino que han aprendido casi lo mismo. Es el tercer error de la tabla que sigue, visto en un caso concreto: el diseño multicabeza da a cada cabeza sus propias proyecciones, pero no le asigna ningún papel. En los modelos grandes pasa lo mismo a escala: algunas cabezas acaban con un rol reconocible, como seguir la posición anterior o una relación sintáctica (Voita et al., 2019, *Analyzing Multi-Head Self-Attention*), y muchas otras se pueden quitar sin que el modelo empeore apenas (Michel et al., 2019, *Are Sixteen Heads Really Better than One?*).
+# Fíjate también en lo que **no** ha pasado: las dos cabezas no se han repartido el trabajo, sino que han aprendido casi lo mismo. Es uno de los errores de la tabla «Errores conceptuales frecuentes», más abajo, «Cada cabeza tiene un rol interpretable asignado», visto en un caso concreto: el diseño multicabeza da a cada cabeza sus propias proyecciones, pero no le asigna ningún papel. En los modelos grandes pasa lo mismo a escala: algunas cabezas acaban con un rol reconocible, como seguir la posición anterior o una relación sintáctica (Voita et al., 2019, *Analyzing Multi-Head Self-Attention*), y muchas otras se pueden quitar sin que el modelo empeore apenas (Michel et al., 2019, *Are Sixteen Heads Really Better than One?*).
 
 # %% [markdown]
 # ## Más allá de los nueve pasos: lo que usan los Transformer de verdad
@@ -1376,11 +1376,10 @@ def test_cache_kv_genera_lo_mismo_que_la_atencion_causal_completa(paso_con_cache
 # %% [markdown]
 # ### El camino entre dos tokens: la tabla 1 del artículo
 #
-# En el paso 2, la influencia del principio de la secuencia en una RNN tenía que atravesar un jacobiano por token y se desvanecía. En la atención, el último token mira al primero **directamente**: el camino tiene longitud 1. Medimos $\partial y_T / \partial x_1$, cuánto cambia la salida de la última posición al mover el **primer token**, con una secuencia de 60 vectores de dimensión 16, como la del paso 2, y una cabeza al azar (por diferencias finitas):
+# En el paso 2, la influencia del principio de la secuencia en una RNN tenía que atravesar un jacobiano por token y se desvanecía. En la atención, el último token mira al primero **directamente**: el camino tiene longitud 1. Medimos lo mismo en las dos, sobre la secuencia de 60 vectores de dimensión 16 del paso 2: cuánto cambia la salida de la última posición al mover el **primer token**, $\partial y_T / \partial x_1$ con una cabeza de atención al azar (por diferencias finitas) y $\partial h_T / \partial x_1$ con la RNN del paso 2 (con la regla de la cadena, como allí):
 
 # %%
 d_g = 16
-secuencia_g = rng_extra.normal(0, 1, (60, d_g))                   # 60 vectores de tokens, como en el paso 2
 W_Qg, W_Kg, W_Vg = (rng_extra.normal(0, 1 / np.sqrt(d_g), size=(d_g, d_g)) for _ in range(3))
 
 
@@ -1389,19 +1388,29 @@ def salida_final(X):
     return attention(X[-1:] @ W_Qg, X @ W_Kg, X @ W_Vg)[0][0]
 
 
+# La RNN del paso 2 sobre la misma secuencia: d h_T / d x_1 = diag(1 - h_T²) W ··· diag(1 - h_2²) W · diag(1 - h_1²) U.
+h, d_h_d_x1, rnn = np.zeros(d_hidden), None, []
+for t, x in enumerate(inputs):
+    h = np.tanh(W @ h + U @ x)
+    d_h_d_x1 = np.diag(1 - h ** 2) @ (U if t == 0 else W @ d_h_d_x1)
+    rnn.append(np.linalg.norm(d_h_d_x1))
+
 paso = 1e-6
+atencion = []
 for T in [1, 5, 10, 20, 40, 60]:
-    X = secuencia_g[:T]
+    X = inputs[:T]
     jacobiano = np.zeros((d_g, d_g))
     for j in range(d_g):                                      # una columna del jacobiano por coordenada de x_1
         arriba, abajo = X.copy(), X.copy()
         arriba[0, j] += paso
         abajo[0, j] -= paso
         jacobiano[:, j] = (salida_final(arriba) - salida_final(abajo)) / (2 * paso)
-    print(f"Tras {T:>2} {'token, ' if T == 1 else 'tokens,'} tamaño de d y_T / d x_1: {np.linalg.norm(jacobiano):.2e}")
+    atencion.append(np.linalg.norm(jacobiano))
+    print(f"Tras {T:>2} {'token, ' if T == 1 else 'tokens,'} d y_T / d x_1 con atención: {atencion[-1]:.2e}; "
+          f"d h_T / d x_1 con la RNN: {rnn[T - 1]:.2e}")
 
 # %% [markdown]
-# La sensibilidad baja a medida que la última consulta reparte su atención entre más tokens, de 3,8 con un token a 0,020 con 60, pero no se desvanece exponencialmente: tras 60 tokens sigue siendo del orden de $10^{-2}$, donde la RNN del paso 2 llegaba a $10^{-13}$. Lo que decide cuánto influye el primer token es el peso que la consulta le da, no cuántos tokens hay entre los dos. Es la última columna de la tabla 1 del artículo original, que compara los tipos de capa para una secuencia de $n$ tokens de dimensión $d$ (con núcleos de tamaño $k$ en las convolucionales):
+# La sensibilidad de la atención baja a medida que la última consulta reparte su atención entre más tokens, de 4,1 con un token a 0,040 con 60, pero no se desvanece exponencialmente: tras 60 tokens sigue siendo del orden de $10^{-2}$, donde la de la RNN, sobre la misma secuencia, ha caído a $1{,}3 \times 10^{-13}$. Lo que decide cuánto influye el primer token es el peso que la consulta le da, no cuántos tokens hay entre los dos. Es solo una cabeza al azar, pero la diferencia no es de tamaño sino de forma: la RNN multiplica un factor por token, y la atención no. Es la última columna de la tabla 1 del artículo original, que compara los tipos de capa para una secuencia de $n$ tokens de dimensión $d$ (con núcleos de tamaño $k$ en las convolucionales):
 #
 # | Tipo de capa | Coste por capa | Operaciones secuenciales | Camino más largo entre dos tokens |
 # |---|---|---|---|
@@ -1417,7 +1426,7 @@ for T in [1, 5, 10, 20, 40, 60]:
 # name: coste
 
 # %% [markdown]
-# **Ejercicio sin nota E: `productos_escalares`.** Generar $n$ tokens uno a uno exige, en cada paso $t = 1, \dots, n$, la atención del token $t$ sobre los $t$ tokens que ya hay. Escribe `productos_escalares(n)`, que devuelva la tupla `(sin_cache, con_cache)`: cuántos productos escalares $q \cdot k$ calcula en total una cabeza para generar $n$ tokens **sin caché**, recalculando en cada paso la atención causal completa del prefijo (sus $t \times t$ puntuaciones: la máscara pone a $-\infty$ las prohibidas, pero después de calcularlas), y **con caché**, una sola consulta contra las $t$ claves. Antes de escribirla, predice cómo crece cada número con $n$: ¿como $n$, como $n^2$ o como $n^3$?
+# **Ejercicio sin nota E: `productos_escalares`.** Generar $n$ tokens uno a uno exige, en cada paso $t = 1, \dots, n$, la atención del token $t$ sobre los $t$ tokens que ya hay. Escribe `productos_escalares(n)`, que devuelva la tupla `(sin_cache, con_cache)`: cuántos productos escalares $q \cdot k$ calcula en total una cabeza para generar $n$ tokens **sin caché**, recalculando en cada paso la atención causal completa del prefijo (sus $t \times t$ puntuaciones: la máscara pone a $-\infty$ las prohibidas, pero después de calcularlas), y **con caché**, una sola consulta contra las $t$ claves. Antes de escribirla, predice cómo crece cada número con $n$: ¿como $n$, como $n^2$ o como $n^3$? Cuenta solo los productos $q \cdot k$: sin caché, cada paso recalcula también las proyecciones $K$ y $V$ de todo el prefijo (y, en un modelo de varias capas, la atención y la FFN de cada posición anterior en cada capa), y la caché también se ahorra todo eso.
 
 # %% [raw]
 # # BEGIN SOLUTION
@@ -1479,7 +1488,7 @@ def test_coste_cuenta_los_productos_escalares_de_generar(productos_escalares):
 # %% [markdown]
 # ### Post-LN y pre-LN
 #
-# El bloque del paso 8 es **post-LN**, como el del artículo original: la normalización va después de cada suma, $x \leftarrow \text{LayerNorm}(x + \text{Subcapa}(x))$. La mayoría de los modelos grandes actuales, desde GPT-2, usan **pre-LN** (o su variante con RMSNorm): normalizan la entrada de cada subcapa y dejan la suma fuera, $x \leftarrow x + \text{Subcapa}(\text{LayerNorm}(x))$, con una última LayerNorm al final de la pila:
+# El bloque del paso 8 es **post-LN**, como el del artículo original: la normalización va después de cada suma, $x \leftarrow \text{LayerNorm}(x + \text{Subcapa}(x))$. La mayoría de los modelos grandes actuales, desde GPT-2, usan **pre-LN**, muchos con RMSNorm en lugar de LayerNorm (una normalización que solo divide por la raíz de la media de los cuadrados, sin restar la media): normalizan la entrada de cada subcapa y dejan la suma fuera, $x \leftarrow x + \text{Subcapa}(\text{LayerNorm}(x))$, con una última LayerNorm al final de la pila:
 #
 # | | Post-LN (paso 8) | Pre-LN |
 # |---|---|---|
@@ -1497,7 +1506,7 @@ def test_coste_cuenta_los_productos_escalares_de_generar(productos_escalares):
 #
 # | Idea equivocada | Lo que es cierto | Dónde lo ves |
 # |---|---|---|
-# | «La atención tiene en cuenta el orden de los tokens.» | Sin codificación posicional, permutar los tokens solo permuta las salidas. | Paso 7 |
+# | «La atención tiene en cuenta el orden de los tokens.» | Sin codificación posicional y sin máscara, permutar los tokens solo permuta las salidas. Con la máscara causal el orden ya cuenta algo, porque cada posición ve solo lo anterior: sin posiciones, la ablación aprende así más de la mitad de la copia desplazada. | Paso 7; y el laboratorio de ablación |
 # | «$\sqrt{d_k}$ es un detalle numérico menor.» | Sin escalar, con $d_k$ grande la softmax se satura: la consulta típica apenas recibe gradiente, y unas pocas reciben uno enorme. Con la misma tasa de aprendizaje, el paso es demasiado grande y el entrenamiento se vuelve caótico. | Paso 4: la figura del gradiente; y, entrenando, el laboratorio de ablación |
 # | «Cada cabeza tiene un rol interpretable asignado.» | Los roles emergen, o no, del entrenamiento. | Pasos 6 y 9 |
 # | «El Transformer procesa los tokens de uno en uno al entrenar.» | Entrena en paralelo sobre toda la secuencia, porque no tiene recurrencia; la máscara causal es lo que hace válido ese entrenamiento. Solo genera de uno en uno. | Paso 5 |
@@ -1726,7 +1735,7 @@ if EJECUTAR_ABLACION:
 # %% [raw]
 # # END QUESTION
 
-# %% [markdown]
+# %% [markdown] tags=["graded-only"]
 # Las preguntas 6 a 8 son sobre la atención misma: se responden razonando con la fórmula $\text{softmax}(QK^\top/\sqrt{d_k})\,V$, y puedes comprobar tu razonamiento ejecutando `attention`.
 
 # %% [raw]
