@@ -60,6 +60,11 @@ SAME_FLOAT_REL, SAME_FLOAT_ABS = 1e-5, 1e-9
 MIN_CITED_DIGITS = 2
 # Values that any sentence mentions without reading the lab ("suma 1", "peso 0").
 TRIVIAL_VALUES = (0.0, 1.0)
+# A cited number names its measurement with this many words of it in the same sentence: one word
+# belongs to anything («Los pesos de mi gato suman 0,34 kilos», «La pérdida de mi equipo fue
+# 0,49 goles»); two of one measurement («la suma de cada fila de pesos», «el ejemplo trabajado»)
+# say which.
+MIN_NAMING_WORDS = 2
 EMPTY_RISKS = {
     "", "-", "--", "...", "n/a", "na", "none", "no", "ninguno", "ninguna", "nada", "no hay",
     "no aplica", "sin riesgo", "sin riesgos", "pendiente", "tbd", "todo", "xxx",
@@ -567,8 +572,9 @@ def _explained_by_definition_order(fresh, mine) -> bool:
 def cites_lab_numbers(ctx: _Context) -> str:
     """Criterion 4: measurement or conclusion cites a number a fresh run prints in evidence or
     result, **and names the measurement it comes from**: a number equal to one the lab printed
-    is evidence only beside a word of its fact («pesos», «máscara», «d_k»…); a coincidence
-    («Mi gato pesa 0,34 kilos») or filler around a copied number is not."""
+    is evidence only beside two words of its fact or key («pesos» and «fila», «peso» and «d_k»)
+    in the same sentence; a coincidence («Los pesos de mi gato suman 0,34 kilos») or filler
+    around a copied number is not."""
     fresh = ctx.fresh or {}
     glosses = ctx.glosses
     if glosses is None:
@@ -579,7 +585,7 @@ def cites_lab_numbers(ctx: _Context) -> str:
     cited = cited_numbers(text)
     # The words that name a number are the ones of its own sentence: «pesos» in the conclusion
     # does not make the cat of the measurement's «Mi gato pesa 0,34 kilos» a measurement.
-    if any(_matches(number, values) and names & _content_words(sentence)
+    if any(_matches(number, values) and len(names & _content_words(sentence)) >= MIN_NAMING_WORDS
            for sentence in _sentences(text) for number in cited_numbers(sentence)
            for names, values in sources):
         return ""
@@ -587,9 +593,9 @@ def cites_lab_numbers(ctx: _Context) -> str:
     cause = _failing_functions(fresh)
     if printed and any(_matches(number, printed) for number in cited):
         return cause + ("Citas un número que imprimió el laboratorio, pero no dices de qué medición sale: "
-                "nombra el hecho o la medición (por ejemplo «los pesos de la máscara causal» o «el "
-                "mayor peso con d_k = 64») junto al número, para que se vea que es la evidencia y "
-                "no una coincidencia.")
+                "nombra el hecho o la medición, con al menos dos palabras suyas, en la misma frase "
+                "que el número (por ejemplo «los pesos de la máscara causal» o «el mayor peso "
+                "medio con d_k = 64»), para que se vea que es la evidencia y no una coincidencia.")
     example = f" (por ejemplo {_spanish_number(printed[len(printed) // 2])})" if printed else ""
     return cause + (
         "La medición y la conclusión no citan ningún número de evidence o result. Copia al "

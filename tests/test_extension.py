@@ -236,9 +236,11 @@ def test_check_criterion_raises_the_spanish_message_for_otter(good, folder):
     (512.5, "con 512,5 de dispersión", True),
 ], ids=lambda value: str(value)[:24])
 def test_cited_number_matches_what_the_lab_printed(printed, text, cites):
+    # «en la atención»: with «peso» or «dispersión», the two words that name the measurement.
     data = {"evidence": [{"fact": "El peso y la dispersión de la atención.", "id": "peso",
                           "values": {"x": printed}}], "result": {},
-            "student_extension": {**GOOD_EXTENSION, "measurement": text, "conclusion": "Sin números."}}
+            "student_extension": {**GOOD_EXTENSION, "measurement": f"{text} en la atención",
+                                  "conclusion": "Sin números."}}
     (result,) = validate(data, only="cites_lab_numbers", lab_run=printed_by_lab(data))
     assert result.passed is cites
 
@@ -696,3 +698,28 @@ def test_a_coincidence_or_a_number_the_ablation_did_not_print_is_no_evidence(goo
     data = citing(good, measurement.format(n=spanish(number), off=spanish(off)),
                   "Sin la escala, el modelo aprende peor que con ella.")
     assert "cites_lab_numbers" in failed(validate(data, folder / "notebook_student.ipynb"))
+
+
+def test_a_word_that_could_belong_to_anything_does_not_name_the_measurement(good, folder,
+                                                                              monkeypatch):
+    """Issue 48.11: «Los pesos de mi gato suman 0,34 kilos.» and «La pérdida de mi equipo de
+    fútbol fue 0,49 goles por partido.» passed criterion 4 with one word of a fact beside a
+    number the lab printed. Two words of the measurement are needed; the control names it."""
+    (saturation,) = [e for e in good["evidence"] if e["id"] == "softmax_saturation"]
+    weight = saturation["values"]["max_weight_unscaled"][0]
+    (positions,) = [e for e in good["result"]["ablacion"]["evidence"]
+                    if e["id"] == "sin_codificacion_posicional"]
+    loss = positions["values"]["held_out_loss_median_with"]
+    for coincidence in (f"Los pesos de mi gato suman {spanish(weight, 3)} kilos.",
+                        f"La pérdida de mi equipo de fútbol fue {spanish(loss, 3)} goles por partido."):
+        data = citing(good, coincidence, "Sin números en esta frase.")
+        (verdict,) = validate(data, folder / "notebook_student.ipynb", only="cites_lab_numbers")
+        assert not verdict.passed and "dos palabras" in verdict.message, coincidence
+        with monkeypatch.context() as one_word:  # the attack's control: one word was enough
+            one_word.setattr(extension, "MIN_NAMING_WORDS", 1)
+            (before,) = validate(data, folder / "notebook_student.ipynb", only="cites_lab_numbers")
+        assert before.passed, coincidence
+    named = citing(good, f"El mayor peso medio sin escalar, con d_k = 4, es {spanish(weight, 3)}.",
+                   "Sin números en esta frase.")
+    (verdict,) = validate(named, folder / "notebook_student.ipynb", only="cites_lab_numbers")
+    assert verdict.passed, verdict.message

@@ -197,7 +197,7 @@ def test_the_criteria_descriptions_say_what_the_validator_checks(rubric):
     (issue 30.3), from result.ablacion too: the rubric and assessment.md say so."""
     (cites,) = [c for c in rubric["questions"]["student_extension"]["criteria"]
                 if c["id"] == "cites_lab_numbers"]
-    assert "palabra de su medición en la misma frase" in cites["descripcion"]
+    assert "dos palabras de su medición en la misma frase" in cites["descripcion"]
     assert "result.ablacion" in cites["descripcion"]
     (row,) = [row for row in criterion_rows() if "cites_lab_numbers" in row[2]]
-    assert "en la misma frase" in row[3] and "result.ablacion" in row[3]
+    assert "en la misma frase" in row[3] and "dos palabras" in row[3] and "result.ablacion" in row[3]
