@@ -62,7 +62,7 @@ MIN_CITED_DIGITS = 2
 TRIVIAL_VALUES = (0.0, 1.0)
 # A cited number names its measurement with this many words of it in the same sentence: one word
 # belongs to anything («Los pesos de mi gato suman 0,34 kilos», «La pérdida de mi equipo fue
-# 0,49 goles»); two of one measurement («la suma de cada fila de pesos», «el ejemplo trabajado»)
+# 0,49 goles»); two of one measurement («la suma de cada fila de pesos», «el ejemplo resuelto»)
 # say which.
 MIN_NAMING_WORDS = 2
 EMPTY_RISKS = {

@@ -1,6 +1,7 @@
 """What the lesson's text says is what its cells compute (issue 30.2): each number the text
 cites is recomputed here from the cell that prints or draws it."""
 
+import json
 import re
 
 import matplotlib
@@ -534,3 +535,34 @@ def test_steps_2_and_4_print_the_same_with_one_and_two_blas_threads():
         printed[threads] = done.stdout
     assert "Tras 60 tokens" in printed["1"] and "d_k = 512" in printed["1"]
     assert printed["1"] == printed["2"]
+
+
+def test_the_spanish_of_the_review_is_fixed():
+    """Issue 48.12: q1–q5 worded once (the notebook's words, in the rubric and assessment.md);
+    no calques («producto escalar escalado», «acceso blando», «ejemplo trabajado», «(*positional*)»);
+    «pesos» only for attention weights, «parámetros» for what a model learns."""
+    import yaml
+    from pathlib import Path
+
+    from attention import ablacion, lab
+
+    root = Path(__file__).resolve().parent.parent
+    rubric = yaml.safe_load((root / "rubrics" / "attention.yaml").read_text("utf-8"))
+    assessment = (root / "assessment.md").read_text("utf-8")
+    cells = load_master(MASTER).cells
+    for n in range(1, 6):
+        (asked,) = [re.search(rf"\*\*Pregunta {n}\.\*\* (.*)", c.source)[1] for c in cells
+                    if c.cell_type == "markdown" and f"**Pregunta {n}.**" in c.source]
+        plain = asked.replace("*", "").replace("`", "")
+        assert rubric["written"][f"q{n}"]["pregunta"] == plain
+        assert f"**q{n}.** {plain}" in assessment
+    # The public test cells keep another engineer's wording; everything else is the lesson's.
+    prose = "\n".join(c.source for c in cells if "BEGIN TEST CONFIG" not in c.source)
+    shipped = "\n".join([prose, assessment, json.dumps(lab.GLOSSES, ensure_ascii=False),
+                         json.dumps(lab.ABLATION, ensure_ascii=False), " ".join(lab.LIMITATIONS),
+                         " ".join(a.fact for a in ablacion.ABLATIONS)])
+    for calque in ("producto escalar escalado", "acceso blando", "ejemplo trabajado",
+                   "(*positional*)", "pesos aleatorios", "pesos entrenados", "pesos iniciales",
+                   "pesos recurrentes", "Los pesos W_Q"):
+        assert calque not in shipped, calque
+    assert "parámetros aleatorios" in prose and "parámetros iniciales" in prose

@@ -246,7 +246,7 @@ def test_the_steps_claims_about_the_heads_hold(weights_file):
     # The step's prose: after training, both heads attend to the largest digit so far (the
     # staircase, the same role for both); with random weights, neither does.
     printed, namespace = run_step(student_namespace(), weights_file.parent)
-    shares = [[int(p) for p in re.findall(r"(\d+) % con pesos (?:aleatorios|entrenados)", line)]
+    shares = [[int(p) for p in re.findall(r"(\d+) % con parámetros (?:aleatorios|entrenados)", line)]
               for line in printed.splitlines() if line.startswith("Cabeza ")]
     (uniform,) = [int(p) for p in re.findall(r"^Repartiendo por igual: (\d+) %$", printed, re.M)]
     assert len(shares) == model.N_HEADS and uniform < 50

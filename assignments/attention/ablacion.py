@@ -3,7 +3,7 @@ medido entrenando un Transformer diminuto con y sin cada pieza.
 
     python ablacion.py                    # las tres ablaciones, 8 semillas: JSON en la salida
     python ablacion.py --figura f.png     # y además sus curvas de pérdida y de gradiente
-    python ablacion.py --perturbacion 1e-12   # lo mismo, con los pesos iniciales empujados
+    python ablacion.py --perturbacion 1e-12   # lo mismo, con los parámetros iniciales empujados
 
 Each ablation trains the same model twice from the same initial weights and batches, once with
 the piece and once without it, on eight seeds, and reports what survives a nudge: every number
@@ -352,8 +352,8 @@ ABLATIONS = (
         "medio antes de entrenar es mayor) y el gradiente que llega a W_Q y W_K en los primeros "
         "pasos es mayor, no menor, en todas las semillas. Con la misma tasa de aprendizaje, ese "
         "paso efectivo mayor vuelve caótico el entrenamiento: en todas las semillas, empujar "
-        "los pesos iniciales una billonésima (10⁻¹²) cambia la pérdida final, y con la escala "
-        "en ninguna; y la pérdida mediana en secuencias nuevas acaba más del doble de alta.",
+        "los parámetros iniciales una billonésima (10⁻¹²) cambia la pérdida final, y con la "
+        "escala en ninguna; y la pérdida mediana en secuencias nuevas acaba más del doble de alta.",
         Setup(d_model=64, d_ff=64), dict(scaled=False), _scale_claim, nudged=True),
     Ablation(
         "sin_codificacion_posicional",
@@ -461,7 +461,7 @@ imprime la evidencia en JSON. Mientras entrena, escribe su avance en la terminal
 opciones:
   --figura RUTA       dibuja también las curvas de pérdida y de gradiente en RUTA (.png)
   --semillas LISTA    semillas separadas por comas (por defecto, de la 0 a la 7)
-  --perturbacion EPS  empuja los pesos iniciales y la codificación posicional EPS·N(0, 1):
+  --perturbacion EPS  empuja los parámetros iniciales y la codificación posicional EPS·N(0, 1):
                       con 1e-12, los números impresos no cambian
   --hilos N           hilos de la biblioteca de álgebra lineal (por defecto 1: con matrices
                       tan pequeñas, más hilos solo lo frenan)"""

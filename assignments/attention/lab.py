@@ -64,7 +64,7 @@ LIMITATIONS = (
     "No es producción: NumPy en CPU con float64, sin lotes (batch), sin tokenización, sin "
     "entrenamiento, sin KV-cache, sin atención eficiente ni cuantización, y sin las pruebas "
     "de seguridad, observabilidad y operación que exige un sistema real.",
-    "Los pesos W_Q, W_K, W_V, W_O, W1 y W2 son aleatorios y no están entrenados: los patrones "
+    "Los parámetros W_Q, W_K, W_V, W_O, W1 y W2 son aleatorios y no están entrenados: los patrones "
     "de atención no significan nada lingüístico.",
     "Los tamaños son de juguete (9 tokens, d_model = 8, 2 cabezas): el laboratorio no mide el "
     "coste O(n²·d) en tiempo ni en memoria de las secuencias largas.",
@@ -99,7 +99,7 @@ GLOSSES = {
     "max_abs_token_mean": "mayor media (en valor absoluto) de un token de salida",
     "max_abs_variance_error": "mayor distancia entre la varianza de un token y 1",
     "max_abs_change_before_last": "mayor cambio en los tokens anteriores al último",
-    "worked_example": "ejemplo trabajado del paso 3 del cuaderno",
+    "worked_example": "ejemplo resuelto del paso 3 del cuaderno: los pesos y la salida de sus dos tokens",
     "ablacion": "laboratorio de ablación: el modelo diminuto del kit entrenado con y sin cada "
                 "pieza, no tus funciones (lo que imprime python ablacion.py)",
     "held_out_loss_with": "pérdida en secuencias nuevas con la pieza, por semilla",
@@ -112,10 +112,10 @@ GLOSSES = {
     "early_gradient_without": "gradiente que llega a W_Q y W_K en los 15 primeros pasos, sin la pieza",
     "initial_max_weight_with": "mayor peso medio de la atención antes de entrenar, con la pieza",
     "initial_max_weight_without": "mayor peso medio de la atención antes de entrenar, sin la pieza",
-    "chaotic_seeds_with": "semillas cuya pérdida final cambia al empujar los pesos iniciales "
-                          "10⁻¹², con la pieza",
-    "chaotic_seeds_without": "semillas cuya pérdida final cambia al empujar los pesos iniciales "
-                             "10⁻¹², sin la pieza",
+    "chaotic_seeds_with": "semillas cuya pérdida final cambia al empujar los parámetros "
+                          "iniciales 10⁻¹², con la pieza",
+    "chaotic_seeds_without": "semillas cuya pérdida final cambia al empujar los parámetros "
+                             "iniciales 10⁻¹², sin la pieza",
 }
 
 # What `python ablacion.py` prints with its default seeds, the lab's result.ablacion. ablacion.py
@@ -130,7 +130,7 @@ ABLATION = {
     "evidence": [
         {
             "id": "sin_escala_raiz_dk",
-            "fact": "Sin dividir por √d_k, con d_k = 64: la softmax empieza más afilada (su mayor peso medio antes de entrenar es mayor) y el gradiente que llega a W_Q y W_K en los primeros pasos es mayor, no menor, en todas las semillas. Con la misma tasa de aprendizaje, ese paso efectivo mayor vuelve caótico el entrenamiento: en todas las semillas, empujar los pesos iniciales una billonésima (10⁻¹²) cambia la pérdida final, y con la escala en ninguna; y la pérdida mediana en secuencias nuevas acaba más del doble de alta.",
+            "fact": "Sin dividir por √d_k, con d_k = 64: la softmax empieza más afilada (su mayor peso medio antes de entrenar es mayor) y el gradiente que llega a W_Q y W_K en los primeros pasos es mayor, no menor, en todas las semillas. Con la misma tasa de aprendizaje, ese paso efectivo mayor vuelve caótico el entrenamiento: en todas las semillas, empujar los parámetros iniciales una billonésima (10⁻¹²) cambia la pérdida final, y con la escala en ninguna; y la pérdida mediana en secuencias nuevas acaba más del doble de alta.",
             "holds": True,
             "values": {
                 "initial_max_weight_with": [0.592, 0.5639, 0.5505, 0.6334, 0.5598, 0.5746, 0.5701, 0.4838],

@@ -40,7 +40,7 @@
 #
 # 1. Importar las bibliotecas.
 # 2. El muro de las redes recurrentes: recuerdos que se desvanecen.
-# 3. La atención de producto escalar escalado, paso a paso.
+# 3. La atención por producto escalar con escala, paso a paso.
 # 4. Por qué dividir por $\sqrt{d_k}$.
 # 5. La autoatención sobre una frase, y la máscara causal.
 # 6. La atención multicabeza.
@@ -72,7 +72,7 @@
 # %% [markdown] tags=["graded-only"]
 # **Qué tienes que hacer.** Implementa cuatro funciones: `attention` (paso 3), `multihead` (paso 6), `positional_encoding` (paso 7) y `transformer_block` (paso 8). Cada una vive sola en su celda y empieza lanzando `NotImplementedError`: sustituye esa línea por tu código, **sin cambiar el nombre, los parámetros ni lo que devuelve**. `softmax`, `layer_norm` e `init_multihead` ya vienen hechas. El paso 9 ejecuta tus funciones con los pesos de un Transformer ya entrenado. Después, «Más allá de los nueve pasos» trae cinco ejercicios cortos sin nota, cada uno con su comprobación, y luego vienen el laboratorio, nueve preguntas, el reto verificable y la entrega.
 #
-# **Cómo se evalúa.** Después de cada función hay una celda `grader.check(...)` con pruebas públicas: comprueban propiedades (formas, filas que suman 1, la máscara causal, el ejemplo trabajado del paso 3, la base 10000 de la codificación posicional, el modelo entrenado del paso 9), no la respuesta. Al entregar, unas pruebas ocultas comparan cada función con una solución de referencia sobre entradas que no ves, y cada función se evalúa por separado: un error en `attention` no te quita puntos en `multihead`. Que pasen las pruebas públicas **no** garantiza que pasen las ocultas.
+# **Cómo se evalúa.** Después de cada función hay una celda `grader.check(...)` con pruebas públicas: comprueban propiedades (formas, filas que suman 1, la máscara causal, el ejemplo resuelto del paso 3, la base 10000 de la codificación posicional, el modelo entrenado del paso 9), no la respuesta. Al entregar, unas pruebas ocultas comparan cada función con una solución de referencia sobre entradas que no ves, y cada función se evalúa por separado: un error en `attention` no te quita puntos en `multihead`. Que pasen las pruebas públicas **no** garantiza que pasen las ocultas.
 #
 # **Lo que dan por hecho las pruebas ocultas**, para que nada te pille por sorpresa:
 #
@@ -85,7 +85,7 @@
 #
 # 1. **Trabaja dentro de la carpeta de la clase, sin separar sus archivos.** Este cuaderno usa los que vienen con él:
 #    - `notebook_grader.py` y `notebook_code.py`: las comprobaciones (`grader.check`) y la entrega;
-#    - `modelo_entrenado.npz`: los pesos del Transformer entrenado del paso 9;
+#    - `modelo_entrenado.npz`: los parámetros del Transformer entrenado del paso 9;
 #    - `lab.py`, `lab_runner.py`, `extension.py` y `extension_schema.json`: el laboratorio y el validador del reto;
 #    - `tests/`: las pruebas públicas, también como archivos;
 #    - `requirements.txt` y `assessment.md`: los paquetes que hay que instalar y la guía de la evaluación.
@@ -136,7 +136,7 @@
 #
 # Al terminar podrás:
 #
-# 1. **Explicar** la atención y la arquitectura Transformer con los conceptos de autoatención (*self-attention*), atención multicabeza (*multi-head*), codificación posicional (*positional*) y bloque Transformer: pasos 3 a 9 y preguntas 1 y 2.
+# 1. **Explicar** la atención y la arquitectura Transformer con los conceptos de autoatención (*self-attention*), atención multicabeza (*multi-head*), codificación posicional (*positional encoding*) y bloque Transformer: pasos 3 a 9 y preguntas 1 y 2.
 # 2. **Ejecutar el laboratorio** con una semilla explícita y revisar su contrato JSON: «Laboratorio» y pregunta 3.
 # 3. **Identificar** al menos un supuesto, una limitación y un riesgo de aplicación: el reto verificable.
 # 4. **Comparar** el enfoque con la etapa anterior de la ruta, las redes recurrentes de la clase 054: paso 2.
@@ -166,8 +166,8 @@ rng = np.random.default_rng(0)
 
 # %%
 d_hidden = 16
-W = rng.normal(0, 0.9 / np.sqrt(d_hidden), (d_hidden, d_hidden))     # pesos recurrentes
-U = rng.normal(0, 1 / np.sqrt(d_hidden), (d_hidden, d_hidden))       # pesos de entrada
+W = rng.normal(0, 0.9 / np.sqrt(d_hidden), (d_hidden, d_hidden))     # parámetros recurrentes
+U = rng.normal(0, 1 / np.sqrt(d_hidden), (d_hidden, d_hidden))       # parámetros de entrada
 inputs = rng.normal(0, 1, (60, d_hidden))                            # una secuencia de 60 vectores de tokens
 
 h, jacobian, influence = np.zeros(d_hidden), np.eye(d_hidden), []
@@ -180,20 +180,20 @@ for T in [1, 5, 10, 20, 40, 60]:
     print(f"Tras {T:>2} {'token, ' if T == 1 else 'tokens,'} tamaño de d h_T / d h_0: {influence[T - 1]:.2e}")
 
 # %% [markdown]
-# Tras un paso, la sensibilidad de $h_T$ a $h_0$ es del orden de 1; tras 20 tokens ha caído a $2{,}2 \times 10^{-4}$, y tras 60 tokens a $1{,}6 \times 10^{-13}$, en la práctica cero. Con estos pesos, la red apenas puede aprender que una palabra del final de un texto largo depende de otra del principio.
+# Tras un paso, la sensibilidad de $h_T$ a $h_0$ es del orden de 1; tras 20 tokens ha caído a $2{,}2 \times 10^{-4}$, y tras 60 tokens a $1{,}6 \times 10^{-13}$, en la práctica cero. Con estos parámetros, la red apenas puede aprender que una palabra del final de un texto largo depende de otra del principio.
 #
 # ¿Qué encoge el producto? No $W$ sola: su radio espectral (el mayor módulo de sus valores propios) es 1,09, así que, sin la tanh, $W^{60}$ tendría norma 240 y el producto crecería. Lo que lo encoge es la derivada de tanh, $1 - h_t^2$, que nunca pasa de 1 y aquí vale de media 0,53: en cada paso, el factor $\operatorname{diag}(1 - h_t^2)$ reduce a la mitad, más o menos, lo que $W$ agranda. Las LSTM y las GRU se desarrollaron para suavizar este problema, pero siguen leyendo un token cada vez, lo que además las hace lentas de entrenar.
 #
 # > **Nota del kit (errata).** Este experimento se suele describir como «la influencia del primer token». Lo que mide el código es $\partial h_T / \partial h_0$, la sensibilidad al **estado inicial**, que no es un token. La influencia del primer token, $\partial h_T / \partial x_1 = \operatorname{diag}(1 - h_T^2)\,W \cdots \operatorname{diag}(1 - h_2^2)\,W\,\operatorname{diag}(1 - h_1^2)\,U$ (el factor del paso más reciente, a la izquierda, como en la celda: `jacobian = (np.diag(1 - h ** 2) @ W) @ jacobian`), es el mismo producto de jacobianos con un factor menos, así que se desvanece igual de rápido: la conclusión se mantiene, pero la magnitud medida es otra.
 
 # %% [markdown]
-# ## Paso 3: La atención de producto escalar escalado
+# ## Paso 3: La atención por producto escalar con escala
 #
 # La atención toma tres matrices construidas a partir de los tokens: las consultas $Q$ (*queries*, lo que busca cada token), las claves $K$ (*keys*, lo que ofrece cada token para ser encontrado) y los valores $V$ (*values*, la información que transmite cada token):
 #
 # $$\text{Attention}(Q, K, V) = \text{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right)V$$
 #
-# Es un **diccionario diferenciable de acceso blando**. Un diccionario de Python devuelve el valor de la única clave que coincide exactamente con la consulta; la atención compara la consulta con **todas** las claves y devuelve una mezcla de **todos** los valores, ponderada por el parecido de cada clave con la consulta. Como los pesos salen de una softmax, todo es derivable y se puede entrenar, y cualquier par de posiciones queda conectado a distancia 1, por lejos que estén en la secuencia.
+# Es un **diccionario derivable de búsqueda difusa**. Un diccionario de Python devuelve el valor de la única clave que coincide exactamente con la consulta; la atención compara la consulta con **todas** las claves y devuelve una mezcla de **todos** los valores, ponderada por el parecido de cada clave con la consulta. Como los pesos salen de una softmax, todo es derivable y se puede entrenar, y cualquier par de posiciones queda conectado a distancia 1, por lejos que estén en la secuencia.
 #
 # Sigamos la intuición con vectores pequeños diseñados a mano. Cada token tiene 4 características: cardiaco, localización corporal, persona y palabra funcional. De momento, las consultas, las claves y los valores son los propios vectores.
 #
@@ -216,7 +216,7 @@ X_toy = 2 * np.array([[0.0,    0.0,      0.0,    1.0],    # el
 # <reference: softmax>
 
 # %% [markdown]
-# **Ejemplo trabajado.** Dos tokens con $d_k = 2$, cuyas proyecciones ya dieron
+# **Ejemplo resuelto.** Dos tokens con $d_k = 2$, cuyas proyecciones ya dieron
 #
 # $$Q = K = \begin{pmatrix}1 & 0\\ 0 & 1\end{pmatrix} \qquad V = \begin{pmatrix}1 & 2\\ 3 & 4\end{pmatrix}$$
 #
@@ -235,7 +235,7 @@ X_toy = 2 * np.array([[0.0,    0.0,      0.0,    1.0],    # el
 # name: attention
 
 # %% [markdown]
-# **Ejercicio 1: `attention`.** Implementa la atención de producto escalar escalado:
+# **Ejercicio 1: `attention`.** Implementa la atención por producto escalar con escala:
 #
 # 1. las puntuaciones $QK^\top / \sqrt{d_k}$, donde $d_k$ es el número de columnas de $K$;
 # 2. si hay máscara, las posiciones donde `mask` es `False` reciben $-\infty$ **antes** de la softmax, para que su peso sea exactamente 0;
@@ -246,7 +246,7 @@ X_toy = 2 * np.array([[0.0,    0.0,      0.0,    1.0],    # el
 
 # %%
 def attention(Q, K, V, mask=None):
-    """Atención de producto escalar escalado.
+    """Atención por producto escalar con escala.
 
     Q: (n, d_k), K: (m, d_k), V: (m, d_v). mask: matriz booleana (n, m) o None;
     True significa «puede atender».
@@ -454,7 +454,7 @@ plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# Con pesos aleatorios el patrón todavía no significa nada: el entrenamiento es lo que ajusta $W^Q$, $W^K$ y $W^V$ para que los tokens relacionados produzcan puntuaciones altas. Lo que importa aquí es la estructura. Cada token está conectado con todos los demás en un solo paso, sea cual sea la distancia entre ellos, que es justo lo que le faltaba a la RNN. Y la máscara causal deja solo el triángulo inferior.
+# Con parámetros aleatorios el patrón todavía no significa nada: el entrenamiento es lo que ajusta $W^Q$, $W^K$ y $W^V$ para que los tokens relacionados produzcan puntuaciones altas. Lo que importa aquí es la estructura. Cada token está conectado con todos los demás en un solo paso, sea cual sea la distancia entre ellos, que es justo lo que le faltaba a la RNN. Y la máscara causal deja solo el triángulo inferior.
 #
 # Como no hay recurrencia, ninguna posición tiene que esperar a la anterior: un Transformer calcula todas las posiciones a la vez. La máscara causal es lo que hace válido **entrenar en paralelo** así: la predicción del siguiente token en cada posición se calcula a la vez para toda la secuencia, sin que ninguna posición vea la respuesta. Un Transformer solo produce los tokens de uno en uno al *generar* texto, no al entrenar.
 #
@@ -542,7 +542,7 @@ n_params = sum([w.size for h in heads for w in h]) + W_O.size
 print(f"2 cabezas de dimensión {heads[0][0].shape[1]}; forma de la salida {mh.shape}; parámetros {n_params}")
 
 # %% [markdown]
-# Cada cabeza *puede* especializarse en una relación distinta (concordancia, correferencia, posición relativa…), pero nada en el diseño se lo asigna: los roles emergen, o no, del entrenamiento, y interpretar cabezas es un área de investigación, no una garantía. Aquí, con pesos aleatorios, ninguna cabeza significa nada todavía; el paso 9 muestra qué cambia al entrenar.
+# Cada cabeza *puede* especializarse en una relación distinta (concordancia, correferencia, posición relativa…), pero nada en el diseño se lo asigna: los roles emergen, o no, del entrenamiento, y interpretar cabezas es un área de investigación, no una garantía. Aquí, con parámetros aleatorios, ninguna cabeza significa nada todavía; el paso 9 muestra qué cambia al entrenar.
 
 # %% [markdown]
 # ## Paso 7: La codificación posicional
@@ -827,7 +827,7 @@ print(f"Filas de la FFN que cambian al tocar el token 4: {rows_changed}")
 #
 # > **Nota del kit.** Este paso no está en el material de la clase: lo añade el kit para ver qué cambia al entrenar.
 #
-# Hasta aquí todos los pesos eran aleatorios, y por eso ningún patrón de atención significaba nada. Para ver qué cambia al entrenar, el kit entrena, al preparar esta clase, un Transformer diminuto con **exactamente** la arquitectura de los pasos 3 a 8, y aquí lo ejecutamos con las funciones de esos pasos.
+# Hasta aquí todos los parámetros eran aleatorios, y por eso ningún patrón de atención significaba nada. Para ver qué cambia al entrenar, el kit entrena, al preparar esta clase, un Transformer diminuto con **exactamente** la arquitectura de los pasos 3 a 8, y aquí lo ejecutamos con las funciones de esos pasos.
 
 # %% [markdown] tags=["graded-only"]
 # En este cuaderno esas funciones son **las tuyas**. Que el modelo acierte es una condición **necesaria, no suficiente**: un modelo entrenado tolera algunos errores (sin la escala $1/\sqrt{d_k}$, dividiendo por $d_k$ en su lugar, o sin una de las dos conexiones residuales, este sigue acertando los 1600 dígitos de prueba), así que lo que dice si cada función calcula lo que debe son sus pruebas públicas, `grader.check(...)`, y al entregar las ocultas. Si el modelo falla, en cambio, alguna función está mal seguro.
@@ -839,7 +839,7 @@ print(f"Filas de la FFN que cambian al tocar el token 4: {rows_changed}")
 # 2. un bloque de `transformer_block`, con la máscara causal;
 # 3. una proyección final, `W_salida` y `b_salida`, da una puntuación a cada dígito posible en cada posición, y el de mayor puntuación es la predicción.
 #
-# Sus pesos están en `modelo_entrenado.npz`, en la carpeta de la clase. Salen del descenso del gradiente (con el optimizador Adam y la entropía cruzada como pérdida) sobre secuencias al azar; entrenar no forma parte del ejercicio. Cargamos el archivo:
+# Sus parámetros están en `modelo_entrenado.npz`, en la carpeta de la clase. Salen del descenso del gradiente (con el optimizador Adam y la entropía cruzada como pérdida) sobre secuencias al azar; entrenar no forma parte del ejercicio. Cargamos el archivo:
 
 # %%
 try:
@@ -893,7 +893,7 @@ else:
           "lo que debe. Mira qué dicen las pruebas públicas de attention, multihead, positional_encoding y transformer_block.")
 
 # %% [markdown]
-# ¿Qué mira cada cabeza? Con `attention` sobre las proyecciones de cada cabeza dibujamos sus pesos para la secuencia del ejemplo. Arriba, dos cabezas con pesos aleatorios de `init_multihead`, como las del paso 6; abajo, las dos cabezas entrenadas. En cada fila, la etiqueta dice qué dígito lee esa posición y qué escribe el modelo:
+# ¿Qué mira cada cabeza? Con `attention` sobre las proyecciones de cada cabeza dibujamos sus pesos de atención para la secuencia del ejemplo. Arriba, dos cabezas con parámetros aleatorios de `init_multihead`, como las del paso 6; abajo, las dos cabezas entrenadas. En cada fila, la etiqueta dice qué dígito lee esa posición y qué escribe el modelo:
 
 # %%
 def pesos_de(cabeza, secuencia):
@@ -906,7 +906,7 @@ def pesos_de(cabeza, secuencia):
 heads_aleatorias, _ = init_multihead(d_modelo, len(heads_entrenadas), rng)
 filas = [f"{d} → {p}" for d, p in zip(ejemplo, maximos(ejemplo))]
 fig, axes = plt.subplots(2, len(heads_entrenadas), figsize=(11, 10))
-for fila, (cabezas, cuales) in enumerate([(heads_aleatorias, "pesos aleatorios"), (heads_entrenadas, "pesos entrenados")]):
+for fila, (cabezas, cuales) in enumerate([(heads_aleatorias, "parámetros aleatorios"), (heads_entrenadas, "parámetros entrenados")]):
     for columna, cabeza in enumerate(cabezas):
         ax = axes[fila, columna]
         ax.imshow(pesos_de(cabeza, ejemplo), cmap='Blues', vmin=0, vmax=1)
@@ -933,10 +933,10 @@ print(f"Repartiendo por igual: {100 * np.mean([peso_en_el_maximo(uniformes, s) f
 for h, (aleatoria, entrenada) in enumerate(zip(heads_aleatorias, heads_entrenadas)):
     antes = np.mean([peso_en_el_maximo(pesos_de(aleatoria, s), s) for s in prueba])
     despues = np.mean([peso_en_el_maximo(pesos_de(entrenada, s), s) for s in prueba])
-    print(f"Cabeza {h + 1}: {100 * antes:.0f} % con pesos aleatorios, {100 * despues:.0f} % con pesos entrenados")
+    print(f"Cabeza {h + 1}: {100 * antes:.0f} % con parámetros aleatorios, {100 * despues:.0f} % con parámetros entrenados")
 
 # %% [markdown]
-# **Los roles de las cabezas emergen del entrenamiento; nadie los asigna.** Nada en el código del modelo dice «busca el mayor dígito»: la arquitectura es la de los pasos 3 a 8, y el entrenamiento solo pedía acertar la salida. El descenso del gradiente ajustó $W^Q$ y $W^K$ hasta que la clave del mayor dígito visto diera la puntuación más alta para cada consulta, y la softmax hizo el resto. Con los pesos aleatorios del paso 6, una cabeza puede separarse algo del reparto uniforme por pura casualidad, pero ninguna dibuja la escalera: para atribuir un rol a una cabeza hay que medirlo, no basta con mirar una figura.
+# **Los roles de las cabezas emergen del entrenamiento; nadie los asigna.** Nada en el código del modelo dice «busca el mayor dígito»: la arquitectura es la de los pasos 3 a 8, y el entrenamiento solo pedía acertar la salida. El descenso del gradiente ajustó $W^Q$ y $W^K$ hasta que la clave del mayor dígito visto diera la puntuación más alta para cada consulta, y la softmax hizo el resto. Con los parámetros aleatorios del paso 6, una cabeza puede separarse algo del reparto uniforme por pura casualidad, pero ninguna dibuja la escalera: para atribuir un rol a una cabeza hay que medirlo, no basta con mirar una figura.
 #
 # Fíjate también en lo que **no** ha pasado: las dos cabezas no se han repartido el trabajo, sino que han aprendido casi lo mismo. Es uno de los errores de la tabla «Errores conceptuales frecuentes», más abajo, «Cada cabeza tiene un rol interpretable asignado», visto en un caso concreto: el diseño multicabeza da a cada cabeza sus propias proyecciones, pero no le asigna ningún papel. En los modelos grandes pasa lo mismo a escala: algunas cabezas acaban con un rol reconocible, como seguir la posición anterior o una relación sintáctica (Voita et al., 2019, *Analyzing Multi-Head Self-Attention*), y muchas otras se pueden quitar sin que el modelo empeore apenas (Michel et al., 2019, *Are Sixteen Heads Really Better than One?*).
 
@@ -1544,7 +1544,7 @@ def test_coste_cuenta_los_productos_escalares_de_generar(productos_escalares):
 # %% [markdown] tags=["graded-only"]
 # ## Laboratorio de ablación: qué pasa si quitas una pieza
 #
-# El paso 9 mostró que un modelo entrenado puede acertar aunque falte $\sqrt{d_k}$: acertar no prueba que cada pieza sirva. Para verlo hay que **entrenar** con y sin ella. `ablacion.py`, en esta carpeta, entrena un Transformer diminuto (su propio código de NumPy, no tus funciones) en la **copia desplazada**, escribir en cada posición el token de la posición anterior, con ocho semillas y, en cada una, desde los mismos pesos iniciales con la pieza y sin ella:
+# El paso 9 mostró que un modelo entrenado puede acertar aunque falte $\sqrt{d_k}$: acertar no prueba que cada pieza sirva. Para verlo hay que **entrenar** con y sin ella. `ablacion.py`, en esta carpeta, entrena un Transformer diminuto (su propio código de NumPy, no tus funciones) en la **copia desplazada**, escribir en cada posición el token de la posición anterior, con ocho semillas y, en cada una, desde los mismos parámetros iniciales con la pieza y sin ella:
 #
 # - **sin dividir por $\sqrt{d_k}$**, con $d_k = 64$;
 # - **sin codificación posicional**, en una tarea que solo se resuelve sabiendo qué token es el anterior;
@@ -1558,7 +1558,7 @@ def test_coste_cuenta_los_productos_escalares_de_generar(productos_escalares):
 #
 # o cambia `False` por `True` en la celda siguiente y ejecútala. Imprime un JSON con el mismo contrato que `lab.py` (`kind`, `evidence` con cada hecho y sus números, `limitations`) y dibuja en `ablacion.png` las curvas de pérdida y el gradiente que llega a $W_Q$ y $W_K$, con la pieza (azul) y sin ella (rojo). Cada hecho compara las ocho semillas una a una, o sus medianas, y dice si se cumple.
 #
-# **Solo imprime números estables.** Sin la escala, el entrenamiento es caótico: empujar los pesos iniciales una billonésima ($10^{-12}$) cambia su pérdida final en las ocho semillas (con la escala, en ninguna). Por eso esas pérdidas no se imprimen semilla a semilla, y lo que sí se imprime es cuántas semillas cambian con ese empujón. Todo lo demás da lo mismo con el empujón y con uno o dos hilos, es decir, en cualquier ordenador: compruébalo con `python ablacion.py --perturbacion 1e-12`.
+# **Solo imprime números estables.** Sin la escala, el entrenamiento es caótico: empujar los parámetros iniciales una billonésima ($10^{-12}$) cambia su pérdida final en las ocho semillas (con la escala, en ninguna). Por eso esas pérdidas no se imprimen semilla a semilla, y lo que sí se imprime es cuántas semillas cambian con ese empujón. Todo lo demás da lo mismo con el empujón y con uno o dos hilos, es decir, en cualquier ordenador: compruébalo con `python ablacion.py --perturbacion 1e-12`.
 #
 # **Sus números también se pueden citar.** No hace falta entrenar para verlos: `lab.py` trae lo que mide `ablacion.py` con sus semillas 0 a 7 en `result.ablacion` (la celda del laboratorio lo muestra al final), medido al preparar la clase, y entrenar otra vez, en tu ordenador, da los mismos números. Se citan diciendo de qué medición salen: «sin dividir por $\sqrt{d_k}$, el gradiente que llega a $W_Q$ y $W_K$ en los 15 primeros pasos con la semilla 0 es 0,883, y con la escala, 0,3608».
 
@@ -1625,7 +1625,7 @@ if EJECUTAR_ABLACION:
 # manual: true
 
 # %% [markdown]
-# **Pregunta 2.** Explica la relación entre *self-attention*, *multi-head*, codificación posicional (*positional*) y *transformer*.
+# **Pregunta 2.** Explica la relación entre la autoatención (*self-attention*), la atención multicabeza (*multi-head*), la codificación posicional (*positional encoding*) y el Transformer.
 
 # %% [raw]
 # # BEGIN PROMPT
@@ -1698,7 +1698,7 @@ if EJECUTAR_ABLACION:
 # # BEGIN SOLUTION
 
 # %% [markdown]
-# Permitida: «con la máscara causal, mi `attention` da peso 0 a los tokens futuros en estas entradas, y las filas suman 1 con un error máximo de $10^{-16}$». Exagerada: «mi implementación es correcta y sirve para un modelo en producción»: el laboratorio comprueba unas pocas propiedades con pesos aleatorios y matrices pequeñas, sin entrenamiento, sin lotes y sin medir rendimiento.
+# Permitida: «con la máscara causal, mi `attention` da peso 0 a los tokens futuros en estas entradas, y las filas suman 1 con un error máximo de $10^{-16}$». Exagerada: «mi implementación es correcta y sirve para un modelo en producción»: el laboratorio comprueba unas pocas propiedades con parámetros aleatorios y matrices pequeñas, sin entrenamiento, sin lotes y sin medir rendimiento.
 
 # %% [raw]
 # # END SOLUTION
@@ -1854,7 +1854,7 @@ if EJECUTAR_ABLACION:
 # # BEGIN SOLUTION
 
 # %% [markdown]
-# (a) Quitar la escala multiplica todas las puntuaciones de una fila por el mismo número positivo, $\sqrt{d_k}$: su orden no cambia, así que la clave con más peso sigue siendo la misma y la softmax solo se afila. Las cabezas del modelo entrenado ya son casi duras (casi todo el peso de cada consulta va a una clave), así que afilarlas más no cambia qué clave eligen ni la predicción. Acertar con pesos ya entrenados es una condición necesaria, no suficiente: no dice nada de lo que la escala hace **al entrenar**. (b) Con $s = c\,Kq$, el gradiente que llega a la consulta es $\partial L/\partial q = c\,K^\top\,\partial L/\partial s$, y quitar la escala cambia sus dos factores. Por un lado, $c$ pasa de $1/\sqrt{d_k}$ a 1: cada cambio de $q$ mueve las puntuaciones $\sqrt{d_k}$ veces más, 8 veces con $d_k = 64$. Por otro, la softmax se afila, y su derivada, $\partial L/\partial s_j = w_j\,(u_j - \sum_i w_i u_i)$, se anula en las consultas en que un peso vale casi 1. En la consulta típica gana la saturación: en el paso 4, su gradiente cae a 0,021 con $d_k = 256$, frente a 0,3 escalando. Pero en las consultas con dos claves casi empatadas en cabeza la softmax no está saturada, y ahí gana el factor $\sqrt{d_k}$: reciben un gradiente mucho mayor. El gradiente de $W_Q$ y $W_K$ suma el de todas las consultas, así que lo dominan esas pocas: en el paso 4 la media es 3,1 veces la de escalando con $d_k = 64$, y en la ablación el gradiente de los 15 primeros pasos es mayor en las ocho semillas (0,883 frente a 0,3608 con la semilla 0); la softmax empieza más afilada (mayor peso medio antes de entrenar: 0,9293 frente a 0,592). Con la misma tasa de aprendizaje, cada paso mueve los pesos mucho más y de forma irregular, según qué consultas estén empatadas en cada lote: el entrenamiento se vuelve caótico (un empujón de $10^{-12}$ a los pesos iniciales cambia la pérdida final en 8 de 8 semillas sin la escala y en 0 de 8 con ella) y acaba peor (su pérdida mediana es más del doble de la de con la escala, 0,02098). El límite es el del laboratorio: un modelo diminuto, entrenado con SGD, una tasa y 150 pasos.
+# (a) Quitar la escala multiplica todas las puntuaciones de una fila por el mismo número positivo, $\sqrt{d_k}$: su orden no cambia, así que la clave con más peso sigue siendo la misma y la softmax solo se afila. Las cabezas del modelo entrenado ya son casi duras (casi todo el peso de cada consulta va a una clave), así que afilarlas más no cambia qué clave eligen ni la predicción. Acertar con parámetros ya entrenados es una condición necesaria, no suficiente: no dice nada de lo que la escala hace **al entrenar**. (b) Con $s = c\,Kq$, el gradiente que llega a la consulta es $\partial L/\partial q = c\,K^\top\,\partial L/\partial s$, y quitar la escala cambia sus dos factores. Por un lado, $c$ pasa de $1/\sqrt{d_k}$ a 1: cada cambio de $q$ mueve las puntuaciones $\sqrt{d_k}$ veces más, 8 veces con $d_k = 64$. Por otro, la softmax se afila, y su derivada, $\partial L/\partial s_j = w_j\,(u_j - \sum_i w_i u_i)$, se anula en las consultas en que un peso vale casi 1. En la consulta típica gana la saturación: en el paso 4, su gradiente cae a 0,021 con $d_k = 256$, frente a 0,3 escalando. Pero en las consultas con dos claves casi empatadas en cabeza la softmax no está saturada, y ahí gana el factor $\sqrt{d_k}$: reciben un gradiente mucho mayor. El gradiente de $W_Q$ y $W_K$ suma el de todas las consultas, así que lo dominan esas pocas: en el paso 4 la media es 3,1 veces la de escalando con $d_k = 64$, y en la ablación el gradiente de los 15 primeros pasos es mayor en las ocho semillas (0,883 frente a 0,3608 con la semilla 0); la softmax empieza más afilada (mayor peso medio antes de entrenar: 0,9293 frente a 0,592). Con la misma tasa de aprendizaje, cada paso mueve los pesos mucho más y de forma irregular, según qué consultas estén empatadas en cada lote: el entrenamiento se vuelve caótico (un empujón de $10^{-12}$ a los parámetros iniciales cambia la pérdida final en 8 de 8 semillas sin la escala y en 0 de 8 con ella) y acaba peor (su pérdida mediana es más del doble de la de con la escala, 0,02098). El límite es el del laboratorio: un modelo diminuto, entrenado con SGD, una tasa y 150 pasos.
 
 # %% [raw]
 # # END SOLUTION
@@ -1877,7 +1877,7 @@ if EJECUTAR_ABLACION:
 # **Reto: `student_extension`.** Completa los cinco textos. Las claves del contrato también tienen nombre en inglés (`assumption`, `measurement`, `conclusion`, `limitation`, `risk`); puedes usar cualquiera de los dos, pero no los dos a la vez.
 #
 # - `supuesto`: el supuesto que pones a prueba.
-# - `medicion`: la medición o comprobación, **citando al menos un número** de `evidence` o `result` tal como lo imprimió `lab.py` y **diciendo de qué medición sale** («en el ejemplo trabajado, el peso de la fila 1 sobre su propia clave es 0,6698»). Puedes redondearlo (0,123456 → «0,12»), escribirlo con coma decimal o como porcentaje («12 %»).
+# - `medicion`: la medición o comprobación, **citando al menos un número** de `evidence` o `result` tal como lo imprimió `lab.py` y **diciendo de qué medición sale** («en el ejemplo resuelto, el peso de la fila 1 sobre su propia clave es 0,6698»). Puedes redondearlo (0,123456 → «0,12»), escribirlo con coma decimal o como porcentaje («12 %»).
 # - `conclusion`: lo que concluyes, sin ir más allá de los datos.
 # - `limitacion`: un límite de tu medición.
 # - `riesgo`: un riesgo o una condición en la que **no** usarías este resultado. «Ninguno» no vale.
@@ -1891,10 +1891,10 @@ if EJECUTAR_ABLACION:
 # BEGIN SOLUTION NO PROMPT
 student_extension = {
     "supuesto": "Mi attention reparte el peso de cada consulta según su afinidad con cada clave, y la máscara causal anula el futuro.",
-    "medicion": "En el ejemplo trabajado de result, los pesos de la fila 1 son 0,6698 y 0,3302; con la máscara causal, la salida de la fila 1 es exactamente (1, 2).",
-    "conclusion": "El token 1 pone un 67 % de su atención en su propia clave, como predice el ejemplo trabajado del paso 3, y con la máscara no ve el token 2.",
+    "medicion": "En el ejemplo resuelto de result, los pesos de la fila 1 son 0,6698 y 0,3302; con la máscara causal, la salida de la fila 1 es exactamente (1, 2).",
+    "conclusion": "El token 1 pone un 67 % de su atención en su propia clave, como predice el ejemplo resuelto del paso 3, y con la máscara no ve el token 2.",
     "limitacion": "Son dos tokens con proyecciones dadas a mano: no prueba n ≠ m, d_k ≠ d_v ni máscaras arbitrarias.",
-    "riesgo": "No usaría estos pesos para explicar por qué un modelo real atiende a una palabra: sin entrenamiento no significan nada.",
+    "riesgo": "No usaría estos pesos de atención para explicar por qué un modelo real atiende a una palabra: sin entrenamiento no significan nada.",
 }
 # END SOLUTION
 """ # BEGIN PROMPT
@@ -1911,7 +1911,7 @@ resultado = {**resultado_lab, "student_extension": student_extension}
 
 
 # %% [markdown] tags=["solution-note"]
-# > **Por qué cumple los cinco criterios.** No edita nada de lo que imprimió `lab.py`: solo añade `student_extension` (criterios 1 a 3). Cita números de `result.worked_example`, que son los mismos con cualquier semilla y se pueden comprobar a mano con el ejemplo trabajado (criterio 4). Declara un riesgo concreto, no «ninguno» (criterio 5). Y la conclusión no va más allá de los datos: habla de dos tokens y de pesos sin entrenar, no de modelos reales. Una respuesta de estudiante puede citar cualquier otro número del laboratorio, por ejemplo el mayor peso medio sin escalar con $d_k = 512$.
+# > **Por qué cumple los cinco criterios.** No edita nada de lo que imprimió `lab.py`: solo añade `student_extension` (criterios 1 a 3). Cita números de `result.worked_example`, que son los mismos con cualquier semilla y se pueden comprobar a mano con el ejemplo resuelto (criterio 4). Declara un riesgo concreto, no «ninguno» (criterio 5). Y la conclusión no va más allá de los datos: habla de dos tokens y de parámetros sin entrenar, no de modelos reales. Una respuesta de estudiante puede citar cualquier otro número del laboratorio, por ejemplo el mayor peso medio sin escalar con $d_k = 512$.
 
 # %% [raw]
 # # END SOLUTION
@@ -1949,10 +1949,10 @@ def test_student_extension_tiene_cinco_textos_rellenos(student_extension):
 # ## Conclusión
 #
 # - Las redes recurrentes pasan la información de token en token, y su influencia se desvanece exponencialmente con la distancia. La atención conecta cada token con todos los demás en un solo paso.
-# - La atención de producto escalar escalado compara las consultas con las claves, convierte las puntuaciones en pesos con softmax y mezcla los valores con esos pesos. Dividir por $\sqrt{d_k}$ evita que la softmax se sature y que el gradiente se concentre en unas pocas consultas.
+# - La atención por producto escalar con escala compara las consultas con las claves, convierte las puntuaciones en pesos con softmax y mezcla los valores con esos pesos. Dividir por $\sqrt{d_k}$ evita que la softmax se sature y que el gradiente se concentre en unas pocas consultas.
 # - La máscara causal impide que un token mire al futuro: es lo que permite a un modelo generar texto de izquierda a derecha, y lo que hace válido entrenarlo en paralelo sobre toda la secuencia, algo posible porque no hay recurrencia. La atención multicabeza calcula varias nociones de relevancia en paralelo.
 # - La atención es ciega al orden, así que el Transformer añade una codificación posicional, cuyos senos y cosenos convierten un desplazamiento de $k$ posiciones en una rotación.
-# - Un bloque Transformer añade una red feed-forward, conexiones residuales y normalización de capa. Hasta el paso 8 todo tiene pesos aleatorios; en el paso 9, el mismo bloque con pesos entrenados resuelve una tarea, y sus cabezas acaban con un papel que nadie les asignó. El entrenamiento con cantidades enormes de texto es lo que convierte esta maquinaria en un modelo de lenguaje.
+# - Un bloque Transformer añade una red feed-forward, conexiones residuales y normalización de capa. Hasta el paso 8 todo tiene parámetros aleatorios; en el paso 9, el mismo bloque con parámetros entrenados resuelve una tarea, y sus cabezas acaban con un papel que nadie les asignó. El entrenamiento con cantidades enormes de texto es lo que convierte esta maquinaria en un modelo de lenguaje.
 #
 # La sección 5 del [explorador interactivo](explorer.html#capital) recorre los ocho pasos de una predicción completa («La capital de ___ es …») con números que puedes cambiar.
 #
