@@ -305,8 +305,8 @@ def test_beyond_the_steps_every_demo_shows_what_its_text_says():
     # not with it («cero o redondeo»); in a decoder padded on the right, the causal mask alone
     # already hides the padding from them; padded on the left, it would not.
     assert "peso sobre el relleno 0.0" in padding
-    assert np.abs(ns["sin_mascara"][:3] - ns["sola"]).max() > 0.1
-    assert np.abs(ns["con_mascara"][:3] - ns["sola"]).max() < 1e-15
+    assert np.abs(ns["salida_sin"][:3] - ns["sola"]).max() > 0.1
+    assert np.abs(ns["salida_con"][:3] - ns["sola"]).max() < 1e-15
     assert np.abs(ns["causal_rellenada"][:3] - ns["causal_sola"]).max() < 1e-15
     assert padding.count("cambian hasta 0.00") == 2 and "cambian hasta 0.2" in padding
     left = np.vstack([np.zeros((2, 8)), ns["frase"]])
@@ -566,3 +566,28 @@ def test_the_spanish_of_the_review_is_fixed():
                    "pesos recurrentes", "Los pesos W_Q"):
         assert calque not in shipped, calque
     assert "parámetros aleatorios" in prose and "parámetros iniciales" in prose
+
+
+def test_no_demo_cell_rebinds_a_name_that_from_numpy_import_star_brings():
+    """A student whose functions use `from numpy import *` (sin, cos, outer…) calls them after
+    every demo cell has run: a demo that rebinds one of those names (a loop over `sin, con`
+    did) breaks correct code (tests/test_probe.py's ok_star_numpy_pe found it)."""
+    import ast
+
+    star = set(np.__all__) | {"pi", "e"}
+    rebound = {}
+    for cell in load_master(MASTER).cells:
+        if cell.cell_type != "code" or "BEGIN TEST CONFIG" in cell.source:
+            continue
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:  # an exercise's solution-and-prompt cell, Otter's own syntax
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id in star:
+                rebound[node.id] = cell.source.splitlines()[0]
+    assert not rebound, rebound
+    # The control: the loop that did it is caught.
+    loop = ast.parse("for d_k, sin, con in zip(a, b, c):\n    pass\n")
+    assert any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in star
+               for n in ast.walk(loop))

@@ -393,11 +393,11 @@ for ax, valores, titulo in [(axes[0], np.array(medianas), "La consulta típica (
                             (axes[1], np.array(medias), "Lo que suma un lote (media de 1000)")]:
     ax.loglog(dimensiones, valores[:, 0], "o-", color="#c0392b", label="sin escalar")
     ax.loglog(dimensiones, valores[:, 1], "s-", color="#1f5fa8", label="dividiendo por √d_k")
-    for d_k, sin, con in zip(dimensiones, valores[:, 0], valores[:, 1]):
-        arriba = 6 if sin >= con else -12                 # la etiqueta de la curva de arriba, encima
-        ax.annotate(f"{sin:.2g}".replace(".", ","), (d_k, sin), textcoords="offset points", xytext=(6, arriba),
+    for d_k, valor_sin, valor_con in zip(dimensiones, valores[:, 0], valores[:, 1]):
+        arriba = 6 if valor_sin >= valor_con else -12                 # la etiqueta de la curva de arriba, encima
+        ax.annotate(f"{valor_sin:.2g}".replace(".", ","), (d_k, valor_sin), textcoords="offset points", xytext=(6, arriba),
                     fontsize=8, color="#c0392b")
-        ax.annotate(f"{con:.2g}".replace(".", ","), (d_k, con), textcoords="offset points", xytext=(6, -6 - arriba),
+        ax.annotate(f"{valor_con:.2g}".replace(".", ","), (d_k, valor_con), textcoords="offset points", xytext=(6, -6 - arriba),
                     fontsize=8, color="#1f5fa8")
     ax.set_xlabel("d_k")
     ax.set_xlim(2.5, 2500)
@@ -1051,11 +1051,11 @@ reales = np.array([True, True, True, False, False])
 proyecta = lambda x: (x @ W_Qx, x @ W_Kx, x @ W_Vx)               # las proyecciones de la atención cruzada de arriba
 
 sola, _ = attention(*proyecta(frase))                              # un codificador: cada token mira toda la frase
-sin_mascara, _ = attention(*proyecta(rellenada))
-con_mascara, pesos_relleno = attention(*proyecta(rellenada), mask=np.tile(reales, (5, 1)))
-print(f"Codificador sin máscara de relleno: los tokens reales cambian hasta {np.abs(sin_mascara[:3] - sola).max():.2f}")
+salida_sin, _ = attention(*proyecta(rellenada))
+salida_con, pesos_relleno = attention(*proyecta(rellenada), mask=np.tile(reales, (5, 1)))
+print(f"Codificador sin máscara de relleno: los tokens reales cambian hasta {np.abs(salida_sin[:3] - sola).max():.2f}")
 print(f"Codificador con máscara de relleno: peso sobre el relleno {pesos_relleno[:, ~reales].sum():.1f}; "
-      f"los tokens reales cambian hasta {np.abs(con_mascara[:3] - sola).max():.2f}")
+      f"los tokens reales cambian hasta {np.abs(salida_con[:3] - sola).max():.2f}")
 
 causal_sola, _ = attention(*proyecta(frase), mask=mascara_causal(3))
 causal_rellenada, _ = attention(*proyecta(rellenada), mask=mascara_causal(5))
@@ -1560,7 +1560,7 @@ def test_coste_cuenta_los_productos_escalares_de_generar(productos_escalares):
 #
 # **Solo imprime números estables.** Sin la escala, el entrenamiento es caótico: empujar los parámetros iniciales una billonésima ($10^{-12}$) cambia su pérdida final en las ocho semillas (con la escala, en ninguna). Por eso esas pérdidas no se imprimen semilla a semilla, y lo que sí se imprime es cuántas semillas cambian con ese empujón. Todo lo demás da lo mismo con el empujón y con uno o dos hilos, es decir, en cualquier ordenador: compruébalo con `python ablacion.py --perturbacion 1e-12`.
 #
-# **Sus números también se pueden citar.** No hace falta entrenar para verlos: `lab.py` trae lo que mide `ablacion.py` con sus semillas 0 a 7 en `result.ablacion` (la celda del laboratorio lo muestra al final), medido al preparar la clase, y entrenar otra vez, en tu ordenador, da los mismos números. Se citan diciendo de qué medición salen: «sin dividir por $\sqrt{d_k}$, el gradiente que llega a $W_Q$ y $W_K$ en los 15 primeros pasos con la semilla 0 es 0,883, y con la escala, 0,3608».
+# **Sus números también se pueden citar, pero no solos.** No hace falta entrenar para verlos: `lab.py` trae lo que mide `ablacion.py` con sus semillas 0 a 7 en `result.ablacion` (la celda del laboratorio lo muestra al final), medido al preparar la clase, y entrenar otra vez, en tu ordenador, da los mismos números. Se citan diciendo de qué medición salen: «sin dividir por $\sqrt{d_k}$, el gradiente que llega a $W_Q$ y $W_K$ en los 15 primeros pasos con la semilla 0 es 0,883, y con la escala, 0,3608». En el reto no cuentan por sí solos, porque son los mismos para toda la clase y no dicen nada de tu código: cítalos junto a un número medido con tus funciones.
 
 # %% tags=["graded-only"]
 EJECUTAR_ABLACION = False  # True para entrenar el modelo diminuto con y sin cada pieza (unos 20 segundos)
@@ -1877,12 +1877,12 @@ if EJECUTAR_ABLACION:
 # **Reto: `student_extension`.** Completa los cinco textos. Las claves del contrato también tienen nombre en inglés (`assumption`, `measurement`, `conclusion`, `limitation`, `risk`); puedes usar cualquiera de los dos, pero no los dos a la vez.
 #
 # - `supuesto`: el supuesto que pones a prueba.
-# - `medicion`: la medición o comprobación, **citando al menos un número** de `evidence` o `result` tal como lo imprimió `lab.py` y **diciendo de qué medición sale** («en el ejemplo resuelto, el peso de la fila 1 sobre su propia clave es 0,6698»). Puedes redondearlo (0,123456 → «0,12»), escribirlo con coma decimal o como porcentaje («12 %»).
+# - `medicion`: la medición o comprobación, **citando al menos un número medido con tus funciones**, de `evidence` o `result` tal como lo imprimió `lab.py`, y **diciendo de qué medición sale**, con al menos dos palabras suyas («en el ejemplo resuelto, el peso de la fila 1 sobre su propia clave es 0,6698»). Puedes redondearlo (0,123456 → «0,12»), escribirlo con coma decimal o como porcentaje («12 %»).
 # - `conclusion`: lo que concluyes, sin ir más allá de los datos.
 # - `limitacion`: un límite de tu medición.
 # - `riesgo`: un riesgo o una condición en la que **no** usarías este resultado. «Ninguno» no vale.
 #
-# No cambies nada de `resultado_lab`: la extensión añade, nunca edita. Al entregar, cada criterio se comprueba por separado y suma sus propios puntos. La prueba pública de `grader.check("student_extension")` solo mira la forma (cinco textos rellenos), nunca si cumplen los criterios: eso lo dice el validador, en la celda de «Guarda y valida».
+# No cambies nada de `resultado_lab`: la extensión añade, nunca edita. Al entregar, cada criterio se comprueba por separado y suma sus propios puntos, pero todos necesitan el primero: que `lab.py` mida con tus funciones al menos un hecho que se cumpla, con funciones que cumplan todo lo que el laboratorio comprueba de ellas. Sin funciones que funcionen, el reto no suma nada. La prueba pública de `grader.check("student_extension")` solo mira la forma (cinco textos rellenos), nunca si cumplen los criterios: eso lo dice el validador, en la celda de «Guarda y valida».
 
 # %% [raw]
 # # BEGIN SOLUTION
