@@ -591,3 +591,43 @@ def test_no_demo_cell_rebinds_a_name_that_from_numpy_import_star_brings():
     loop = ast.parse("for d_k, sin, con in zip(a, b, c):\n    pass\n")
     assert any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in star
                for n in ast.walk(loop))
+
+
+def step_4_in_a_python_loop(propio, dimensiones, n_consultas):
+    """Step 4's measurement as the cell first computed it, one query at a time (issue 52.3):
+    10,000 pairs of softmaxes in a Python loop."""
+    def gradiente_en_q(q, K, u, c):
+        w = reference.softmax(K @ q * c)
+        return np.linalg.norm(c * K.T @ (w * (u - w @ u)))
+
+    medianas, medias, casi_nada = [], [], []
+    for d_k in dimensiones:
+        tamaños = []
+        for _ in range(n_consultas):
+            q, K, u = propio.normal(size=d_k), propio.normal(size=(10, d_k)), propio.normal(size=10)
+            tamaños.append((gradiente_en_q(q, K, u, 1.0), gradiente_en_q(q, K, u, 1 / np.sqrt(d_k))))
+        tamaños = np.array(tamaños)
+        medianas.append(np.median(tamaños, axis=0))
+        medias.append(tamaños.mean(axis=0))
+        casi_nada.append(np.mean(tamaños[:, 0] < 1e-3))
+    return medianas, medias, casi_nada
+
+
+def test_step_4_s_vectorised_cell_computes_what_the_loop_did():
+    """The cell draws every query's q, K and u in the loop's order, so the same numbers come
+    out (to round-off), and the figure shows the same digits."""
+    source, _ = cell_and_text_after("def gradiente_en_q(")
+    assert "for consulta in range" not in source  # no Python loop over the queries
+    _, ns = run_cell(source, np.random.default_rng(0))
+    looped = step_4_in_a_python_loop(np.random.default_rng(0).spawn(1)[0], ns["dimensiones"],
+                                     ns["n_consultas"])
+    for name, values in zip(("medianas", "medias", "casi_nada"), looped):
+        assert np.allclose(ns[name], values, rtol=1e-12, atol=0), name
+        assert [f"{v:.2g}" for v in np.ravel(ns[name])] == [f"{v:.2g}" for v in np.ravel(values)]
+    # The control: the same draws split in another order (the keys first) give other numbers.
+    split = "q, K, u = filas[:, :d_k], filas[:, d_k:11 * d_k].reshape(n_consultas, 10, d_k), filas[:, 11 * d_k:]"
+    assert split in source
+    keys_first = source.replace(split, "K, q, u = filas[:, :10 * d_k].reshape(n_consultas, 10, d_k), "
+                                       "filas[:, 10 * d_k:11 * d_k], filas[:, 11 * d_k:]")
+    _, other = run_cell(keys_first, np.random.default_rng(0))
+    assert not np.allclose(other["medias"], looped[1], rtol=1e-6)

@@ -371,22 +371,24 @@ n_consultas = 1000
 
 
 def gradiente_en_q(q, K, u, c):
-    """‖∂L/∂q‖ para L = Σ_j w_j u_j, con los pesos w = softmax(c · K q)."""
-    w = softmax(K @ q * c)
-    dL_ds = w * (u - w @ u)                          # la derivada de la softmax
-    return np.linalg.norm(c * K.T @ dL_ds)           # y la de las puntuaciones, s = c · K q
+    """‖∂L/∂q‖ de cada consulta, para L = Σ_j w_j u_j con los pesos w = softmax(c · K q).
+
+    q: (consultas, d_k); K: (consultas, 10, d_k), las 10 claves de cada consulta; u: (consultas, 10).
+    """
+    w = softmax(np.einsum("nkd,nd->nk", K, q) * c)                # los pesos de cada consulta sobre sus claves
+    dL_ds = w * (u - np.sum(w * u, axis=-1, keepdims=True))        # la derivada de la softmax
+    return np.linalg.norm(c * np.einsum("nkd,nk->nd", K, dL_ds), axis=-1)   # y la de las puntuaciones, s = c · K q
 
 
 medianas, medias, casi_nada = [], [], []
 for d_k in dimensiones:
-    tamaños = []                                     # (sin escalar, escalando), una fila por consulta
-    for consulta in range(n_consultas):
-        q, K, u = propio.normal(size=d_k), propio.normal(size=(10, d_k)), propio.normal(size=10)
-        tamaños.append((gradiente_en_q(q, K, u, 1.0), gradiente_en_q(q, K, u, 1 / np.sqrt(d_k))))
-    tamaños = np.array(tamaños)
-    medianas.append(np.median(tamaños, axis=0))
+    # Las 1000 consultas a la vez. Cada fila sortea, en este orden, q (d_k números), sus 10 claves (10 × d_k) y u (10).
+    filas = propio.normal(size=(n_consultas, 11 * d_k + 10))
+    q, K, u = filas[:, :d_k], filas[:, d_k:11 * d_k].reshape(n_consultas, 10, d_k), filas[:, 11 * d_k:]
+    tamaños = np.column_stack([gradiente_en_q(q, K, u, 1.0), gradiente_en_q(q, K, u, 1 / np.sqrt(d_k))])
+    medianas.append(np.median(tamaños, axis=0))                   # (sin escalar, escalando)
     medias.append(tamaños.mean(axis=0))
-    casi_nada.append(np.mean(tamaños[:, 0] < 1e-3))  # sin escalar, las consultas que reciben menos de una milésima
+    casi_nada.append(np.mean(tamaños[:, 0] < 1e-3))              # sin escalar, las consultas que reciben menos de una milésima
 
 fig, axes = plt.subplots(1, 2, figsize=(12, 4.8), sharey=True)
 for ax, valores, titulo in [(axes[0], np.array(medianas), "La consulta típica (mediana de 1000)"),
