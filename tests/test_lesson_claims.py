@@ -631,3 +631,22 @@ def test_step_4_s_vectorised_cell_computes_what_the_loop_did():
                                        "filas[:, 10 * d_k:11 * d_k], filas[:, 11 * d_k:]")
     _, other = run_cell(keys_first, np.random.default_rng(0))
     assert not np.allclose(other["medias"], looped[1], rtol=1e-6)
+
+
+def test_step_4_s_few_queries_with_two_near_tied_keys_carry_the_gradient():
+    """The explanation of the mean (issue 48.2): without the scale, the queries whose two
+    largest weights are close get a far larger gradient than the saturated rest, and a few of
+    them carry most of the sum a batch makes. Measured on the cell's own 1000 queries at
+    d_k = 1024 (the last it draws)."""
+    source, text = cell_and_text_after("def gradiente_en_q(")
+    _, ns = run_cell(source, np.random.default_rng(0))
+    q, K, u = ns["q"], ns["K"], ns["u"]
+    assert K.shape == (1000, 10, 1024)
+    sizes = ns["gradiente_en_q"](q, K, u, 1.0)
+    weights = reference.softmax(np.einsum("nkd,nd->nk", K, q))
+    first, second = np.sort(weights, axis=1)[:, -1], np.sort(weights, axis=1)[:, -2]
+    near_tie = first - second < 0.5
+    assert 0 < near_tie.mean() < 0.2  # «unas pocas»
+    assert np.median(sizes[near_tie]) > 1e3 * np.median(sizes[~near_tie])  # «un gradiente enorme»
+    assert np.sort(sizes)[::-1][:100].sum() > 0.5 * sizes.sum()  # a tenth of them, most of the sum
+    assert "las que tienen dos claves casi empatadas en cabeza, reciben un gradiente enorme" in text
