@@ -69,10 +69,17 @@ GRADING_REQUIREMENTS = ("numpy", "matplotlib", "nbformat", "jsonschema")
 STUDENT_REQUIREMENTS = ("otter-grader", "numpy", "matplotlib", "jsonschema", "ipykernel",
                         "jupyterlab")
 STUDENT_REQUIREMENTS_HEADER = (
-    "# Paquetes de la clase {title}. Instálalos en una terminal abierta en esta carpeta con:\n"
+    "# Paquetes de la clase {title}. Necesitas Python 3.11 o más reciente; las versiones son las\n"
+    "# mismas con las que se corrige. Instálalos en un entorno virtual, en una terminal abierta en\n"
+    "# esta carpeta. Primero crea el entorno y actívalo:\n"
+    "#     Linux y macOS:  python3 -m venv .venv\n"
+    "#                     source .venv/bin/activate\n"
+    "#     Windows:        py -m venv .venv\n"
+    "#                     .venv\\Scripts\\activate\n"
+    "# En Debian y Ubuntu el entorno no es opcional (su Python no deja instalar paquetes fuera de\n"
+    "# uno); si python3 -m venv pide el paquete python3-venv, instálalo con el gestor del sistema.\n"
+    "# Después, con el entorno activado, instala los paquetes y abre el cuaderno:\n"
     "#     python -m pip install -r requirements.txt\n"
-    "# Necesitas Python 3.11 o más reciente. Las versiones son las mismas con las que se corrige.\n"
-    "# Después, en la misma terminal, abre el cuaderno con JupyterLab:\n"
     "#     jupyter lab notebook_student.ipynb\n"
 )
 
@@ -267,7 +274,8 @@ def arrange_dist(sources: LessonSources, lesson, rubric, otter_out: Path, dist: 
         folder.mkdir(parents=True)
 
     student_nb = nbformat.read(otter_out / "student" / NOTEBOOK_NAME, as_version=4)
-    nbformat.write(master_module.number_cells(student_nb), student / NOTEBOOK_NAME)
+    nbformat.write(master_module.number_cells(master_module.spanish_check_cells(student_nb)),
+                   student / NOTEBOOK_NAME)
     (student / "tests").mkdir()
     for name, source in student_tests(student_nb).items():
         (student / "tests" / name).write_text(source, encoding="utf-8")

@@ -60,6 +60,11 @@ SAME_FLOAT_REL, SAME_FLOAT_ABS = 1e-5, 1e-9
 MIN_CITED_DIGITS = 2
 # Values that any sentence mentions without reading the lab ("suma 1", "peso 0").
 TRIVIAL_VALUES = (0.0, 1.0)
+# A cited number names its measurement with this many words of it in the same sentence: one word
+# belongs to anything («Los pesos de mi gato suman 0,34 kilos», «La pérdida de mi equipo fue
+# 0,49 goles»); two of one measurement («la suma de cada fila de pesos», «el ejemplo resuelto»)
+# say which.
+MIN_NAMING_WORDS = 2
 EMPTY_RISKS = {
     "", "-", "--", "...", "n/a", "na", "none", "no", "ninguno", "ninguna", "nada", "no hay",
     "no aplica", "sin riesgo", "sin riesgos", "pendiente", "tbd", "todo", "xxx",
@@ -432,6 +437,12 @@ class _Context:
             return None
         return fresh if isinstance(fresh, dict) else None
 
+    @property
+    def blocked(self) -> bool:
+        """Whether criterion 1 fails: no fresh run, or one with no evidence of working code.
+        Every other criterion reads that evidence, so none holds without it."""
+        return bool(self.run.problem) or bool(evidence_problem(self.fresh or {}))
+
     def fresh_again(self):
         """A second fresh run's JSON, or None: whether the lab repeats itself on the student's
         functions tells randomness from a copy made before a fix (or edited)."""
@@ -448,18 +459,54 @@ class _Context:
 
 
 def lab_exits_zero(ctx: _Context) -> str:
-    """Criterion 1: a fresh run of lab.py with the result's seed exits 0."""
+    """Criterion 1: a fresh run of lab.py with the result's seed exits 0, and measures at least
+    one fact that is evidence of the student's working code (``working_facts``): a stub, or a
+    function that ignores its inputs, makes the lab exit 0 on the facts it fails."""
     if ctx.run.problem:
         return f"{ctx.run.problem} Corrígelo, guarda el cuaderno y repite «{ctx.run.command}» hasta que termine con código 0."
-    return ""
+    return evidence_problem(ctx.fresh or {})
+
+
+# The challenge extends the lab's evidence about the student's own code: a number every student
+# prints whatever their code (a lab result carried inside ``result``, as the attention lesson's
+# ablation) or the facts of a function that fails one of the lab's checks prove nothing about it.
+CRITERION_1_FIRST = "primero tiene que cumplirse el criterio 1"
+
+
+def working_facts(fresh: dict) -> list:
+    """The facts of a fresh run that are evidence of the student's working code: measured with
+    at least one of their functions, holding, and with every fact the lab measured on those
+    functions (or some of them) holding too. A function that fails any of the lab's checks, as
+    one that ignores its inputs does, makes none of its facts evidence."""
+    measured = [(set(_functions_of(item)), item) for item in fresh.get("evidence") or []
+                if isinstance(item, dict) and item.get("holds") is not None]
+    return [item for needs, item in measured if needs and item.get("holds") is True
+            and all(other.get("holds") is True for others, other in measured
+                    if others and others <= needs)]
+
+
+def _functions_of(item) -> list:
+    return [f for f in item.get("functions") or [] if isinstance(f, str)]
+
+
+def evidence_problem(fresh: dict) -> str:
+    """Why a fresh run that exited 0 is no evidence of working code yet (Spanish), or ''."""
+    if not fresh or working_facts(fresh):
+        return ""
+    cause = _failing_functions(fresh)
+    return ("lab.py termina con código 0, pero ninguno de sus hechos es todavía evidencia sobre tu "
+            "código: un hecho cuenta si se cumple y las funciones que usa cumplen todos los hechos "
+            "que el laboratorio comprueba de ellas. " + (cause or "Implementa al menos una de tus "
+            "funciones. ") + "Los números de result.ablacion son los mismos para toda la clase y no "
+            "cuentan por sí solos.")
 
 
 def result_schema(ctx: _Context) -> str:
     """Criterion 2: the JSON Schema holds for the lab's fresh result with the extension, and
     each of the five texts says something (no placeholder, no filler, a sentence)."""
-    if ctx.fresh is None:
-        return ("No hay un resultado nuevo de lab.py con el que comprobar el contrato: "
-                "primero tiene que cumplirse el criterio 1.")
+    if ctx.fresh is None or ctx.blocked:
+        return ("No hay un resultado nuevo de lab.py con evidencia de tu código con el que "
+                f"comprobar el contrato: {CRITERION_1_FIRST}.")
     problems = [_describe(error) for error in
                 schema_errors({**ctx.fresh, "student_extension": ctx.data["student_extension"]})]
     if not problems:
@@ -474,8 +521,8 @@ def result_schema(ctx: _Context) -> str:
 
 def lab_output_unchanged(ctx: _Context) -> str:
     """Criterion 3: every key but student_extension equals a fresh run with the same seed."""
-    if ctx.run.problem:
-        return "No se puede comparar con lab.py mientras no termine con código 0 (criterio 1)."
+    if ctx.blocked:
+        return f"No se puede comparar con lab.py: {CRITERION_1_FIRST}."
     try:
         fresh = json.loads(ctx.run.stdout)
     except json.JSONDecodeError:
@@ -565,11 +612,18 @@ def _explained_by_definition_order(fresh, mine) -> bool:
 
 
 def cites_lab_numbers(ctx: _Context) -> str:
-    """Criterion 4: measurement or conclusion cites a number a fresh run prints in evidence or
-    result, **and names the measurement it comes from**: a number equal to one the lab printed
-    is evidence only beside a word of its fact («pesos», «máscara», «d_k»…); a coincidence
-    («Mi gato pesa 0,34 kilos») or filler around a copied number is not."""
-    fresh = ctx.fresh or {}
+    """Criterion 4: measurement or conclusion cites a number a fresh run prints, **names the
+    measurement it comes from**, and the number is evidence of the student's working code.
+
+    Named: a number equal to one the lab printed counts only beside two words of its fact or key
+    («pesos» and «fila», «peso» and «d_k») in the same sentence; a coincidence («Los pesos de mi
+    gato suman 0,34 kilos») or filler around a copied number is not. Evidence of the student's
+    code: a value of one of ``working_facts``, or of ``result`` measured with their functions;
+    never a number every student prints (a lab result carried in ``result``, the ablation), nor
+    one of a function that fails some of the lab's checks."""
+    if ctx.blocked:
+        return f"Sin evidencia de tu código todavía no hay números que citar: {CRITERION_1_FIRST}."
+    fresh = ctx.fresh
     glosses = ctx.glosses
     if glosses is None:
         lab = Path(ctx.lab) if ctx.lab else find_lab(ctx.notebook)
@@ -579,22 +633,35 @@ def cites_lab_numbers(ctx: _Context) -> str:
     cited = cited_numbers(text)
     # The words that name a number are the ones of its own sentence: «pesos» in the conclusion
     # does not make the cat of the measurement's «Mi gato pesa 0,34 kilos» a measurement.
-    if any(_matches(number, values) and names & _content_words(sentence)
-           for sentence in _sentences(text) for number in cited_numbers(sentence)
-           for names, values in sources):
+    named = {kind for sentence in _sentences(text) for number in cited_numbers(sentence)
+             for names, values, kind in sources
+             if _matches(number, values) and len(names & _content_words(sentence)) >= MIN_NAMING_WORDS}
+    if OWN in named:
         return ""
-    printed = sorted({value for _, values in sources for value in values})
     cause = _failing_functions(fresh)
+    own = sorted({value for _, values, kind in sources if kind == OWN for value in values})
+    if named:
+        which = " y ".join(text for kind, text in (
+            (CARRIED, "de result.ablacion, que son los mismos para toda la clase porque no salen "
+                      "de tus funciones"),
+            (UNPROVEN, "de hechos que no se cumplen, o que usan una función que no cumple todos "
+                       "los hechos del laboratorio")) if kind in named)
+        example = f" (por ejemplo {_spanish_number(own[len(own) // 2])})" if own else ""
+        return cause + (f"Los números que citas son {which}: no cuentan por sí solos. Cita "
+                        f"también al menos uno de un hecho que se cumpla con tus funciones{example}, "
+                        "diciendo de qué medición sale.")
+    printed = sorted({value for _, values, _ in sources for value in values})
     if printed and any(_matches(number, printed) for number in cited):
         return cause + ("Citas un número que imprimió el laboratorio, pero no dices de qué medición sale: "
-                "nombra el hecho o la medición (por ejemplo «los pesos de la máscara causal» o «el "
-                "mayor peso con d_k = 64») junto al número, para que se vea que es la evidencia y "
-                "no una coincidencia.")
-    example = f" (por ejemplo {_spanish_number(printed[len(printed) // 2])})" if printed else ""
+                "nombra el hecho o la medición, con al menos dos palabras suyas, en la misma frase "
+                "que el número (por ejemplo «los pesos de la máscara causal» o «el mayor peso "
+                "medio con d_k = 64»), para que se vea que es la evidencia y no una coincidencia.")
+    example = f" (por ejemplo {_spanish_number(own[len(own) // 2])})" if own else ""
     return cause + (
         "La medición y la conclusión no citan ningún número de evidence o result. Copia al "
-        f"menos un valor medido{example}, diciendo de qué medición sale; puedes redondearlo, "
-        f"usar coma decimal o un porcentaje, con al menos {MIN_CITED_DIGITS} cifras significativas."
+        f"menos un valor medido con tus funciones{example}, diciendo de qué medición sale; puedes "
+        "redondearlo, usar coma decimal o un porcentaje, con al menos "
+        f"{MIN_CITED_DIGITS} cifras significativas."
     )
 
 
@@ -661,22 +728,32 @@ def _content_words(text: str) -> set:
     return found
 
 
+# What a citable number is: the student's evidence (OWN), a number every student prints
+# (CARRIED: a lab result carried in ``result``), or a number of a function the lab has not shown
+# to work (UNPROVEN).
+OWN, CARRIED, UNPROVEN = "own", "carried", "unproven"
+
+
 def _citable_sources(fresh: dict, glosses: dict) -> list:
-    """``[(words naming a measurement, [its numbers])]`` from the lab's fresh output: each value
-    of a fact, named by the fact's words and its key's; each value of ``result``, by its key's;
-    and a lab result carried inside ``result`` (the attention lesson's ``result.ablacion``),
-    fact by fact, each named by its own words and the key that carries it."""
+    """``[(words naming a measurement, [its numbers], kind)]`` from the lab's fresh output: each
+    value of a fact, named by the fact's words and its key's (OWN for ``working_facts``, else
+    UNPROVEN); each value of ``result``, by its key's (OWN: measured with the student's
+    functions); and a lab result carried inside ``result`` (the attention lesson's
+    ``result.ablacion``), fact by fact, each named by its own words and the key that carries it
+    (CARRIED)."""
+    working = [id(item) for item in working_facts(fresh)]
     sources = []
     for item in fresh.get("evidence") or []:
-        sources += _fact_sources(item, set(), glosses)
+        kind = OWN if id(item) in working else UNPROVEN
+        sources += [(names, values, kind) for names, values in _fact_sources(item, set(), glosses)]
     for key, value in (fresh.get("result") or {}).items():
         names = _content_words(f"{key} {glosses.get(key, '')}")
         if is_contract(value):
-            sources += [source for item in value["evidence"]
-                        for source in _fact_sources(item, names, glosses)]
+            sources += [(names_, values, CARRIED) for item in value["evidence"]
+                        for names_, values in _fact_sources(item, names, glosses)]
         else:
-            sources.append((names, list(_citable_numbers(value))))
-    return [(names, values) for names, values in sources if values]
+            sources.append((names, list(_citable_numbers(value)), OWN))
+    return [(names, values, kind) for names, values, kind in sources if values]
 
 
 def _fact_sources(item, names: set, glosses: dict) -> list:
@@ -709,6 +786,9 @@ def declares_risk(ctx: _Context) -> str:
     """Criterion 5: a risk or no-use condition that says something, not the guide's «<…>»
     placeholder, and not a denial of any risk."""
     risk = ctx.field("risk")
+    if ctx.blocked:  # a risk of using a result needs a result about working code
+        return (f"Un riesgo de usar un resultado necesita un resultado: {CRITERION_1_FIRST} "
+                "(lab.py con evidencia de tu código).")
     if is_placeholder(risk):
         return f"{field_name('risk')} todavía tiene el texto de ejemplo entre < >: sustitúyelo por tu riesgo."
     if _normalized(risk) in EMPTY_RISKS or denies_risk(risk):
@@ -879,10 +959,18 @@ def cited_numbers(text: str) -> list:
     return found
 
 
+# Below this, a printed number is round-off: its digits change from one machine to the next (the
+# lab's own limitations say so), so a student's «2,4e-15» is checked by its size, not its digits.
+ROUNDOFF = 1e-12
+
+
 def _matches(cited: CitedNumber, printed: list) -> bool:
-    """Whether ``cited`` is one of ``printed``, rounded or truncated to the digits written."""
+    """Whether ``cited`` is one of ``printed``, rounded or truncated to the digits written; a
+    round-off number matches any round-off number printed for the same measurement."""
     if cited.digits < MIN_CITED_DIGITS:
         return False
+    if cited.value < ROUNDOFF:
+        return any(0 < value < ROUNDOFF for value in printed)
     slack = cited.unit * 1e-9
     return any(
         abs(value - cited.value) <= cited.unit / 2 + slack or 0 <= value - cited.value < cited.unit

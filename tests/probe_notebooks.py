@@ -931,7 +931,7 @@ def _imports_cell(nb):
 def _index_after_check(nb, function):
     """The index just after the ``grader.check("function")`` cell."""
     for index, cell in enumerate(nb.cells):
-        if cell.cell_type == "code" and cell.source.strip() == f'grader.check("{function}")':
+        if cell.cell_type == "code" and cell.source.strip().startswith(f'grader.check("{function}")'):
             return index + 1
     raise ValueError(f"no grader.check for {function}")
 

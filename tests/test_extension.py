@@ -2,12 +2,14 @@
 
 import contextlib
 import copy
+import inspect
 import json
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from autograder.assign import NOTEBOOK_NAME, SOLUTION_NAME
@@ -111,7 +113,7 @@ def edited_evidence(data):
 
 def no_lab_number(data):
     data["student_extension"]["measurement"] = "Medí que los pesos suman 1 en 3 casos."
-    data["student_extension"]["conclusion"] = "Funciona en un 99,5 % de los casos que imaginé."
+    data["student_extension"]["conclusion"] = "Funciona en un 42,7 % de los casos que imaginé."
 
 
 def blank_risk(data):
@@ -139,17 +141,17 @@ def test_broken_extension_fails_only_its_criterion(good, folder, break_it, crite
     assert message in failed(validate(good, folder / "notebook_student.ipynb", only=criterion))[criterion]
 
 
-def test_a_lab_that_measures_nothing_blocks_every_criterion_that_needs_its_evidence(good, tmp_path):
+def test_a_lab_that_measures_nothing_earns_nothing(good, tmp_path):
     # `good` is a correct lab's output: with every function a stub, a copy of it is borrowed
-    # evidence, and only the criterion that does not read the lab's numbers (the risk) holds.
+    # evidence, and no criterion holds: a risk of using a result needs a result (issue 51.6).
     stubs = {name: stub(name) for name in GRADED}
     notebook = reference_notebook(tmp_path / "notebook_student.ipynb", **stubs)
     problems = failed(validate(good, notebook, lab=LAB))
-    assert list(problems) == ["lab_exits_zero", "result_schema", "lab_output_unchanged",
-                              "cites_lab_numbers"]
+    assert list(problems) == list(CRITERION_IDS)
     assert "no se ha podido medir ningún hecho" in problems["lab_exits_zero"]
     assert "criterio 1" in problems["result_schema"]
-    assert "(criterio 1)" in problems["lab_output_unchanged"]
+    assert "criterio 1" in problems["lab_output_unchanged"]
+    assert "criterio 1" in problems["cites_lab_numbers"] and "criterio 1" in problems["declares_risk"]
 
 
 def test_one_stub_costs_only_the_criteria_that_read_its_facts(tmp_path):
@@ -209,10 +211,11 @@ def test_cli_prints_one_spanish_line_per_failure_and_exits_1(good, folder):
 
 
 def test_check_criterion_raises_the_spanish_message_for_otter(good, folder):
-    check_criterion("declares_risk", good)  # holds: no exception
+    notebook = folder / "notebook_student.ipynb"
+    check_criterion("declares_risk", good, notebook)  # holds: no exception
     blank_risk(good)
     with pytest.raises(AssertionError, match="al menos un riesgo"):
-        check_criterion("declares_risk", good)
+        check_criterion("declares_risk", good, notebook)
     with pytest.raises(AssertionError, match="no null"):
         check_criterion("declares_risk", None)
 
@@ -231,14 +234,18 @@ def test_check_criterion_raises_the_spanish_message_for_otter(good, folder):
     (2.44249e-15, "un error del peso de 2,4 × 10^-15", True),
     (2.44249e-15, "un error del peso de 2,4·10⁻¹⁵", True),
     (2.44249e-15, "un error del peso de 2.44e-15", True),
-    (2.44249e-15, "un error del peso de 2,4e-14", False),
+    (2.44249e-15, "un error del peso de 2,4e-14", True),  # round-off: matched by its size
+    (2.44249e-5, "un error del peso de 2,4e-4", False),
     (1.0, "el mayor peso es 1,000", False),  # 0 and 1 appear in any sentence
     (512.5, "con 512,5 de dispersión", True),
 ], ids=lambda value: str(value)[:24])
 def test_cited_number_matches_what_the_lab_printed(printed, text, cites):
+    # «en la atención»: with «peso» or «dispersión», the two words that name the measurement.
     data = {"evidence": [{"fact": "El peso y la dispersión de la atención.", "id": "peso",
-                          "values": {"x": printed}}], "result": {},
-            "student_extension": {**GOOD_EXTENSION, "measurement": text, "conclusion": "Sin números."}}
+                          "functions": ["attention"], "holds": True, "values": {"x": printed}}],
+            "result": {},
+            "student_extension": {**GOOD_EXTENSION, "measurement": f"{text} en la atención",
+                                  "conclusion": "Sin números."}}
     (result,) = validate(data, only="cites_lab_numbers", lab_run=printed_by_lab(data))
     assert result.passed is cites
 
@@ -250,7 +257,7 @@ def test_cited_number_matches_what_the_lab_printed(printed, text, cites):
 def test_a_number_the_lab_printed_is_no_evidence_without_its_measurement_named(text):
     """Issue 30.3: any number equal to one the lab printed earned the criterion."""
     fact = {"fact": "Cada fila de pesos de la autoatención suma 1.", "id": "rows_sum_to_one",
-            "values": {"max_abs_row_sum_error": 0.369412}}
+            "functions": ["attention"], "holds": True, "values": {"max_abs_row_sum_error": 0.369412}}
     data = {"evidence": [fact], "result": {},
             "student_extension": {**GOOD_EXTENSION, "measurement": text, "conclusion": "Sin números."}}
     (result,) = validate(data, only="cites_lab_numbers", lab_run=printed_by_lab(data))
@@ -537,10 +544,14 @@ def test_a_helper_defined_below_the_lab_cell_is_not_called_an_edit(good, folder)
 
 
 def test_a_citation_lost_to_a_wrong_function_names_that_function():
-    """Issue 31.3: with attention wrong, criterion 4 failed and nothing linked it to attention."""
+    """Issue 31.3: with attention wrong, criterion 4 failed and nothing linked it to attention.
+    A positional encoding that works keeps the evidence gate open (issue 51.6)."""
     fact = {"fact": "Cada fila de pesos de la autoatención suma 1.", "id": "rows_sum_to_one",
             "functions": ["attention"], "holds": False, "values": {"max_abs_row_sum_error": 0.25}}
-    data = {"evidence": [fact], "result": {},
+    works = {"fact": "PE(pos + 3) es una rotación de PE(pos).", "id": "pe_rotation",
+             "functions": ["positional_encoding"], "holds": True,
+             "values": {"max_rotation_error": 0.5}}
+    data = {"evidence": [fact, works], "result": {},
             "student_extension": {**GOOD_EXTENSION, "measurement": "Los pesos suman 0,0001 de más.",
                                   "conclusion": "Sin números."}}
     (result,) = validate(data, only="cites_lab_numbers", lab_run=printed_by_lab(data))
@@ -621,7 +632,7 @@ def test_criterion_3_tells_randomness_from_a_stale_copy_by_a_second_fresh_run():
     moved (a fact that repeats clears its functions); runs that agree mean the saved copy is
     not what the functions give now, and only then is an edit mentioned."""
     def fact(i, functions, value):
-        return {"id": f"f{i}", "functions": functions, "values": {"v": value}}
+        return {"id": f"f{i}", "functions": functions, "holds": True, "values": {"v": value}}
 
     def printed(values):
         return printed_by_lab({"seed": 55, "evidence": [
@@ -645,12 +656,12 @@ def test_criterion_3_tells_randomness_from_a_stale_copy_by_a_second_fresh_run():
 
 
 def ablation_number():
-    """A number ``python ablacion.py`` prints, and lab.py carries: the held-out loss without
-    √d_k, seed 0."""
+    """A number ``python ablacion.py`` prints, and lab.py carries: the gradient that reaches
+    W_Q and W_K early in training without √d_k, seed 0."""
     from attention.lab import ABLATION
 
     (fact,) = [item for item in ABLATION["evidence"] if item["id"] == "sin_escala_raiz_dk"]
-    return fact["values"]["held_out_loss_without"][0]
+    return fact["values"]["early_gradient_without"][0]
 
 
 def citing(good, measurement, conclusion="Sin la escala, el modelo aprende peor que con ella."):
@@ -663,30 +674,40 @@ def spanish(value, digits=4):
     return f"{value:.{digits}g}".replace(".", ",")
 
 
-def test_a_number_of_the_ablation_cited_with_its_measurement_passes_on_every_door(good, folder,
-                                                                                  capsys):
-    """The terminal's validator (a fresh lab.py in a folder without ablacion.py), the notebook's
-    (the lab on the kernel's functions) and the grader's (the lesson's lab, the student's
-    functions answered as the sandbox answers) all accept it."""
+def test_a_number_of_the_ablation_counts_only_beside_one_of_the_student_s_own_on_every_door(
+        good, folder, capsys):
+    """Issue 51.6: the ablation's numbers are every student's, so alone they earn nothing; beside
+    a number of the student's own working code they do no harm. The terminal's validator (a fresh
+    lab.py in a folder without ablacion.py), the notebook's (the lab on the kernel's functions)
+    and the grader's (the lesson's lab, the student's functions answered as the sandbox answers)
+    agree."""
     import extension
     from attention import lab
     from kit_autograder import challenge
     from reference import attention as reference
 
-    data = citing(good, f"Sin dividir por √d_k, la pérdida en secuencias nuevas con la semilla 0 "
-                        f"es {spanish(ablation_number())}.")
+    ablation = (f"Sin dividir por √d_k, el gradiente que llega a W_Q y W_K al principio con la "
+                f"semilla 0 es {spanish(ablation_number())}.")
+    alone = citing(good, ablation)
     assert not (folder / "ablacion.py").exists()
-    assert failed(validate(data, folder / "notebook_student.ipynb")) == {}
+    problems = failed(validate(alone, folder / "notebook_student.ipynb"))
+    assert list(problems) == ["cites_lab_numbers"]
+    assert "de result.ablacion, que son los mismos para toda la clase" in problems["cites_lab_numbers"]
     functions = {name: getattr(reference, name) for name in GRADED}
-    assert all(passed for _, passed, _ in challenge.grade(lab, data, functions))
-    assert extension.run_in_notebook(write(folder, data, "ablacion_citada.json"), functions) == 0
+    verdicts = {criterion: passed for criterion, passed, _ in challenge.grade(lab, alone, functions)}
+    assert verdicts["cites_lab_numbers"] is False and sum(verdicts.values()) == 4
+    # The control: the same sentence beside a number of the student's own working attention.
+    both = citing(good, ablation + " " + GOOD_EXTENSION["measurement"])
+    assert failed(validate(both, folder / "notebook_student.ipynb")) == {}
+    assert all(passed for _, passed, _ in challenge.grade(lab, both, functions))
+    assert extension.run_in_notebook(write(folder, both, "ablacion_citada.json"), functions) == 0
     assert "5 de 5 criterios se cumplen." in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("measurement", [
     "Mi gato pesa {n} kilos y duerme mucho todo el día.",  # a coincidence: no word of the ablation
-    "Sin dividir por √d_k, la pérdida en secuencias nuevas es {off}.",  # a number it did not print
-    "Es {n}. Sin dividir por √d_k, la pérdida en secuencias nuevas sube.",  # its word elsewhere
+    "Sin dividir por √d_k, el gradiente que llega a W_Q y W_K es {off}.",  # a number not printed
+    "Es {n}. Sin dividir por √d_k, el gradiente que llega a W_Q y W_K sube.",  # its word elsewhere
 ])
 def test_a_coincidence_or_a_number_the_ablation_did_not_print_is_no_evidence(good, folder,
                                                                               measurement):
@@ -696,3 +717,107 @@ def test_a_coincidence_or_a_number_the_ablation_did_not_print_is_no_evidence(goo
     data = citing(good, measurement.format(n=spanish(number), off=spanish(off)),
                   "Sin la escala, el modelo aprende peor que con ella.")
     assert "cites_lab_numbers" in failed(validate(data, folder / "notebook_student.ipynb"))
+
+
+def test_a_word_that_could_belong_to_anything_does_not_name_the_measurement(good, folder,
+                                                                              monkeypatch):
+    """Issue 48.11: «Los pesos de mi gato suman 0,34 kilos.» and «La pérdida de mi equipo de
+    fútbol fue 0,49 goles por partido.» passed criterion 4 with one word of a fact beside a
+    number the lab printed. Two words of the measurement are needed; the control names it."""
+    (saturation,) = [e for e in good["evidence"] if e["id"] == "softmax_saturation"]
+    weight = saturation["values"]["max_weight_unscaled"][0]
+    (positions,) = [e for e in good["result"]["ablacion"]["evidence"]
+                    if e["id"] == "sin_codificacion_posicional"]
+    loss = positions["values"]["held_out_loss_median_with"]
+    for coincidence in (f"Los pesos de mi gato suman {spanish(weight, 3)} kilos.",
+                        f"La pérdida de mi equipo de fútbol fue {spanish(loss, 3)} goles por partido."):
+        data = citing(good, coincidence, "Sin números en esta frase.")
+        (verdict,) = validate(data, folder / "notebook_student.ipynb", only="cites_lab_numbers")
+        assert not verdict.passed and "dos palabras" in verdict.message, coincidence
+        with monkeypatch.context() as one_word:  # the attack's control: one word was enough
+            one_word.setattr(extension, "MIN_NAMING_WORDS", 1)
+            (before,) = validate(data, folder / "notebook_student.ipynb", only="cites_lab_numbers")
+        # (the ablation's loss, once named, is every student's number: issue 51.6)
+        assert before.passed or "no cuentan por sí solos" in before.message, coincidence
+    named = citing(good, f"El mayor peso medio sin escalar, con d_k = 4, es {spanish(weight, 3)}.",
+                   "Sin números en esta frase.")
+    (verdict,) = validate(named, folder / "notebook_student.ipynb", only="cites_lab_numbers")
+    assert verdict.passed, verdict.message
+
+
+# -- issue 51.6: the challenge's points follow working code ---------------------------------------
+
+IGNORES_Q_AND_K = '''def attention(Q, K, V, mask=None):
+    weights = np.ones((len(Q), len(K))) / len(K)
+    return weights @ V, weights
+'''
+
+
+def ablation_only_extension():
+    """Five sentences that cite only the ablation's numbers, which lab.py ships to everyone."""
+    from attention.lab import ABLATION
+
+    values = {e["id"]: e["values"] for e in ABLATION["evidence"]}
+    scale, positions = values["sin_escala_raiz_dk"], values["sin_codificacion_posicional"]
+    say = lambda value: spanish(value)  # noqa: E731
+    return {
+        "supuesto": f"Sin dividir por √d_k el gradiente que llega a W_Q y W_K al principio es "
+                    f"{say(scale['early_gradient_without'][0])} con la semilla 0.",
+        "medicion": f"El mayor peso medio de la atención antes de entrenar sin la pieza es "
+                    f"{say(scale['initial_max_weight_without'][0])} con la semilla 0.",
+        "conclusion": f"La mediana de la pérdida en secuencias nuevas sin la pieza es "
+                      f"{say(positions['held_out_loss_median_without'])} sin codificación posicional.",
+        "limitacion": f"La exactitud sin la pieza es {say(positions['accuracy_without'][0])} "
+                      "en un modelo diminuto.",
+        "riesgo": "No usaría la mediana de la pérdida en secuencias nuevas para elegir una arquitectura real.",
+    }
+
+
+def challenge_verdicts(functions, extension_texts):
+    """The grader's verdicts (kit_autograder/challenge.py) on a notebook whose functions are
+    ``functions`` (name -> source) and whose resultado is its own lab run plus the texts."""
+    from attention import lab
+    from kit_autograder import challenge
+    from reference import attention as reference
+
+    # The notebook's given helpers, then its four function cells.
+    namespace = {"np": np, "softmax": reference.softmax, "layer_norm": reference.layer_norm}
+    for name in GRADED:
+        exec(functions.get(name) or stub(name), namespace)
+    callables = {name: namespace[name] for name in GRADED}
+    data = {**json.loads(extension.lab_run_with(lab, callables, lab.DEFAULT_SEED).stdout),
+            "student_extension": extension_texts}
+    return {criterion: passed for criterion, passed, _ in challenge.grade(lab, data, callables)}
+
+
+def test_an_attention_that_ignores_q_and_k_with_the_ablation_s_numbers_earns_nothing(monkeypatch):
+    """The attack of issue 51.6 (6/6 of the challenge before): a three-line attention that
+    ignores Q and K, the other functions stubs, and five sentences citing the numbers every
+    student's lab.py carries. Its control, without the defence (any measured fact is evidence
+    and the ablation's numbers are the student's), earns every criterion again; the stub with
+    the same sentences earns nothing either way."""
+    texts = ablation_only_extension()
+    attack = challenge_verdicts({"attention": IGNORES_Q_AND_K}, texts)
+    assert not any(attack.values()), attack
+    stub_only = challenge_verdicts({}, texts)
+    assert not any(stub_only.values()), stub_only
+    with monkeypatch.context() as undefended:
+        undefended.setattr(extension, "working_facts", lambda fresh: [
+            item for item in fresh.get("evidence") or [] if item.get("holds") is not None])
+        undefended.setattr(extension, "CARRIED", extension.OWN)
+        assert all(challenge_verdicts({"attention": IGNORES_Q_AND_K}, texts).values())
+
+
+def test_working_code_with_its_own_number_earns_every_criterion_and_one_working_function_is_enough():
+    """The legitimate control of the attack: the reference's functions and a sentence citing a
+    number of their own earn all six points; one working function (the positional encoding),
+    the others stubs, is evidence too, and a citation of its own fact earns the criterion."""
+    from reference import attention as reference
+
+    functions = {name: inspect.getsource(getattr(reference, name)) for name in GRADED}
+    assert all(challenge_verdicts(functions, dict(GOOD_EXTENSION)).values())
+    only_pe = {"positional_encoding": functions["positional_encoding"]}
+    # A round-off number, matched by its size (its digits are the machine's).
+    texts = {**GOOD_EXTENSION, "measurement": "La mayor diferencia entre PE(pos + 3) y su rotación "
+                                              "R_3·PE(pos) es 2,2e-16."}
+    assert all(challenge_verdicts(only_pe, texts).values())

@@ -84,3 +84,41 @@ def test_a_practice_check_says_it_does_not_count_instead_of_the_hidden_tests_not
     both = repr(AllChecks([CheckReport("attention", failed), CheckReport("coste", failed, practice=True),
                            CheckReport("relleno", failed, practice=True)]))
     assert "Los ejercicios coste y relleno no cuentan para la nota" in both and HIDDEN_TESTS_NOTE in both
+
+
+def test_a_check_cell_run_before_the_first_cell_says_so_in_spanish():
+    """Issue 48.8: after a kernel restart, a check cell run first stopped with Python's English
+    «NameError: name 'grader' is not defined». Guarded, it says what to do in Spanish; with the
+    first cell run it calls the check as Otter wrote it (the control)."""
+    import contextlib
+    import io
+
+    import nbformat
+
+    from kit_autograder.build.otter_master import NO_GRADER_YET, spanish_check_cells
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell('grader.check("attention")'),
+                                         nbformat.v4.new_code_cell("x = 1  # grader.check(\"no\")")])
+    with pytest.raises(NameError, match="grader"):  # Otter's cell as it was
+        exec(nb.cells[0].source, {})
+    (guarded, other) = (cell.source for cell in spanish_check_cells(nb).cells)
+    assert guarded.startswith('grader.check("attention")') and other == 'x = 1  # grader.check("no")'
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert eval(compile(guarded, "<celda>", "eval"), {}) is None
+    assert printed.getvalue() == NO_GRADER_YET + "\n" and "primera celda" in NO_GRADER_YET
+
+    class Grader:
+        def check(self, question):
+            return f"comprobado {question}"
+
+    assert eval(compile(guarded, "<celda>", "eval"), {"grader": Grader()}) == "comprobado attention"
+
+
+@pytest.mark.slow
+def test_every_check_cell_of_the_built_notebook_is_guarded(built_dist):
+    import nbformat
+
+    nb = nbformat.read(built_dist / "student" / "notebook_student.ipynb", as_version=4)
+    checks = [c.source for c in nb.cells if c.cell_type == "code" and c.source.startswith('grader.check("')]
+    assert len(checks) == 10 and all('if "grader" in globals() else print(' in s for s in checks)

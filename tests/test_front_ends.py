@@ -141,7 +141,7 @@ def test_jupyterlab_opens_the_student_notebook_with_its_heading_and_diagram(lab_
 TOUR_FIGURES = {"paso_5": "Figura con 2 gráficos: «Autoatención",
                 "paso_7": "Figura: «Codificación posicional sinusoidal",
                 "paso_8": DIAGRAM_ALT,
-                "paso_9": "Figura con 4 gráficos: «Cabeza 1, pesos aleatorios",
+                "paso_9": "Figura con 4 gráficos: «Cabeza 1, parámetros aleatorios",
                 "post_ln_pre_ln": "Dos bloques Transformer, uno al lado del otro"}
 
 

@@ -130,18 +130,20 @@ def test_cruzada_rejects_self_attention_over_the_decoder():
     assert "las claves y los valores salen de Z" in failure("cruzada", self_attention)
 
 
-def test_relleno_rejects_a_padding_mask_without_the_causal_one():
-    def padding_only(longitudes, n):
+def test_relleno_rejects_an_encoder_mask_made_causal():
+    """Issue 48.4: the exercise is an encoder's mask, where the padding mask is what keeps the
+    real tokens as they are; a causal one would take real keys away."""
+    def causal_too(longitudes, n):
         reales = np.arange(n)[None, :] < np.asarray(longitudes)[:, None]
-        return np.repeat(reales[:, None, :], n, axis=1)
+        return reales[:, None, :] & np.tril(np.ones((n, n), dtype=bool))
 
-    assert "deja mirar tokens futuros" in failure("relleno", padding_only)
+    assert "no hay máscara causal" in failure("relleno", causal_too)
 
 
 def test_relleno_rejects_padding_taken_from_the_queries():
     def rows(longitudes, n):
         reales = np.arange(n)[None, :] < np.asarray(longitudes)[:, None]
-        return reales[:, :, None] & np.tril(np.ones((n, n), dtype=bool))
+        return np.repeat(reales[:, :, None], n, axis=2)
 
     message = failure("relleno", rows)
     assert "no puede mirar ninguna clave" in message and "softmax daría NaN" in message
@@ -150,7 +152,7 @@ def test_relleno_rejects_padding_taken_from_the_queries():
 def test_relleno_rejects_one_padding_key_too_many():
     def off_by_one(longitudes, n):
         reales = np.arange(n)[None, :] <= np.asarray(longitudes)[:, None]
-        return reales[:, None, :] & np.tril(np.ones((n, n), dtype=bool))
+        return np.repeat(reales[:, None, :], n, axis=1)
 
     assert "deja mirar claves de relleno" in failure("relleno", off_by_one)
 

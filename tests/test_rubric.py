@@ -141,6 +141,21 @@ def test_a_practice_exercise_with_points_is_refused(tmp_path):
     assert question_points(load_rubric(path), "coste") == 0  # the control
 
 
+def test_the_students_guide_shows_every_written_level_the_grader_uses(rubric):
+    """Issue 48.6: the levels a person grades each written question by reach the students, from
+    the rubric itself, as the challenge texts' already did."""
+    from kit_autograder.build.rubric import points_table
+
+    guide = points_table(rubric)
+    assert "## Cómo se corrigen las preguntas" in guide and "## Cómo se corrigen los textos del reto" in guide
+    for name, entry in rubric["written"].items():
+        for level in entry["niveles"]:
+            points = f"{float(level['puntos']):g}".replace(".", ",")  # 2, 0,5
+            assert f"- {points}: {level['descripcion']}" in guide, (name, level)
+    for name in WRITTEN:
+        assert f"**{name}. {rubric['written'][name]['pregunta']}** (2 puntos)" in guide
+
+
 def test_the_points_table_shows_each_practice_exercise_at_zero(rubric):
     from kit_autograder.build.rubric import points_table
 
@@ -182,7 +197,7 @@ def test_the_criteria_descriptions_say_what_the_validator_checks(rubric):
     (issue 30.3), from result.ablacion too: the rubric and assessment.md say so."""
     (cites,) = [c for c in rubric["questions"]["student_extension"]["criteria"]
                 if c["id"] == "cites_lab_numbers"]
-    assert "palabra de su medición en la misma frase" in cites["descripcion"]
+    assert "dos palabras de su medición en la misma frase" in cites["descripcion"]
     assert "result.ablacion" in cites["descripcion"]
     (row,) = [row for row in criterion_rows() if "cites_lab_numbers" in row[2]]
-    assert "en la misma frase" in row[3] and "result.ablacion" in row[3]
+    assert "en la misma frase" in row[3] and "dos palabras" in row[3] and "result.ablacion" in row[3]

@@ -62,3 +62,32 @@ def test_without_a_package_the_student_reads_which_one_in_spanish(fresh_python, 
     done = subprocess.run([str(fresh_python), "-c", code], cwd=finished_folder, capture_output=True, text=True)
     assert done.returncode == 1 and message in done.stderr and "Traceback" not in done.stderr
     assert "pip install -r requirements.txt" in done.stderr
+
+
+def test_every_way_in_starts_with_a_virtual_environment_made_with_python3_or_py():
+    """Issue 48.8: what a student can read before Jupyter opens (the README's «Para estudiantes»,
+    the folder's requirements.txt, assessment.md) and the notebooks' own instructions create a
+    virtual environment before any pip install, with `python3` on Linux and macOS (Debian and
+    Ubuntu have no `python`) and `py` on Windows."""
+    import re
+    from pathlib import Path
+
+    from autograder.assign import STUDENT_REQUIREMENTS_HEADER
+    from kit_autograder.build.otter_master import load_master
+    from lesson055 import MASTER
+
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text("utf-8")
+    readme = readme[readme.index("## Para estudiantes"):]
+    readme = readme.split("\n## ")[0]  # to the next section, if any
+    assessment = (root / "assessment.md").read_text("utf-8")
+    assessment = assessment[assessment.index("## Antes de empezar"):assessment.index("## Preguntas")]
+    cells = [c.source for c in load_master(MASTER).cells if c.cell_type == "markdown"]
+    before = next(c for c in cells if c.startswith("## Antes de empezar"))
+    tour = next(c for c in cells if c.startswith("**Recorrido guiado.**"))
+    for name, text in (("README", readme), ("requirements.txt", STUDENT_REQUIREMENTS_HEADER),
+                       ("assessment.md", assessment), ("Antes de empezar", before), ("tour", tour)):
+        first_venv = text.find("python3 -m venv .venv")
+        assert 0 <= first_venv < text.find("pip install -r requirements.txt"), name
+        assert "py -m venv .venv" in text and "source .venv/bin/activate" in text, name
+        assert not re.search(r"(?<![\w.])python -m venv", text), name  # `python` is not on Debian

@@ -325,7 +325,7 @@ def test_the_executed_tour_shows_every_step_s_output_and_seed_000_s_figures(exec
         assert image.format == "PNG" and image.width > 600 and image.height > 300, image.size
         (artifacts / f"tour_{step.replace(' ', '_').lower()}.png").write_bytes(figure)
     # Step 9's heads, random and trained, with what each attends to.
-    (heads,) = [png for alt, png in figures(sections["Paso 9"]) if "Cabeza 1, pesos entrenados" in alt]
+    (heads,) = [png for alt, png in figures(sections["Paso 9"]) if "Cabeza 1, parámetros entrenados" in alt]
     (artifacts / "tour_paso_9.png").write_bytes(heads)
 
 

@@ -40,7 +40,7 @@
 #
 # 1. Importar las bibliotecas.
 # 2. El muro de las redes recurrentes: recuerdos que se desvanecen.
-# 3. La atención de producto escalar escalado, paso a paso.
+# 3. La atención por producto escalar con escala, paso a paso.
 # 4. Por qué dividir por $\sqrt{d_k}$.
 # 5. La autoatención sobre una frase, y la máscara causal.
 # 6. La atención multicabeza.
@@ -48,7 +48,7 @@
 # 8. Un bloque Transformer completo.
 # 9. Un Transformer entrenado: qué aprende cada cabeza.
 #
-# **Nivel:** intermedio-avanzado · **Horas estimadas:** 6
+# **Nivel:** intermedio-avanzado · **Horas estimadas:** 8, repartidas así: 2 para leer los nueve pasos y ejecutar sus demostraciones, 2,5 para las cuatro funciones, 1 para los cinco ejercicios sin nota, 1 para el laboratorio, la ablación y el reto, y 1,5 para las nueve preguntas.
 #
 # > Las citas que empiezan por **Nota del kit** son del kit de esta clase: corrigen errores frecuentes al contar este tema o amplían lo que se cuenta.
 
@@ -58,19 +58,21 @@
 # %% [markdown] tags=["tour-only"]
 # **Recorrido guiado.** Este cuaderno resume la materia de la clase: el texto de los nueve pasos, las fórmulas, el diagrama del bloque y todas las demostraciones, cada una con lo que imprime y dibuja. Los ejercicios, las pruebas, las preguntas, el laboratorio y el reto están en `notebook_student.ipynb`, en esta misma carpeta.
 #
-# Cuatro funciones, `attention`, `multihead`, `positional_encoding` y `transformer_block`, se implementan en ese cuaderno y no están en este. Las demostraciones que las necesitan aparecen aquí como texto: su código y, debajo, lo que imprimen y dibujan, calculado al preparar la clase con la solución de referencia. Las demás son celdas de código que puedes ejecutar. Para hacerlo, en una terminal abierta en esta carpeta, crea un entorno virtual, actívalo (en Linux y macOS, `source .venv/bin/activate`; en Windows, `.venv\Scripts\activate`), instala los paquetes y abre el cuaderno:
+# Cuatro funciones, `attention`, `multihead`, `positional_encoding` y `transformer_block`, se implementan en ese cuaderno y no están en este. Las demostraciones que las necesitan aparecen aquí como texto: su código y, debajo, lo que imprimen y dibujan, calculado al preparar la clase con la solución de referencia. Las demás son celdas de código que puedes ejecutar. Para hacerlo, en una terminal abierta en esta carpeta, crea un entorno virtual, actívalo, instala los paquetes y abre el cuaderno. En Linux y macOS:
 #
 # ```
-# python -m venv .venv
+# python3 -m venv .venv
 # source .venv/bin/activate
 # python -m pip install -r requirements.txt
 # jupyter lab notebook.ipynb
 # ```
+#
+# En Windows, los dos primeros son `py -m venv .venv` y `.venv\Scripts\activate`.
 
 # %% [markdown] tags=["graded-only"]
 # **Qué tienes que hacer.** Implementa cuatro funciones: `attention` (paso 3), `multihead` (paso 6), `positional_encoding` (paso 7) y `transformer_block` (paso 8). Cada una vive sola en su celda y empieza lanzando `NotImplementedError`: sustituye esa línea por tu código, **sin cambiar el nombre, los parámetros ni lo que devuelve**. `softmax`, `layer_norm` e `init_multihead` ya vienen hechas. El paso 9 ejecuta tus funciones con los pesos de un Transformer ya entrenado. Después, «Más allá de los nueve pasos» trae cinco ejercicios cortos sin nota, cada uno con su comprobación, y luego vienen el laboratorio, nueve preguntas, el reto verificable y la entrega.
 #
-# **Cómo se evalúa.** Después de cada función hay una celda `grader.check(...)` con pruebas públicas: comprueban propiedades (formas, filas que suman 1, la máscara causal, el ejemplo trabajado del paso 3, la base 10000 de la codificación posicional, el modelo entrenado del paso 9), no la respuesta. Al entregar, unas pruebas ocultas comparan cada función con una solución de referencia sobre entradas que no ves, y cada función se evalúa por separado: un error en `attention` no te quita puntos en `multihead`. Que pasen las pruebas públicas **no** garantiza que pasen las ocultas.
+# **Cómo se evalúa.** Después de cada función hay una celda `grader.check(...)` con pruebas públicas: comprueban propiedades (formas, filas que suman 1, la máscara causal, el ejemplo resuelto del paso 3, la base 10000 de la codificación posicional, el modelo entrenado del paso 9), no la respuesta. Al entregar, unas pruebas ocultas comparan cada función con una solución de referencia sobre entradas que no ves, y cada función se evalúa por separado: un error en `attention` no te quita puntos en `multihead`. Que pasen las pruebas públicas **no** garantiza que pasen las ocultas.
 #
 # **Lo que dan por hecho las pruebas ocultas**, para que nada te pille por sorpresa:
 #
@@ -83,7 +85,7 @@
 #
 # 1. **Trabaja dentro de la carpeta de la clase, sin separar sus archivos.** Este cuaderno usa los que vienen con él:
 #    - `notebook_grader.py` y `notebook_code.py`: las comprobaciones (`grader.check`) y la entrega;
-#    - `modelo_entrenado.npz`: los pesos del Transformer entrenado del paso 9;
+#    - `modelo_entrenado.npz`: los parámetros del Transformer entrenado del paso 9;
 #    - `lab.py`, `lab_runner.py`, `extension.py` y `extension_schema.json`: el laboratorio y el validador del reto;
 #    - `tests/`: las pruebas públicas, también como archivos;
 #    - `requirements.txt` y `assessment.md`: los paquetes que hay que instalar y la guía de la evaluación.
@@ -91,19 +93,27 @@
 #    - `ablacion.py`: el laboratorio de ablación, que entrena el modelo diminuto sin cada pieza (sección «Ablación»).
 #
 #    `notebook.ipynb` es el recorrido guiado de la clase, sin ejercicios, y `explorer.html` el explorador interactivo. **El explorador se abre en el navegador, no en JupyterLab:** si pulsas su enlace dentro de JupyterLab, lo muestra sin sus programas y la página sale en blanco. Ábrelo con doble clic en `explorer.html` desde la carpeta de tu ordenador, o, en el explorador de archivos de JupyterLab, con clic derecho sobre `explorer.html` → *Open in New Browser Tab* («Abrir en una pestaña nueva del navegador»). No necesita conexión.
-# 2. **Crea un entorno virtual e instala los paquetes**, con Python 3.11 o más reciente. En una terminal abierta en la carpeta:
+# 2. **Crea un entorno virtual e instala los paquetes**, con Python 3.11 o más reciente. En una terminal abierta en la carpeta, crea el entorno y actívalo. En Linux y macOS:
 #
 #    ```
-#    python -m venv .venv
+#    python3 -m venv .venv
+#    source .venv/bin/activate
 #    ```
 #
-#    Actívalo: en Linux y macOS, `source .venv/bin/activate`; en Windows, `.venv\Scripts\activate` (en PowerShell, `.venv\Scripts\Activate.ps1`; si `python` no existe, usa `py`). El nombre del entorno, `(.venv)`, aparece entonces al principio de la línea. Después:
+#    En Windows (en PowerShell, el segundo es `.venv\Scripts\Activate.ps1`):
+#
+#    ```
+#    py -m venv .venv
+#    .venv\Scripts\activate
+#    ```
+#
+#    El nombre del entorno, `(.venv)`, aparece entonces al principio de la línea. Después, con el entorno activado:
 #
 #    ```
 #    python -m pip install -r requirements.txt
 #    ```
 #
-#    El entorno virtual no es opcional en Debian ni en Ubuntu: su Python del sistema no deja instalar paquetes con pip (`externally-managed-environment`). Además evita mezclar estos paquetes con los de otras asignaturas. Si cierras la terminal, vuelve a activarlo antes de abrir el cuaderno.
+#    El entorno virtual no es opcional en Debian ni en Ubuntu: su Python del sistema no deja instalar paquetes con pip (`externally-managed-environment`); si `python3 -m venv` pide el paquete `python3-venv`, instálalo con el gestor de paquetes del sistema. Además, el entorno evita mezclar estos paquetes con los de otras asignaturas. Si cierras la terminal, vuelve a activarlo antes de abrir el cuaderno.
 # 3. **Abre el cuaderno con ese mismo Python.** En la misma terminal, con el entorno activado:
 #
 #    ```
@@ -126,7 +136,7 @@
 #
 # Al terminar podrás:
 #
-# 1. **Explicar** la atención y la arquitectura Transformer con los conceptos de autoatención (*self-attention*), atención multicabeza (*multi-head*), codificación posicional (*positional*) y bloque Transformer: pasos 3 a 9 y preguntas 1 y 2.
+# 1. **Explicar** la atención y la arquitectura Transformer con los conceptos de autoatención (*self-attention*), atención multicabeza (*multi-head*), codificación posicional (*positional encoding*) y bloque Transformer: pasos 3 a 9 y preguntas 1 y 2.
 # 2. **Ejecutar el laboratorio** con una semilla explícita y revisar su contrato JSON: «Laboratorio» y pregunta 3.
 # 3. **Identificar** al menos un supuesto, una limitación y un riesgo de aplicación: el reto verificable.
 # 4. **Comparar** el enfoque con la etapa anterior de la ruta, las redes recurrentes de la clase 054: paso 2.
@@ -152,12 +162,12 @@ rng = np.random.default_rng(0)
 # %% [markdown]
 # ## Paso 2: El muro de las redes recurrentes
 #
-# Una RNN actualiza un estado oculto con cada token nuevo, $h_t = \tanh(W h_{t-1} + U x_t)$, así que la información del principio de la secuencia tiene que sobrevivir a todos los pasos posteriores. Durante el entrenamiento, el gradiente que indica a la red cómo afectó el principio al resultado es un producto de una matriz jacobiana por paso, $\operatorname{diag}(1 - h_t^2)\,W$. Si esos factores encogen los vectores (aquí, porque $W$ se sortea con escala 0,9 y la derivada de tanh nunca pasa de 1), el producto se encoge exponencialmente: el **desvanecimiento del gradiente**, el mismo que en una red de muchas capas, ahora a lo largo de la secuencia. Si los agrandan, el producto crece exponencialmente: la **explosión del gradiente**, que en la práctica se frena recortando el gradiente. Con ninguno de los dos se aprenden bien dependencias largas. Medimos cuánto depende todavía el estado final $h_T$ del estado inicial $h_0$ para secuencias cada vez más largas:
+# Una RNN actualiza un estado oculto con cada token nuevo, $h_t = \tanh(W h_{t-1} + U x_t)$, así que la información del principio de la secuencia tiene que sobrevivir a todos los pasos posteriores. Durante el entrenamiento, el gradiente que indica a la red cómo afectó el principio al resultado es un producto de una matriz jacobiana por paso, $\operatorname{diag}(1 - h_t^2)\,W$. Si esos factores encogen los vectores, el producto se encoge exponencialmente: el **desvanecimiento del gradiente**, el mismo que en una red de muchas capas, ahora a lo largo de la secuencia. Si los agrandan, el producto crece exponencialmente: la **explosión del gradiente**, que en la práctica se frena recortando el gradiente. Con ninguno de los dos se aprenden bien dependencias largas. Medimos cuánto depende todavía el estado final $h_T$ del estado inicial $h_0$ para secuencias cada vez más largas:
 
 # %%
 d_hidden = 16
-W = rng.normal(0, 0.9 / np.sqrt(d_hidden), (d_hidden, d_hidden))     # pesos recurrentes
-U = rng.normal(0, 1 / np.sqrt(d_hidden), (d_hidden, d_hidden))       # pesos de entrada
+W = rng.normal(0, 0.9 / np.sqrt(d_hidden), (d_hidden, d_hidden))     # parámetros recurrentes
+U = rng.normal(0, 1 / np.sqrt(d_hidden), (d_hidden, d_hidden))       # parámetros de entrada
 inputs = rng.normal(0, 1, (60, d_hidden))                            # una secuencia de 60 vectores de tokens
 
 h, jacobian, influence = np.zeros(d_hidden), np.eye(d_hidden), []
@@ -170,18 +180,20 @@ for T in [1, 5, 10, 20, 40, 60]:
     print(f"Tras {T:>2} {'token, ' if T == 1 else 'tokens,'} tamaño de d h_T / d h_0: {influence[T - 1]:.2e}")
 
 # %% [markdown]
-# Tras un paso, la sensibilidad de $h_T$ a $h_0$ es del orden de 1; tras 20 tokens ha caído a $2{,}2 \times 10^{-4}$, y tras 60 tokens a $1{,}6 \times 10^{-13}$, en la práctica cero. Con estos pesos, la red apenas puede aprender que una palabra del final de un texto largo depende de otra del principio. Las LSTM y las GRU se desarrollaron para suavizar este problema, pero siguen leyendo un token cada vez, lo que además las hace lentas de entrenar.
+# Tras un paso, la sensibilidad de $h_T$ a $h_0$ es del orden de 1; tras 20 tokens ha caído a $2{,}2 \times 10^{-4}$, y tras 60 tokens a $1{,}6 \times 10^{-13}$, en la práctica cero. Con estos parámetros, la red apenas puede aprender que una palabra del final de un texto largo depende de otra del principio.
+#
+# ¿Qué encoge el producto? No $W$ sola: su radio espectral (el mayor módulo de sus valores propios) es 1,09, así que, sin la tanh, $W^{60}$ tendría norma 240 y el producto crecería. Lo que lo encoge es la derivada de tanh, $1 - h_t^2$, que nunca pasa de 1 y aquí vale de media 0,53: en cada paso, el factor $\operatorname{diag}(1 - h_t^2)$ reduce a la mitad, más o menos, lo que $W$ agranda. Las LSTM y las GRU se desarrollaron para suavizar este problema, pero siguen leyendo un token cada vez, lo que además las hace lentas de entrenar.
 #
 # > **Nota del kit (errata).** Este experimento se suele describir como «la influencia del primer token». Lo que mide el código es $\partial h_T / \partial h_0$, la sensibilidad al **estado inicial**, que no es un token. La influencia del primer token, $\partial h_T / \partial x_1 = \operatorname{diag}(1 - h_T^2)\,W \cdots \operatorname{diag}(1 - h_2^2)\,W\,\operatorname{diag}(1 - h_1^2)\,U$ (el factor del paso más reciente, a la izquierda, como en la celda: `jacobian = (np.diag(1 - h ** 2) @ W) @ jacobian`), es el mismo producto de jacobianos con un factor menos, así que se desvanece igual de rápido: la conclusión se mantiene, pero la magnitud medida es otra.
 
 # %% [markdown]
-# ## Paso 3: La atención de producto escalar escalado
+# ## Paso 3: La atención por producto escalar con escala
 #
 # La atención toma tres matrices construidas a partir de los tokens: las consultas $Q$ (*queries*, lo que busca cada token), las claves $K$ (*keys*, lo que ofrece cada token para ser encontrado) y los valores $V$ (*values*, la información que transmite cada token):
 #
 # $$\text{Attention}(Q, K, V) = \text{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right)V$$
 #
-# Es un **diccionario diferenciable de acceso blando**. Un diccionario de Python devuelve el valor de la única clave que coincide exactamente con la consulta; la atención compara la consulta con **todas** las claves y devuelve una mezcla de **todos** los valores, ponderada por el parecido de cada clave con la consulta. Como los pesos salen de una softmax, todo es derivable y se puede entrenar, y cualquier par de posiciones queda conectado a distancia 1, por lejos que estén en la secuencia.
+# Es un **diccionario derivable de búsqueda difusa**. Un diccionario de Python devuelve el valor de la única clave que coincide exactamente con la consulta; la atención compara la consulta con **todas** las claves y devuelve una mezcla de **todos** los valores, ponderada por el parecido de cada clave con la consulta. Como los pesos salen de una softmax, todo es derivable y se puede entrenar, y cualquier par de posiciones queda conectado a distancia 1, por lejos que estén en la secuencia.
 #
 # Sigamos la intuición con vectores pequeños diseñados a mano. Cada token tiene 4 características: cardiaco, localización corporal, persona y palabra funcional. De momento, las consultas, las claves y los valores son los propios vectores.
 #
@@ -204,7 +216,7 @@ X_toy = 2 * np.array([[0.0,    0.0,      0.0,    1.0],    # el
 # <reference: softmax>
 
 # %% [markdown]
-# **Ejemplo trabajado.** Dos tokens con $d_k = 2$, cuyas proyecciones ya dieron
+# **Ejemplo resuelto.** Dos tokens con $d_k = 2$, cuyas proyecciones ya dieron
 #
 # $$Q = K = \begin{pmatrix}1 & 0\\ 0 & 1\end{pmatrix} \qquad V = \begin{pmatrix}1 & 2\\ 3 & 4\end{pmatrix}$$
 #
@@ -223,7 +235,7 @@ X_toy = 2 * np.array([[0.0,    0.0,      0.0,    1.0],    # el
 # name: attention
 
 # %% [markdown]
-# **Ejercicio 1: `attention`.** Implementa la atención de producto escalar escalado:
+# **Ejercicio 1: `attention`.** Implementa la atención por producto escalar con escala:
 #
 # 1. las puntuaciones $QK^\top / \sqrt{d_k}$, donde $d_k$ es el número de columnas de $K$;
 # 2. si hay máscara, las posiciones donde `mask` es `False` reciben $-\infty$ **antes** de la softmax, para que su peso sea exactamente 0;
@@ -234,7 +246,7 @@ X_toy = 2 * np.array([[0.0,    0.0,      0.0,    1.0],    # el
 
 # %%
 def attention(Q, K, V, mask=None):
-    """Atención de producto escalar escalado.
+    """Atención por producto escalar con escala.
 
     Q: (n, d_k), K: (m, d_k), V: (m, d_v). mask: matriz booleana (n, m) o None;
     True significa «puede atender».
@@ -334,7 +346,7 @@ print(f"\nNuevo vector para 'dolor' (media ponderada de los valores): {output}")
 # %% [markdown]
 # ## Paso 4: Por qué dividir por $\sqrt{d_k}$
 #
-# A medida que crece la dimensión $d_k$, los productos escalares se hacen muy grandes y empujan la softmax a zonas donde los gradientes son diminutos. Podemos medirlo: con consultas y claves aleatorias, calculamos los pesos de atención de una consulta sobre 10 claves, con y sin el escalado, para dimensiones crecientes.
+# A medida que crece la dimensión $d_k$, los productos escalares crecen: su desviación típica es $\sqrt{d_k}$. Y una softmax de puntuaciones muy separadas se afila, hasta darle casi todo el peso a una sola clave. Podemos medirlo: con consultas y claves aleatorias, calculamos los pesos de atención de una consulta sobre 10 claves, con y sin el escalado, para dimensiones crecientes.
 
 # %%
 for d_k in [4, 64, 512]:
@@ -345,49 +357,71 @@ for d_k in [4, 64, 512]:
           f"escalando {w_scaled.max():.3f}")
 
 # %% [markdown]
-# Con $d_k = 4$ las puntuaciones son pequeñas y los pesos siguen repartidos con o sin escalado. Pero la dispersión de las puntuaciones crece con la dimensión (6,13 con 64 dimensiones, 32,88 con 512) y, sin escalar, la softmax se satura: con $d_k = 512$ una sola clave se lleva todo el peso (1,000) y las demás reciben prácticamente cero, así que sus gradientes se desvanecen. Dividir por $\sqrt{d_k}$ devuelve las puntuaciones a una dispersión comparable en cualquier dimensión.
+# Con $d_k = 4$ las puntuaciones son pequeñas y los pesos siguen repartidos con o sin escalado. Pero la dispersión de las puntuaciones crece con la dimensión (6,13 con 64 dimensiones, 32,88 con 512) y, sin escalar, la softmax se satura: con $d_k = 512$ una sola clave se lleva todo el peso (1,000) y las demás reciben prácticamente cero. Dividir por $\sqrt{d_k}$ devuelve las puntuaciones a una dispersión comparable en cualquier dimensión.
 #
-# > **Nota del kit: por qué $\sqrt{d_k}$ exactamente.** Si las componentes de $q$ y de $k$ son independientes, con media 0 y varianza 1, cada producto $q_i k_i$ tiene media 0 y varianza 1, así que su suma $q \cdot k$ tiene media 0 y varianza $d_k$, y $q \cdot k / \sqrt{d_k}$ tiene varianza 1. Ojo también con leer demasiado en una sola consulta: con otro sorteo, el mayor peso sin escalar con $d_k = 64$ puede salir mayor que con $d_k = 512$. Lo que crece con $d_k$ es el mayor peso **en promedio**; el laboratorio de `notebook_student.ipynb` lo mide así, sobre 200 consultas.
+# > **Nota del kit: por qué $\sqrt{d_k}$ exactamente.** Si las componentes de $q$ y de $k$ son independientes, con media 0 y varianza 1, cada producto $q_i k_i$ tiene media 0 y varianza 1, así que su suma $q \cdot k$ tiene media 0 y varianza $d_k$, y $q \cdot k / \sqrt{d_k}$ tiene varianza 1. Ojo también con leer demasiado en una sola consulta: con otro sorteo, el mayor peso sin escalar con $d_k = 64$ puede salir mayor que con $d_k = 512$. Lo que crece con $d_k$ es el mayor peso **en promedio**; `lab.py`, el laboratorio de la clase, lo mide así, sobre 200 consultas.
 
 # %% [markdown]
-# «Los gradientes son diminutos» también se mide. La derivada de la softmax, $\partial w_i / \partial s_j = w_i\,(\mathbb{1}[i = j] - w_j)$, dice cuánto cambia un peso cuando cambia una puntuación: es lo que el gradiente tiene que atravesar para llegar a $W_Q$ y $W_K$. Calculamos su mayor valor para 200 consultas en cada dimensión, con y sin el escalado. Los números salen de un generador hijo de `rng` (`rng.spawn`), que no cambia los que `rng` da después, así que el resto del cuaderno sigue mostrando los que cita el texto:
+# ¿Y qué le pasa al gradiente? Se suele leer que una softmax saturada «apaga» el gradiente, y es verdad a medias. Lo medimos: para 1000 consultas en cada dimensión, cada una con 10 claves, calculamos el tamaño del gradiente que llega a la consulta, $\lVert \partial L / \partial q \rVert$, con y sin el escalado. Es el que, multiplicado por los tokens, llega a $W_Q$. La pérdida es $L = \sum_j w_j u_j$, con un número al azar $u_j$ por clave: lo que aporta cada clave a la pérdida. El gradiente atraviesa dos factores: la derivada de la softmax, $\partial L / \partial s_j = w_j\,(u_j - \sum_i w_i u_i)$, y la de las puntuaciones, $s = c\,Kq$, con $c = 1/\sqrt{d_k}$ escalando y $c = 1$ sin escalar. Los números salen de un generador hijo de `rng` (`rng.spawn`), que no cambia los que `rng` da después, así que el resto del cuaderno sigue mostrando los que cita el texto:
 
 # %%
 propio = rng.spawn(1)[0]
-dimensiones = [4, 16, 64, 256, 512, 1024]
+dimensiones = [4, 16, 64, 256, 1024]
+n_consultas = 1000
 
 
-def mayor_derivada(w):
-    """El mayor |d w_i / d s_j| de una softmax de pesos w."""
-    return np.abs(np.diag(w) - np.outer(w, w)).max()
+def gradiente_en_q(q, K, u, c):
+    """‖∂L/∂q‖ de cada consulta, para L = Σ_j w_j u_j con los pesos w = softmax(c · K q).
+
+    q: (consultas, d_k); K: (consultas, 10, d_k), las 10 claves de cada consulta; u: (consultas, 10).
+    """
+    w = softmax(np.einsum("nkd,nd->nk", K, q) * c)                # los pesos de cada consulta sobre sus claves
+    dL_ds = w * (u - np.sum(w * u, axis=-1, keepdims=True))        # la derivada de la softmax
+    return np.linalg.norm(c * np.einsum("nkd,nk->nd", K, dL_ds), axis=-1)   # y la de las puntuaciones, s = c · K q
 
 
-sin_escalar, escalando = [], []
+medianas, medias, casi_nada = [], [], []
 for d_k in dimensiones:
-    medidas = []
-    for consulta in range(200):
-        q, K = propio.normal(size=d_k), propio.normal(size=(10, d_k))
-        medidas.append((mayor_derivada(softmax(K @ q)), mayor_derivada(softmax(K @ q / np.sqrt(d_k)))))
-    mediana_sin, mediana_con = np.median(medidas, axis=0)
-    sin_escalar.append(mediana_sin)
-    escalando.append(mediana_con)
+    # Las 1000 consultas a la vez. Cada fila sortea, en este orden, q (d_k números), sus 10 claves (10 × d_k) y u (10).
+    filas = propio.normal(size=(n_consultas, 11 * d_k + 10))
+    q, K, u = filas[:, :d_k], filas[:, d_k:11 * d_k].reshape(n_consultas, 10, d_k), filas[:, 11 * d_k:]
+    tamaños = np.column_stack([gradiente_en_q(q, K, u, 1.0), gradiente_en_q(q, K, u, 1 / np.sqrt(d_k))])
+    medianas.append(np.median(tamaños, axis=0))                   # (sin escalar, escalando)
+    medias.append(tamaños.mean(axis=0))
+    casi_nada.append(np.mean(tamaños[:, 0] < 1e-3))              # sin escalar, las consultas que reciben menos de una milésima
 
-fig, ax = plt.subplots(figsize=(7, 4))
-ax.loglog(dimensiones, sin_escalar, "o-", color="#c0392b", label="sin escalar")
-ax.loglog(dimensiones, escalando, "s-", color="#1f5fa8", label="dividiendo por √d_k")
-for d_k, valor in zip(dimensiones, sin_escalar):
-    ax.annotate(f"{valor:.1e}".replace(".", ","), (d_k, valor), textcoords="offset points", xytext=(6, 6), fontsize=8)
-ax.set_xlabel("d_k")
-ax.set_ylabel("mayor derivada de la softmax\n(mediana de 200 consultas)")
-ax.set_title("Sin escalar, el gradiente que atraviesa la softmax se apaga")
-ax.legend()
+fig, axes = plt.subplots(1, 2, figsize=(12, 4.8), sharey=True)
+for ax, valores, titulo in [(axes[0], np.array(medianas), "La consulta típica (mediana de 1000)"),
+                            (axes[1], np.array(medias), "Lo que suma un lote (media de 1000)")]:
+    ax.loglog(dimensiones, valores[:, 0], "o-", color="#c0392b", label="sin escalar")
+    ax.loglog(dimensiones, valores[:, 1], "s-", color="#1f5fa8", label="dividiendo por √d_k")
+    for d_k, valor_sin, valor_con in zip(dimensiones, valores[:, 0], valores[:, 1]):
+        arriba = 6 if valor_sin >= valor_con else -12                 # la etiqueta de la curva de arriba, encima
+        ax.annotate(f"{valor_sin:.2g}".replace(".", ","), (d_k, valor_sin), textcoords="offset points", xytext=(6, arriba),
+                    fontsize=8, color="#c0392b")
+        ax.annotate(f"{valor_con:.2g}".replace(".", ","), (d_k, valor_con), textcoords="offset points", xytext=(6, -6 - arriba),
+                    fontsize=8, color="#1f5fa8")
+    ax.set_xlabel("d_k")
+    ax.set_xlim(2.5, 2500)
+    ax.set_title(titulo)
+    ax.legend(loc="lower left")
+axes[0].annotate(f"el {100 * casi_nada[-1]:.0f} % recibe\nmenos de 0,001", (dimensiones[-1], medianas[-1][0]),
+                 textcoords="offset points", xytext=(-95, 25), fontsize=8, color="#c0392b")
+axes[0].set_ylabel("gradiente que llega a la consulta, ‖∂L/∂q‖")
+axes[0].set_ylim(2e-5, 5)
+fig.suptitle("Sin escalar, la consulta típica apenas recibe gradiente, pero la media no se apaga")
 plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# Sin escalar, la mediana de la mayor derivada cae de 0,22 con $d_k = 4$ a $4{,}3 \times 10^{-5}$ con $d_k = 512$ y a $1{,}4 \times 10^{-5}$ con $d_k = 1024$: casi ningún gradiente llega a las proyecciones que deberían aprender. Dividiendo por $\sqrt{d_k}$ se queda en torno a 0,2 en cualquier dimensión.
+# A la izquierda, la consulta típica. Sin escalar, su gradiente crece al principio (0,45 con $d_k = 4$, 0,6 con 16), pero desde $d_k = 64$ cae: 0,021 con 256 y $5{,}6 \times 10^{-5}$ con 1024, donde el 58 % de las consultas recibe menos de una milésima. Es la saturación: la derivada de la softmax se anula cuando un peso vale casi 1. Dividiendo por $\sqrt{d_k}$ se queda en torno a 0,3 en cualquier dimensión.
+#
+# A la derecha, la media, que no cae: sin escalar es mayor que escalando en todas las dimensiones, 3,1 veces con $d_k = 64$ (1 frente a 0,32). La consulta típica recibe poco, pero unas pocas, las que tienen dos claves casi empatadas en cabeza, reciben un gradiente enorme. Y al entrenar, el gradiente de $W_Q$ **suma** el de todas las consultas del lote, así que lo dominan esas pocas. Sin la escala, el gradiente no desaparece: se concentra en unas pocas consultas, y es más grande y más irregular. Con la misma tasa de aprendizaje, cada paso del entrenamiento es demasiado grande, y el laboratorio de ablación de la clase (`ablacion.py`, en esta carpeta) mide qué le pasa a un modelo que entrena así: con $d_k = 64$, el gradiente que llega a $W_Q$ y $W_K$ en los primeros pasos es mayor sin la escala en todas las semillas, y el entrenamiento se vuelve caótico y acaba peor.
 #
 # La sección 2 del [explorador interactivo](explorer.html#escala) te deja repetir el sorteo y comparar la entropía de los pesos con y sin escalado.
+
+# %% [markdown] tags=["graded-only"]
+# **Para pensar.** ¿Por qué, sin la escala, la media del gradiente es mayor, si la softmax está más saturada? Mira qué factor de $\partial L / \partial q$ cambia con el escalado además de la softmax. Es la pregunta 9, al final del cuaderno.
 
 # %% [markdown]
 # ## Paso 5: La autoatención sobre una frase, y la máscara causal
@@ -422,7 +456,7 @@ plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# Con pesos aleatorios el patrón todavía no significa nada: el entrenamiento es lo que ajusta $W^Q$, $W^K$ y $W^V$ para que los tokens relacionados produzcan puntuaciones altas. Lo que importa aquí es la estructura. Cada token está conectado con todos los demás en un solo paso, sea cual sea la distancia entre ellos, que es justo lo que le faltaba a la RNN. Y la máscara causal deja solo el triángulo inferior.
+# Con parámetros aleatorios el patrón todavía no significa nada: el entrenamiento es lo que ajusta $W^Q$, $W^K$ y $W^V$ para que los tokens relacionados produzcan puntuaciones altas. Lo que importa aquí es la estructura. Cada token está conectado con todos los demás en un solo paso, sea cual sea la distancia entre ellos, que es justo lo que le faltaba a la RNN. Y la máscara causal deja solo el triángulo inferior.
 #
 # Como no hay recurrencia, ninguna posición tiene que esperar a la anterior: un Transformer calcula todas las posiciones a la vez. La máscara causal es lo que hace válido **entrenar en paralelo** así: la predicción del siguiente token en cada posición se calcula a la vez para toda la secuencia, sin que ninguna posición vea la respuesta. Un Transformer solo produce los tokens de uno en uno al *generar* texto, no al entrenar.
 #
@@ -510,7 +544,7 @@ n_params = sum([w.size for h in heads for w in h]) + W_O.size
 print(f"2 cabezas de dimensión {heads[0][0].shape[1]}; forma de la salida {mh.shape}; parámetros {n_params}")
 
 # %% [markdown]
-# Cada cabeza *puede* especializarse en una relación distinta (concordancia, correferencia, posición relativa…), pero nada en el diseño se lo asigna: los roles emergen, o no, del entrenamiento, y interpretar cabezas es un área de investigación, no una garantía. Aquí, con pesos aleatorios, ninguna cabeza significa nada todavía; el paso 9 muestra qué cambia al entrenar.
+# Cada cabeza *puede* especializarse en una relación distinta (concordancia, correferencia, posición relativa…), pero nada en el diseño se lo asigna: los roles emergen, o no, del entrenamiento, y interpretar cabezas es un área de investigación, no una garantía. Aquí, con parámetros aleatorios, ninguna cabeza significa nada todavía; el paso 9 muestra qué cambia al entrenar.
 
 # %% [markdown]
 # ## Paso 7: La codificación posicional
@@ -636,7 +670,7 @@ out_pe_shuffled = multihead(X[perm] + PE8, heads, W_O)
 print(f"Con codificación posicional, barajar solo baraja las salidas: {np.allclose(out_pe[perm], out_pe_shuffled)}")
 
 # %% [markdown]
-# La propiedad de la rotación se cumple con una diferencia de $2{,}4 \times 10^{-15}$, es decir, exactamente salvo errores de redondeo: avanzar 3 posiciones es la misma rotación en cualquier punto de la secuencia. Y una vez sumada la codificación posicional, barajar los tokens sí cambia las salidas, así que el modelo ya puede distinguir «el paciente atendió al doctor» de «el doctor atendió al paciente». La sección 4 del [explorador interactivo](explorer.html#posiciones) muestra la matriz completa y cómo la similitud entre dos posiciones depende solo de su distancia.
+# La propiedad de la rotación se cumple con una diferencia del orden de $10^{-15}$, es decir, exactamente salvo errores de redondeo (sus cifras cambian de un ordenador a otro; su tamaño, no): avanzar 3 posiciones es la misma rotación en cualquier punto de la secuencia. Y una vez sumada la codificación posicional, barajar los tokens sí cambia las salidas, así que el modelo ya puede distinguir «el paciente atendió al doctor» de «el doctor atendió al paciente». La sección 4 del [explorador interactivo](explorer.html#posiciones) muestra la matriz completa y cómo la similitud entre dos posiciones depende solo de su distancia.
 #
 # **Variantes modernas.** Los senos y cosenos del artículo original no son la única forma de dar posición: hay embeddings de posición aprendidos, y posiciones relativas o rotatorias.
 #
@@ -795,10 +829,10 @@ print(f"Filas de la FFN que cambian al tocar el token 4: {rows_changed}")
 #
 # > **Nota del kit.** Este paso no está en el material de la clase: lo añade el kit para ver qué cambia al entrenar.
 #
-# Hasta aquí todos los pesos eran aleatorios, y por eso ningún patrón de atención significaba nada. Para ver qué cambia al entrenar, el kit entrena, al preparar esta clase, un Transformer diminuto con **exactamente** la arquitectura de los pasos 3 a 8, y aquí lo ejecutamos con las funciones de esos pasos.
+# Hasta aquí todos los parámetros eran aleatorios, y por eso ningún patrón de atención significaba nada. Para ver qué cambia al entrenar, el kit entrena, al preparar esta clase, un Transformer diminuto con **exactamente** la arquitectura de los pasos 3 a 8, y aquí lo ejecutamos con las funciones de esos pasos.
 
 # %% [markdown] tags=["graded-only"]
-# En este cuaderno esas funciones son **las tuyas**. Que el modelo acierte es una condición **necesaria, no suficiente**: un modelo entrenado tolera algunos errores (sin la escala $1/\sqrt{d_k}$, o sin las conexiones residuales, este también acierta casi siempre), así que lo que dice si cada función calcula lo que debe son sus pruebas públicas, `grader.check(...)`, y al entregar las ocultas. Si el modelo falla, en cambio, alguna función está mal seguro.
+# En este cuaderno esas funciones son **las tuyas**. Que el modelo acierte es una condición **necesaria, no suficiente**: un modelo entrenado tolera algunos errores (sin la escala $1/\sqrt{d_k}$, dividiendo por $d_k$ en su lugar, o sin una de las dos conexiones residuales, este sigue acertando los 1600 dígitos de prueba), así que lo que dice si cada función calcula lo que debe son sus pruebas públicas, `grader.check(...)`, y al entregar las ocultas. Si el modelo falla, en cambio, alguna función está mal seguro.
 
 # %% [markdown]
 # Su tarea es el **máximo acumulado**: lee una secuencia de dígitos y escribe, en cada posición, el mayor dígito visto hasta ella. Por ejemplo, `2 0 3 1 5 4 8 6` da `2 2 3 3 5 5 8 8`. Cada posición solo puede mirar hacia atrás, así que el bloque usa la máscara causal del paso 5. El modelo entero son tres pasos:
@@ -807,7 +841,7 @@ print(f"Filas de la FFN que cambian al tocar el token 4: {rows_changed}")
 # 2. un bloque de `transformer_block`, con la máscara causal;
 # 3. una proyección final, `W_salida` y `b_salida`, da una puntuación a cada dígito posible en cada posición, y el de mayor puntuación es la predicción.
 #
-# Sus pesos están en `modelo_entrenado.npz`, en la carpeta de la clase. Salen del descenso del gradiente (con el optimizador Adam y la entropía cruzada como pérdida) sobre secuencias al azar; entrenar no forma parte del ejercicio. Cargamos el archivo:
+# Sus parámetros están en `modelo_entrenado.npz`, en la carpeta de la clase. Salen del descenso del gradiente (con el optimizador Adam y la entropía cruzada como pérdida) sobre secuencias al azar; entrenar no forma parte del ejercicio. Cargamos el archivo:
 
 # %%
 try:
@@ -854,14 +888,14 @@ print(f"El modelo acierta {aciertos.sum()} de {aciertos.size} dígitos ({porcent
       f"y {aciertos.all(axis=1).sum()} de {len(prueba)} secuencias enteras.")
 if aciertos.all():
     print("Lo mismo que con las funciones de referencia. Acertar es necesario, no suficiente: este modelo también "
-          "acierta con algunos errores (sin la escala 1/√d_k, sin las residuales), así que lo que comprueba cada función "
+          "acierta los 1600 dígitos con algunos errores (sin la escala 1/√d_k, o sin una de las residuales), así que lo que comprueba cada función "
           "son sus pruebas públicas, grader.check(...).")
 else:
     print("Con las funciones de referencia acierta todos los dígitos, así que alguna de las cuatro funciones no calcula "
           "lo que debe. Mira qué dicen las pruebas públicas de attention, multihead, positional_encoding y transformer_block.")
 
 # %% [markdown]
-# ¿Qué mira cada cabeza? Con `attention` sobre las proyecciones de cada cabeza dibujamos sus pesos para la secuencia del ejemplo. Arriba, dos cabezas con pesos aleatorios de `init_multihead`, como las del paso 6; abajo, las dos cabezas entrenadas. En cada fila, la etiqueta dice qué dígito lee esa posición y qué escribe el modelo:
+# ¿Qué mira cada cabeza? Con `attention` sobre las proyecciones de cada cabeza dibujamos sus pesos de atención para la secuencia del ejemplo. Arriba, dos cabezas con parámetros aleatorios de `init_multihead`, como las del paso 6; abajo, las dos cabezas entrenadas. En cada fila, la etiqueta dice qué dígito lee esa posición y qué escribe el modelo:
 
 # %%
 def pesos_de(cabeza, secuencia):
@@ -874,7 +908,7 @@ def pesos_de(cabeza, secuencia):
 heads_aleatorias, _ = init_multihead(d_modelo, len(heads_entrenadas), rng)
 filas = [f"{d} → {p}" for d, p in zip(ejemplo, maximos(ejemplo))]
 fig, axes = plt.subplots(2, len(heads_entrenadas), figsize=(11, 10))
-for fila, (cabezas, cuales) in enumerate([(heads_aleatorias, "pesos aleatorios"), (heads_entrenadas, "pesos entrenados")]):
+for fila, (cabezas, cuales) in enumerate([(heads_aleatorias, "parámetros aleatorios"), (heads_entrenadas, "parámetros entrenados")]):
     for columna, cabeza in enumerate(cabezas):
         ax = axes[fila, columna]
         ax.imshow(pesos_de(cabeza, ejemplo), cmap='Blues', vmin=0, vmax=1)
@@ -901,12 +935,12 @@ print(f"Repartiendo por igual: {100 * np.mean([peso_en_el_maximo(uniformes, s) f
 for h, (aleatoria, entrenada) in enumerate(zip(heads_aleatorias, heads_entrenadas)):
     antes = np.mean([peso_en_el_maximo(pesos_de(aleatoria, s), s) for s in prueba])
     despues = np.mean([peso_en_el_maximo(pesos_de(entrenada, s), s) for s in prueba])
-    print(f"Cabeza {h + 1}: {100 * antes:.0f} % con pesos aleatorios, {100 * despues:.0f} % con pesos entrenados")
+    print(f"Cabeza {h + 1}: {100 * antes:.0f} % con parámetros aleatorios, {100 * despues:.0f} % con parámetros entrenados")
 
 # %% [markdown]
-# **Los roles de las cabezas emergen del entrenamiento; nadie los asigna.** Nada en el código del modelo dice «busca el mayor dígito»: la arquitectura es la de los pasos 3 a 8, y el entrenamiento solo pedía acertar la salida. El descenso del gradiente ajustó $W^Q$ y $W^K$ hasta que la clave del mayor dígito visto diera la puntuación más alta para cada consulta, y la softmax hizo el resto. Con los pesos aleatorios del paso 6, una cabeza puede separarse algo del reparto uniforme por pura casualidad, pero ninguna dibuja la escalera: para atribuir un rol a una cabeza hay que medirlo, no basta con mirar una figura.
+# **Los roles de las cabezas emergen del entrenamiento; nadie los asigna.** Nada en el código del modelo dice «busca el mayor dígito»: la arquitectura es la de los pasos 3 a 8, y el entrenamiento solo pedía acertar la salida. El descenso del gradiente ajustó $W^Q$ y $W^K$ hasta que la clave del mayor dígito visto diera la puntuación más alta para cada consulta, y la softmax hizo el resto. Con los parámetros aleatorios del paso 6, una cabeza puede separarse algo del reparto uniforme por pura casualidad, pero ninguna dibuja la escalera: para atribuir un rol a una cabeza hay que medirlo, no basta con mirar una figura.
 #
-# Fíjate también en lo que **no** ha pasado: las dos cabezas no se han repartido el trabajo, sino que han aprendido casi lo mismo. Es el tercer error de la tabla que sigue, visto en un caso concreto: el diseño multicabeza da a cada cabeza sus propias proyecciones, pero no le asigna ningún papel. En los modelos grandes pasa lo mismo a escala: algunas cabezas acaban con un rol reconocible, como seguir la posición anterior o una relación sintáctica (Voita et al., 2019, *Analyzing Multi-Head Self-Attention*), y muchas otras se pueden quitar sin que el modelo empeore apenas (Michel et al., 2019, *Are Sixteen Heads Really Better than One?*).
+# Fíjate también en lo que **no** ha pasado: las dos cabezas no se han repartido el trabajo, sino que han aprendido casi lo mismo. Es uno de los errores de la tabla «Errores conceptuales frecuentes», más abajo, «Cada cabeza tiene un rol interpretable asignado», visto en un caso concreto: el diseño multicabeza da a cada cabeza sus propias proyecciones, pero no le asigna ningún papel. En los modelos grandes pasa lo mismo a escala: algunas cabezas acaban con un rol reconocible, como seguir la posición anterior o una relación sintáctica (Voita et al., 2019, *Analyzing Multi-Head Self-Attention*), y muchas otras se pueden quitar sin que el modelo empeore apenas (Michel et al., 2019, *Are Sixteen Heads Really Better than One?*).
 
 # %% [markdown]
 # ## Más allá de los nueve pasos: lo que usan los Transformer de verdad
@@ -1010,27 +1044,34 @@ def test_cruzada_consulta_desde_el_decodificador_y_lee_el_codificador(atencion_c
 # %% [markdown]
 # ### Las máscaras de relleno
 #
-# Para procesar varias frases a la vez, las cortas se rellenan con tokens de relleno hasta la longitud de la más larga, y nadie debe atender a ese relleno. La **máscara de relleno** pone a `False` las columnas de esas claves, y se combina con la causal con `&`. Con ella, los tokens reales de una frase rellenada salen iguales que los de la frase sola:
+# Para procesar varias frases a la vez, las cortas se rellenan con tokens de relleno hasta la longitud de la más larga, y nadie debe atender a ese relleno. La **máscara de relleno** pone a `False` las columnas de esas claves. Importa sobre todo en la atención **bidireccional**, la de un codificador (o la atención cruzada sobre una frase de entrada rellenada), donde cada token mira toda la frase: sin ella, los tokens reales atienden también al relleno y su salida cambia. En un decodificador con el relleno a la derecha, la máscara causal ya lo esconde de los tokens reales, porque va detrás de ellos. Lo comprobamos con una frase de 3 tokens rellenada hasta 5:
 
 # %%
 frase = rng_extra.normal(size=(3, 8))                              # una frase de 3 tokens...
 rellenada = np.vstack([frase, np.zeros((2, 8))])                   # ...rellenada hasta 5 con dos tokens de relleno
 reales = np.array([True, True, True, False, False])
-mascara = np.tile(reales, (5, 1)) & mascara_causal(5)              # sin mirar el relleno, ni el futuro
-sola, _ = attention(frase @ W_Qx, frase @ W_Kx, frase @ W_Vx, mask=mascara_causal(3))
-con_relleno, pesos_relleno = attention(rellenada @ W_Qx, rellenada @ W_Kx, rellenada @ W_Vx, mask=mascara)
-print(f"Peso total sobre las claves de relleno: {pesos_relleno[:, ~reales].sum():.1f}")
-print(f"Mayor diferencia en los 3 tokens reales, con y sin relleno: {np.abs(con_relleno[:3] - sola).max():.1e}")
+proyecta = lambda x: (x @ W_Qx, x @ W_Kx, x @ W_Vx)               # las proyecciones de la atención cruzada de arriba
+
+sola, _ = attention(*proyecta(frase))                              # un codificador: cada token mira toda la frase
+salida_sin, _ = attention(*proyecta(rellenada))
+salida_con, pesos_relleno = attention(*proyecta(rellenada), mask=np.tile(reales, (5, 1)))
+print(f"Codificador sin máscara de relleno: los tokens reales cambian hasta {np.abs(salida_sin[:3] - sola).max():.2f}")
+print(f"Codificador con máscara de relleno: peso sobre el relleno {pesos_relleno[:, ~reales].sum():.1f}; "
+      f"los tokens reales cambian hasta {np.abs(salida_con[:3] - sola).max():.2f}")
+
+causal_sola, _ = attention(*proyecta(frase), mask=mascara_causal(3))
+causal_rellenada, _ = attention(*proyecta(rellenada), mask=mascara_causal(5))
+print(f"Decodificador con solo la máscara causal: los tokens reales cambian hasta {np.abs(causal_rellenada[:3] - causal_sola).max():.2f}")
 
 # %% [markdown]
-# La diferencia es cero o del orden del redondeo, $10^{-16}$: el relleno no cambia nada de lo que calculan los tokens reales. Las filas de relleno también reciben una salida, que luego se descarta.
+# En el codificador, sin la máscara de relleno los tokens reales cambian de forma visible; con ella salen iguales que los de la frase sola (la diferencia es cero o del orden del redondeo, $10^{-16}$, que se imprime como 0.00). En el decodificador, la máscara causal sola ya basta para los tokens reales: ahí la máscara de relleno solo cambia las filas de relleno, cuya salida se descarta. Con el relleno a la **izquierda**, como se suele rellenar al generar por lotes, los tokens reales sí verían el relleno, y haría falta también allí.
 
 # %% [raw]
 # # BEGIN QUESTION
 # name: relleno
 
 # %% [markdown]
-# **Ejercicio sin nota B: `mascara_relleno`.** Un lote tiene varias frases, rellenadas hasta la misma longitud $n$; `longitudes` dice cuántos tokens reales tiene cada una. Escribe `mascara_relleno(longitudes, n)`, que devuelva un array booleano de forma `(len(longitudes), n, n)`: la máscara de cada frase, en la que la consulta $i$ puede mirar la clave $j$ solo si $j$ es un token real de esa frase **y** no está en el futuro de $i$ ($j \le i$). Como en la demostración, el relleno se quita de las **claves** (las columnas): las filas de relleno siguen mirando los tokens reales y reciben una salida que luego se descarta. Puedes hacerlo sin bucles, comparando `np.arange(n)` con las longitudes y combinando el resultado con la máscara causal con `&`.
+# **Ejercicio sin nota B: `mascara_relleno`.** Un codificador lee un lote de frases, rellenadas hasta la misma longitud $n$; `longitudes` dice cuántos tokens reales tiene cada una. Escribe `mascara_relleno(longitudes, n)`, que devuelva un array booleano de forma `(len(longitudes), n, n)`: la máscara de cada frase, en la que la consulta $i$ puede mirar la clave $j$ solo si $j$ es un token real de esa frase. Es un codificador, así que no hay máscara causal: cada token mira toda su frase. Como en la demostración, el relleno se quita de las **claves** (las columnas): las filas de relleno siguen mirando los tokens reales y reciben una salida que luego se descarta. Puedes hacerlo sin bucles, comparando `np.arange(n)` con las longitudes.
 
 # %% [raw]
 # # BEGIN SOLUTION
@@ -1038,18 +1079,18 @@ print(f"Mayor diferencia en los 3 tokens reales, con y sin relleno: {np.abs(con_
 # %%
 # BEGIN SOLUTION NO PROMPT
 def mascara_relleno(longitudes, n):
-    """Las máscaras de un lote de frases rellenadas hasta n tokens: (len(longitudes), n, n), booleana.
+    """Las máscaras de un lote de frases rellenadas hasta n tokens, para un codificador: (len(longitudes), n, n), booleana.
 
-    En la de la frase b, la consulta i puede mirar la clave j si j < longitudes[b] y j <= i.
+    En la de la frase b, la consulta i puede mirar la clave j si j < longitudes[b].
     """
     reales = np.arange(n)[None, :] < np.asarray(longitudes)[:, None]   # (frases, n): qué claves son reales
-    return reales[:, None, :] & mascara_causal(n)                      # la misma fila para cada consulta, y causal
+    return np.repeat(reales[:, None, :], n, axis=1)                    # la misma fila para cada consulta
 # END SOLUTION
 """ # BEGIN PROMPT
 def mascara_relleno(longitudes, n):
-    """Las máscaras de un lote de frases rellenadas hasta n tokens: (len(longitudes), n, n), booleana.
+    """Las máscaras de un lote de frases rellenadas hasta n tokens, para un codificador: (len(longitudes), n, n), booleana.
 
-    En la de la frase b, la consulta i puede mirar la clave j si j < longitudes[b] y j <= i.
+    En la de la frase b, la consulta i puede mirar la clave j si j < longitudes[b].
     """
     raise NotImplementedError("Escribe mascara_relleno: sustituye esta línea por tu código (ejercicio sin nota).")
 """ # END PROMPT
@@ -1064,7 +1105,7 @@ def mascara_relleno(longitudes, n):
 """ # BEGIN TEST CONFIG
 points: 0
 """ # END TEST CONFIG
-def test_relleno_quita_el_relleno_y_el_futuro_de_las_claves(mascara_relleno):
+def test_relleno_quita_el_relleno_de_las_claves(mascara_relleno):
     import numpy as np
     longitudes, n = [3, 1, 4], 4
     try:
@@ -1074,21 +1115,21 @@ def test_relleno_quita_el_relleno_y_el_futuro_de_las_claves(mascara_relleno):
     assert mascara.shape == (3, 4, 4), (f"Con 3 frases rellenadas hasta 4 tokens, la máscara debe tener forma (3, 4, 4), "
                                         f"una matriz de 4 × 4 por frase, y tiene {mascara.shape}.")
     assert mascara.dtype == bool, f"La máscara debe ser booleana (True: «puede atender»), y es de tipo {mascara.dtype}."
-    futuro = ~np.tril(np.ones((n, n), dtype=bool))
-    assert not mascara[:, futuro].any(), ("Tu máscara deja mirar tokens futuros (j > i): combina la máscara de relleno "
-                                          "con la causal, con &.")
     for b, longitud in enumerate(longitudes):
-        assert not mascara[b][:, longitud:].any(), (
-            f"En la frase {b}, que tiene {longitud} tokens reales, tu máscara deja mirar claves de relleno "
-            f"(las columnas {longitud} a {n - 1}): quítalas de todas las filas.")
         for i in range(n):
             assert mascara[b, i].any(), (
                 f"En la frase {b}, la fila {i} no puede mirar ninguna clave: todas sus puntuaciones serían −∞ y la "
                 "softmax daría NaN. El relleno se quita de las claves (las columnas), no de las consultas (las filas).")
+        assert not mascara[b][:, longitud:].any(), (
+            f"En la frase {b}, que tiene {longitud} tokens reales, tu máscara deja mirar claves de relleno "
+            f"(las columnas {longitud} a {n - 1}): quítalas de todas las filas.")
+        for i in range(n):
             permitidas = np.flatnonzero(mascara[b, i]).tolist()
-            assert permitidas == list(range(min(i, longitud - 1) + 1)), (
-                f"En la frase {b}, la fila {i} debería poder mirar las claves 0 a {min(i, longitud - 1)}, y tu máscara "
-                f"le deja {permitidas}: quitas más de lo que hace falta.")
+            assert permitidas == list(range(longitud)), (
+                f"En la frase {b}, la fila {i} debería poder mirar las claves 0 a {longitud - 1}, todos sus tokens "
+                f"reales, y tu máscara le deja {permitidas}: quitas más de lo que hace falta"
+                + (". En un codificador no hay máscara causal: cada token mira toda su frase, también lo que viene "
+                   "después." if set(permitidas) < set(range(longitud)) and max(permitidas) <= i else "."))
 
 # %% [raw]
 # # END TESTS
@@ -1337,11 +1378,10 @@ def test_cache_kv_genera_lo_mismo_que_la_atencion_causal_completa(paso_con_cache
 # %% [markdown]
 # ### El camino entre dos tokens: la tabla 1 del artículo
 #
-# En el paso 2, la influencia del principio de la secuencia en una RNN tenía que atravesar un jacobiano por token y se desvanecía. En la atención, el último token mira al primero **directamente**: el camino tiene longitud 1. Medimos $\partial y_T / \partial x_1$, cuánto cambia la salida de la última posición al mover el **primer token**, con una secuencia de 60 vectores de dimensión 16, como la del paso 2, y una cabeza al azar (por diferencias finitas):
+# En el paso 2, la influencia del principio de la secuencia en una RNN tenía que atravesar un jacobiano por token y se desvanecía. En la atención, el último token mira al primero **directamente**: el camino tiene longitud 1. Medimos lo mismo en las dos, sobre la secuencia de 60 vectores de dimensión 16 del paso 2: cuánto cambia la salida de la última posición al mover el **primer token**, $\partial y_T / \partial x_1$ con una cabeza de atención al azar (por diferencias finitas) y $\partial h_T / \partial x_1$ con la RNN del paso 2 (con la regla de la cadena, como allí):
 
 # %%
 d_g = 16
-secuencia_g = rng_extra.normal(0, 1, (60, d_g))                   # 60 vectores de tokens, como en el paso 2
 W_Qg, W_Kg, W_Vg = (rng_extra.normal(0, 1 / np.sqrt(d_g), size=(d_g, d_g)) for _ in range(3))
 
 
@@ -1350,34 +1390,45 @@ def salida_final(X):
     return attention(X[-1:] @ W_Qg, X @ W_Kg, X @ W_Vg)[0][0]
 
 
+# La RNN del paso 2 sobre la misma secuencia: d h_T / d x_1 = diag(1 - h_T²) W ··· diag(1 - h_2²) W · diag(1 - h_1²) U.
+h, d_h_d_x1, rnn = np.zeros(d_hidden), None, []
+for t, x in enumerate(inputs):
+    h = np.tanh(W @ h + U @ x)
+    d_h_d_x1 = np.diag(1 - h ** 2) @ (U if t == 0 else W @ d_h_d_x1)
+    rnn.append(np.linalg.norm(d_h_d_x1))
+
 paso = 1e-6
+atencion = []
 for T in [1, 5, 10, 20, 40, 60]:
-    X = secuencia_g[:T]
+    X = inputs[:T]
     jacobiano = np.zeros((d_g, d_g))
     for j in range(d_g):                                      # una columna del jacobiano por coordenada de x_1
         arriba, abajo = X.copy(), X.copy()
         arriba[0, j] += paso
         abajo[0, j] -= paso
         jacobiano[:, j] = (salida_final(arriba) - salida_final(abajo)) / (2 * paso)
-    print(f"Tras {T:>2} {'token, ' if T == 1 else 'tokens,'} tamaño de d y_T / d x_1: {np.linalg.norm(jacobiano):.2e}")
+    atencion.append(np.linalg.norm(jacobiano))
+    print(f"Tras {T:>2} {'token, ' if T == 1 else 'tokens,'} d y_T / d x_1 con atención: {atencion[-1]:.2e}; "
+          f"d h_T / d x_1 con la RNN: {rnn[T - 1]:.2e}")
 
 # %% [markdown]
-# La sensibilidad baja a medida que la última consulta reparte su atención entre más tokens, de 3,8 con un token a 0,020 con 60, pero no se desvanece exponencialmente: tras 60 tokens sigue siendo del orden de $10^{-2}$, donde la RNN del paso 2 llegaba a $10^{-13}$. Lo que decide cuánto influye el primer token es el peso que la consulta le da, no cuántos tokens hay entre los dos. Es la última columna de la tabla 1 del artículo original, que compara los tipos de capa para una secuencia de $n$ tokens de dimensión $d$ (con núcleos de tamaño $k$ en las convolucionales):
+# La sensibilidad de la atención baja a medida que la última consulta reparte su atención entre más tokens, de 4,1 con un token a 0,040 con 60, pero no se desvanece exponencialmente: tras 60 tokens sigue siendo del orden de $10^{-2}$, donde la de la RNN, sobre la misma secuencia, ha caído a $1{,}3 \times 10^{-13}$. Lo que decide cuánto influye el primer token es el peso que la consulta le da, no cuántos tokens hay entre los dos. Es solo una cabeza al azar, pero la diferencia no es de tamaño sino de forma: la RNN multiplica un factor por token, y la atención no. Es la última columna de la tabla 1 del artículo original, que compara los tipos de capa para una secuencia de $n$ tokens de dimensión $d$ (con núcleos de tamaño $k$ en las convolucionales):
 #
 # | Tipo de capa | Coste por capa | Operaciones secuenciales | Camino más largo entre dos tokens |
 # |---|---|---|---|
 # | Autoatención | $O(n^2 \cdot d)$ | $O(1)$ | $O(1)$ |
 # | Recurrente | $O(n \cdot d^2)$ | $O(n)$ | $O(n)$ |
-# | Convolucional | $O(k \cdot n \cdot d^2)$ | $O(1)$ | $O(\log_k n)$ |
+# | Convolucional | $O(k \cdot n \cdot d^2)$ | $O(1)$ | $O(n/k)$ con núcleos contiguos; $O(\log_k n)$ con convoluciones dilatadas |
+# | Autoatención restringida (cada token mira solo a $r$ vecinos) | $O(r \cdot n \cdot d)$ | $O(1)$ | $O(n/r)$ |
 #
-# El precio de la autoatención está en la primera columna: su coste crece con $n^2$, porque cada token se compara con todos.
+# El artículo usa la primera columna a favor de la autoatención: cuando la secuencia es más corta que la dimensión, $n < d$, que es lo habitual al traducir frases, $n^2 d$ es menor que $n d^2$ y una capa de autoatención cuesta **menos** que una recurrente. Con $n = 50$ tokens y $d = 512$, $n^2 d = 1{,}3 \cdot 10^{6}$ operaciones frente a $n d^2 = 1{,}3 \cdot 10^{7}$, diez veces menos. El precio aparece con secuencias más largas que $d$: entonces domina el $n^2$, porque cada token se compara con todos, y para ellas el artículo propone la autoatención restringida de la última fila, que acorta el coste a cambio de alargar el camino.
 
 # %% [raw]
 # # BEGIN QUESTION
 # name: coste
 
 # %% [markdown]
-# **Ejercicio sin nota E: `productos_escalares`.** Generar $n$ tokens uno a uno exige, en cada paso $t = 1, \dots, n$, la atención del token $t$ sobre los $t$ tokens que ya hay. Escribe `productos_escalares(n)`, que devuelva la tupla `(sin_cache, con_cache)`: cuántos productos escalares $q \cdot k$ calcula en total una cabeza para generar $n$ tokens **sin caché**, recalculando en cada paso la atención causal completa del prefijo (sus $t \times t$ puntuaciones: la máscara pone a $-\infty$ las prohibidas, pero después de calcularlas), y **con caché**, una sola consulta contra las $t$ claves. Antes de escribirla, predice cómo crece cada número con $n$: ¿como $n$, como $n^2$ o como $n^3$?
+# **Ejercicio sin nota E: `productos_escalares`.** Generar $n$ tokens uno a uno exige, en cada paso $t = 1, \dots, n$, la atención del token $t$ sobre los $t$ tokens que ya hay. Escribe `productos_escalares(n)`, que devuelva la tupla `(sin_cache, con_cache)`: cuántos productos escalares $q \cdot k$ calcula en total una cabeza para generar $n$ tokens **sin caché**, recalculando en cada paso la atención causal completa del prefijo (sus $t \times t$ puntuaciones: la máscara pone a $-\infty$ las prohibidas, pero después de calcularlas), y **con caché**, una sola consulta contra las $t$ claves. Antes de escribirla, predice cómo crece cada número con $n$: ¿como $n$, como $n^2$ o como $n^3$? Cuenta solo los productos $q \cdot k$: sin caché, cada paso recalcula también las proyecciones $K$ y $V$ de todo el prefijo (y, en un modelo de varias capas, la atención y la FFN de cada posición anterior en cada capa), y la caché también se ahorra todo eso.
 
 # %% [raw]
 # # BEGIN SOLUTION
@@ -1439,7 +1490,7 @@ def test_coste_cuenta_los_productos_escalares_de_generar(productos_escalares):
 # %% [markdown]
 # ### Post-LN y pre-LN
 #
-# El bloque del paso 8 es **post-LN**, como el del artículo original: la normalización va después de cada suma, $x \leftarrow \text{LayerNorm}(x + \text{Subcapa}(x))$. La mayoría de los modelos grandes actuales, desde GPT-2, usan **pre-LN** (o su variante con RMSNorm): normalizan la entrada de cada subcapa y dejan la suma fuera, $x \leftarrow x + \text{Subcapa}(\text{LayerNorm}(x))$, con una última LayerNorm al final de la pila:
+# El bloque del paso 8 es **post-LN**, como el del artículo original: la normalización va después de cada suma, $x \leftarrow \text{LayerNorm}(x + \text{Subcapa}(x))$. La mayoría de los modelos grandes actuales, desde GPT-2, usan **pre-LN**, muchos con RMSNorm en lugar de LayerNorm (una normalización que solo divide por la raíz de la media de los cuadrados, sin restar la media): normalizan la entrada de cada subcapa y dejan la suma fuera, $x \leftarrow x + \text{Subcapa}(\text{LayerNorm}(x))$, con una última LayerNorm al final de la pila:
 #
 # | | Post-LN (paso 8) | Pre-LN |
 # |---|---|---|
@@ -1457,8 +1508,8 @@ def test_coste_cuenta_los_productos_escalares_de_generar(productos_escalares):
 #
 # | Idea equivocada | Lo que es cierto | Dónde lo ves |
 # |---|---|---|
-# | «La atención tiene en cuenta el orden de los tokens.» | Sin codificación posicional, permutar los tokens solo permuta las salidas. | Paso 7 |
-# | «$\sqrt{d_k}$ es un detalle numérico menor.» | Sin escalar, con $d_k$ grande la softmax se satura y los gradientes se anulan. | Paso 4: la figura de la derivada de la softmax; y, entrenando, el laboratorio de ablación |
+# | «La atención tiene en cuenta el orden de los tokens.» | Sin codificación posicional y sin máscara, permutar los tokens solo permuta las salidas. Con la máscara causal el orden ya cuenta algo, porque cada posición ve solo lo anterior: sin posiciones, la ablación aprende así más de la mitad de la copia desplazada. | Paso 7; y el laboratorio de ablación |
+# | «$\sqrt{d_k}$ es un detalle numérico menor.» | Sin escalar, con $d_k$ grande la softmax se satura: la consulta típica apenas recibe gradiente, y unas pocas reciben uno enorme. Con la misma tasa de aprendizaje, el paso es demasiado grande y el entrenamiento se vuelve caótico. | Paso 4: la figura del gradiente; y, entrenando, el laboratorio de ablación |
 # | «Cada cabeza tiene un rol interpretable asignado.» | Los roles emergen, o no, del entrenamiento. | Pasos 6 y 9 |
 # | «El Transformer procesa los tokens de uno en uno al entrenar.» | Entrena en paralelo sobre toda la secuencia, porque no tiene recurrencia; la máscara causal es lo que hace válido ese entrenamiento. Solo genera de uno en uno. | Paso 5 |
 # | «La FFN del bloque mezcla información entre tokens.» | La FFN se aplica a cada token por separado. | Paso 8 |
@@ -1495,42 +1546,51 @@ def test_coste_cuenta_los_productos_escalares_de_generar(productos_escalares):
 # %% [markdown] tags=["graded-only"]
 # ## Laboratorio de ablación: qué pasa si quitas una pieza
 #
-# El paso 9 mostró que un modelo entrenado puede acertar aunque falte $\sqrt{d_k}$: acertar no prueba que cada pieza sirva. Para verlo hay que **entrenar** con y sin ella. `ablacion.py`, en esta carpeta, entrena un Transformer diminuto (su propio código de NumPy, no tus funciones) en la **copia desplazada**, escribir en cada posición el token de la posición anterior, tres veces con cada configuración (tres semillas) y desde los mismos pesos iniciales:
+# El paso 9 mostró que un modelo entrenado puede acertar aunque falte $\sqrt{d_k}$: acertar no prueba que cada pieza sirva. Para verlo hay que **entrenar** con y sin ella. `ablacion.py`, en esta carpeta, entrena un Transformer diminuto (su propio código de NumPy, no tus funciones) en la **copia desplazada**, escribir en cada posición el token de la posición anterior, con ocho semillas y, en cada una, desde los mismos parámetros iniciales con la pieza y sin ella:
 #
 # - **sin dividir por $\sqrt{d_k}$**, con $d_k = 64$;
 # - **sin codificación posicional**, en una tarea que solo se resuelve sabiendo qué token es el anterior;
 # - **sin conexiones residuales**, en una pila de dos bloques.
 #
-# Entrena con descenso del gradiente con momento, no con Adam: Adam divide cada gradiente por su propio tamaño y disimularía justo lo que estas piezas evitan, gradientes que se apagan. Tarda unos segundos, así que no se ejecuta con el resto del cuaderno: cuando quieras verlo, en una terminal abierta en esta carpeta (con el entorno activado),
+# Entrena con descenso del gradiente con momento y una tasa de aprendizaje fija, no con Adam: Adam divide cada gradiente por su propio tamaño y disimularía justo lo que estas piezas cambian, el tamaño de los gradientes. Usa un solo hilo del procesador (con matrices tan pequeñas, más hilos solo lo frenan) y tarda unos 20 segundos: 20 s en el ordenador en que se preparó la clase, y el doble o más si el ordenador está ocupado con otras cosas. Mientras entrena, escribe por qué semilla va y, al terminar, cuánto ha tardado. No se ejecuta con el resto del cuaderno: cuando quieras verlo, en una terminal abierta en esta carpeta (con el entorno activado),
 #
 # ```
 # python ablacion.py --figura ablacion.png
 # ```
 #
-# o cambia `False` por `True` en la celda siguiente y ejecútala. Imprime un JSON con el mismo contrato que `lab.py` (`kind`, `evidence` con cada hecho y sus números por semilla, `limitations`) y dibuja en `ablacion.png` las curvas de pérdida y el gradiente que llega a $W_Q$ y $W_K$, con la pieza (azul) y sin ella (rojo). Un hecho se cumple solo si la pérdida sin la pieza es mayor en todas las semillas, o si la diferencia supera la variación entre semillas.
+# o cambia `False` por `True` en la celda siguiente y ejecútala. Imprime un JSON con el mismo contrato que `lab.py` (`kind`, `evidence` con cada hecho y sus números, `limitations`) y dibuja en `ablacion.png` las curvas de pérdida y el gradiente que llega a $W_Q$ y $W_K$, con la pieza (azul) y sin ella (rojo). Cada hecho compara las ocho semillas una a una, o sus medianas, y dice si se cumple.
 #
-# **Sus números también son evidencia para el reto.** No hace falta entrenar para citarlos: `lab.py` trae lo que mide `ablacion.py` con sus semillas 0, 1 y 2 en `result.ablacion` (la celda del laboratorio lo muestra al final), medido al preparar la clase, y entrenar otra vez da los mismos números. Se citan como cualquier otro número del laboratorio, diciendo de qué medición salen: «sin dividir por $\sqrt{d_k}$, la pérdida en secuencias nuevas con la semilla 0 es 0,4862».
+# **Solo imprime números estables.** Sin la escala, el entrenamiento es caótico: empujar los parámetros iniciales una billonésima ($10^{-12}$) cambia su pérdida final en las ocho semillas (con la escala, en ninguna). Por eso esas pérdidas no se imprimen semilla a semilla, y lo que sí se imprime es cuántas semillas cambian con ese empujón. Todo lo demás da lo mismo con el empujón y con uno o dos hilos, es decir, en cualquier ordenador: compruébalo con `python ablacion.py --perturbacion 1e-12`.
+#
+# **Sus números también se pueden citar, pero no solos.** No hace falta entrenar para verlos: `lab.py` trae lo que mide `ablacion.py` con sus semillas 0 a 7 en `result.ablacion` (la celda del laboratorio lo muestra al final), medido al preparar la clase, y entrenar otra vez, en tu ordenador, da los mismos números. Se citan diciendo de qué medición salen: «sin dividir por $\sqrt{d_k}$, el gradiente que llega a $W_Q$ y $W_K$ en los 15 primeros pasos con la semilla 0 es 0,883, y con la escala, 0,3608». En el reto no cuentan por sí solos, porque son los mismos para toda la clase y no dicen nada de tu código: cítalos junto a un número medido con tus funciones.
 
 # %% tags=["graded-only"]
-EJECUTAR_ABLACION = False  # True para entrenar las seis configuraciones por tres semillas (unos segundos)
+EJECUTAR_ABLACION = False  # True para entrenar el modelo diminuto con y sin cada pieza (unos 20 segundos)
 
 if EJECUTAR_ABLACION:
-    import ablacion
+    import json
+    import subprocess
+    import sys
+
     import lab
 
-    evidencia_ablacion, curvas_ablacion = ablacion.run()
-    ablacion.figure(curvas_ablacion, "ablacion.png")
+    # Lo mismo que «python ablacion.py --figura ablacion.png» en una terminal, con un solo hilo; su avance sale aquí.
+    proceso = subprocess.Popen([sys.executable, "ablacion.py", "--figura", "ablacion.png"], text=True,
+                               encoding="utf-8", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    for linea in proceso.stderr:
+        print(linea, end="")
+    evidencia_ablacion = json.loads(proceso.stdout.read())
     for hecho in evidencia_ablacion["evidence"]:
         print(f"[{'se cumple' if hecho['holds'] else 'NO se cumple'}] {hecho['fact']}")
         for clave, valores in hecho["values"].items():
+            valores = valores if isinstance(valores, list) else [valores]
             print(f"    {lab.GLOSSES[clave]}: {', '.join(f'{v:.4g}'.replace('.', ',') for v in valores)}")
-    print("Curvas en ablacion.png")
     print(f"¿Son los números que lab.py trae en result.ablacion? {'Sí' if evidencia_ablacion == lab.ABLATION else 'No'}")
 
 # %% [markdown] tags=["graded-only"]
 # ## Preguntas
 #
-# Responde en la celda de texto que sigue a cada pregunta. Estas respuestas las corrige una persona con la rúbrica de la clase.
+# Responde en la celda de texto que sigue a cada pregunta. Estas respuestas las corrige una persona con la rúbrica de la clase, cuyos niveles están al final de `assessment.md`, en «Cómo se corrigen las preguntas»: léelos antes de responder.
 
 # %% [raw]
 # # BEGIN QUESTION
@@ -1567,7 +1627,7 @@ if EJECUTAR_ABLACION:
 # manual: true
 
 # %% [markdown]
-# **Pregunta 2.** Explica la relación entre *self-attention*, *multi-head*, codificación posicional (*positional*) y *transformer*.
+# **Pregunta 2.** Explica la relación entre la autoatención (*self-attention*), la atención multicabeza (*multi-head*), la codificación posicional (*positional encoding*) y el Transformer.
 
 # %% [raw]
 # # BEGIN PROMPT
@@ -1640,7 +1700,7 @@ if EJECUTAR_ABLACION:
 # # BEGIN SOLUTION
 
 # %% [markdown]
-# Permitida: «con la máscara causal, mi `attention` da peso 0 a los tokens futuros en estas entradas, y las filas suman 1 con un error máximo de $10^{-16}$». Exagerada: «mi implementación es correcta y sirve para un modelo en producción»: el laboratorio comprueba unas pocas propiedades con pesos aleatorios y matrices pequeñas, sin entrenamiento, sin lotes y sin medir rendimiento.
+# Permitida: «con la máscara causal, mi `attention` da peso 0 a los tokens futuros en estas entradas, y las filas suman 1 con un error máximo de $10^{-16}$». Exagerada: «mi implementación es correcta y sirve para un modelo en producción»: el laboratorio comprueba unas pocas propiedades con parámetros aleatorios y matrices pequeñas, sin entrenamiento, sin lotes y sin medir rendimiento.
 
 # %% [raw]
 # # END SOLUTION
@@ -1677,7 +1737,7 @@ if EJECUTAR_ABLACION:
 # %% [raw]
 # # END QUESTION
 
-# %% [markdown]
+# %% [markdown] tags=["graded-only"]
 # Las preguntas 6 a 8 son sobre la atención misma: se responden razonando con la fórmula $\text{softmax}(QK^\top/\sqrt{d_k})\,V$, y puedes comprobar tu razonamiento ejecutando `attention`.
 
 # %% [raw]
@@ -1730,13 +1790,21 @@ if EJECUTAR_ABLACION:
 # # BEGIN SOLUTION
 
 # %% [markdown]
-# Cada pareja de columnas de $PE(i)$ es $(\sin \omega p, \cos \omega p)$ con $p = i$; retroceder una posición es girar cada pareja un ángulo $-\omega$, así que existe una matriz ortogonal $R$ (diagonal por bloques de $2 \times 2$, un giro por frecuencia) con $PE(i - 1) = PE(i)\,R$ para todo $i$. Con $W^Q = \lambda R$ y $W^K = \lambda I$, la puntuación es $\lambda^2\, PE(i-1) \cdot PE(j)/\sqrt{d_k}$. Todas las filas de $PE$ tienen la misma norma, $\sqrt{d_{\text{model}}/2}$ (cada pareja aporta $\sin^2 + \cos^2 = 1$), así que por Cauchy-Schwarz la mayor puntuación de la fila $i$ es la de $j = i - 1$, la única posición cuyo vector coincide con $PE(i-1)$; con $\lambda$ grande la softmax pone ahí casi todo el peso. El primer token no tiene anterior: su puntuación mayor es la de la clave más parecida a $PE(-1)$, que es la suya, así que atiende sobre todo a sí mismo. La máscara causal permite $j = i - 1$, así que no estorba. Con *embeddings* sumados aparecen términos cruzados $e_i R \cdot e_j$ que pueden ganar a la posición: funciona si los *embeddings* son pequeños frente a $\lambda$ o viven en otras columnas, que es lo que un modelo entrenado aprende a hacer.
+# Cada pareja de columnas de $PE(i)$ es $(\sin \omega p, \cos \omega p)$ con $p = i$; retroceder una posición es girar cada pareja un ángulo $-\omega$, así que existe una matriz ortogonal $R$ (diagonal por bloques de $2 \times 2$, un giro por frecuencia) con $PE(i - 1) = PE(i)\,R$ para todo $i$. Con $W^Q = \lambda R$ y $W^K = \lambda I$, la puntuación es $\lambda^2\, PE(i-1) \cdot PE(j)/\sqrt{d_k}$. Todas las filas de $PE$ tienen la misma norma, $\sqrt{d_{\text{model}}/2}$ (cada pareja aporta $\sin^2 + \cos^2 = 1$), así que por Cauchy-Schwarz la mayor puntuación de la fila $i$ es la de $j = i - 1$, la única posición cuyo vector coincide con $PE(i-1)$; con $\lambda$ grande la softmax pone ahí casi todo el peso. La máscara causal permite $j = i - 1$, así que no estorba. El primer token no tiene anterior. Con la máscara causal solo ve su propia clave, así que su peso sobre sí mismo es exactamente 1. Sin máscara, su puntuación mayor es la de la clave más parecida a $PE(-1)$, que no tiene por qué ser la suya: con 12 posiciones y $d_{\text{model}} = 16$ lo es, pero con $d_{\text{model}} = 8$ es la de la posición 5, porque la frecuencia más rápida, $\omega = 1$, da una vuelta cada $2\pi \approx 6{,}3$ posiciones, y la posición 5 está casi una vuelta por delante de $-1$. Comprobado con `attention` y `positional_encoding` ($\lambda = 3$, 12 posiciones): con $d_{\text{model}} = 16$ y con 8, la mayor puntuación de cada consulta $i \geq 1$ es la de la clave $i - 1$, con máscara y sin ella. Con *embeddings* sumados aparecen términos cruzados $e_i R \cdot e_j$ que pueden ganar a la posición: funciona si los *embeddings* son pequeños frente a $\lambda$ o viven en otras columnas, que es lo que un modelo entrenado aprende a hacer.
 
 # %% [raw]
 # # END SOLUTION
 
 # %% [raw]
 # # END QUESTION
+
+# %% tags=["graded-only"]
+# Pregunta 7: comprueba aquí tu construcción con tu attention y tu positional_encoding. Por ejemplo:
+# n, d_model, lam = 12, 16, 3.0
+# pe, omega = positional_encoding(n, d_model)
+# W_Q7, W_K7 = ..., ...                              # tu construcción
+# _, pesos7 = attention(pe @ W_Q7, pe @ W_K7, pe)    # prueba también con mask=np.tril(np.ones((n, n), dtype=bool))
+# print(pesos7.argmax(axis=1))                       # la clave que más pesa para cada consulta
 
 # %% [raw]
 # # BEGIN QUESTION
@@ -1773,7 +1841,7 @@ if EJECUTAR_ABLACION:
 # manual: true
 
 # %% [markdown]
-# **Pregunta 9.** El modelo entrenado del paso 9 acierta casi siempre aunque quites la escala $1/\sqrt{d_k}$ de tu `attention`. ¿Por qué eso no demuestra que la escala sobre? Ejecuta el laboratorio de ablación (`python ablacion.py`) y explica qué mide en cambio la ablación `sin_escala_raiz_dk`, citando sus números.
+# **Pregunta 9.** El modelo entrenado del paso 9 acierta los 1600 dígitos de prueba aunque quites la escala $1/\sqrt{d_k}$ de tu `attention`. (a) ¿Por qué eso no demuestra que la escala sobre? (b) Ejecuta el laboratorio de ablación (`python ablacion.py`): en su hecho `sin_escala_raiz_dk`, sin la escala y con $d_k = 64$, el gradiente que llega a $W_Q$ y $W_K$ en los primeros pasos es mayor, no menor, aunque la softmax esté más saturada. ¿Por qué? Usa los dos factores de $\partial L / \partial q$ del paso 4, di qué consultas reciben ese gradiente mayor y por qué eso empeora el entrenamiento con la misma tasa de aprendizaje, citando los números de la ablación.
 
 # %% [raw]
 # # BEGIN PROMPT
@@ -1788,7 +1856,7 @@ if EJECUTAR_ABLACION:
 # # BEGIN SOLUTION
 
 # %% [markdown]
-# Quitar la escala multiplica todas las puntuaciones de una fila por el mismo número positivo, $\sqrt{d_k}$: su orden no cambia, así que la clave con más peso sigue siendo la misma y la softmax solo se afila. Las cabezas del modelo entrenado ya son casi duras (casi todo el peso de cada consulta va a una clave), así que afilarlas más no cambia qué clave eligen ni la predicción. Acertar con pesos ya entrenados es, por eso, una condición necesaria, no suficiente: no dice nada de lo que la escala hace **al entrenar**. Eso es lo que mide la ablación: entrena el mismo modelo con $d_k = 64$ desde los mismos pesos iniciales, con y sin la escala, con tres semillas. Sin ella, el mayor peso medio antes de entrenar (`initial_max_weight_without`) es mayor que con ella en las tres semillas, porque la softmax empieza saturada; y tras los mismos pasos la pérdida en secuencias nuevas (`held_out_loss_without`) es mayor en las tres. La respuesta cita los valores que imprime su propia ejecución, semilla a semilla, y dice que la diferencia supera la variación entre semillas; su límite es el del laboratorio: un modelo diminuto, entrenado con SGD y pocos pasos.
+# (a) Quitar la escala multiplica todas las puntuaciones de una fila por el mismo número positivo, $\sqrt{d_k}$: su orden no cambia, así que la clave con más peso sigue siendo la misma y la softmax solo se afila. Las cabezas del modelo entrenado ya son casi duras (casi todo el peso de cada consulta va a una clave), así que afilarlas más no cambia qué clave eligen ni la predicción. Acertar con parámetros ya entrenados es una condición necesaria, no suficiente: no dice nada de lo que la escala hace **al entrenar**. (b) Con $s = c\,Kq$, el gradiente que llega a la consulta es $\partial L/\partial q = c\,K^\top\,\partial L/\partial s$, y quitar la escala cambia sus dos factores. Por un lado, $c$ pasa de $1/\sqrt{d_k}$ a 1: cada cambio de $q$ mueve las puntuaciones $\sqrt{d_k}$ veces más, 8 veces con $d_k = 64$. Por otro, la softmax se afila, y su derivada, $\partial L/\partial s_j = w_j\,(u_j - \sum_i w_i u_i)$, se anula en las consultas en que un peso vale casi 1. En la consulta típica gana la saturación: en el paso 4, su gradiente cae a 0,021 con $d_k = 256$, frente a 0,3 escalando. Pero en las consultas con dos claves casi empatadas en cabeza la softmax no está saturada, y ahí gana el factor $\sqrt{d_k}$: reciben un gradiente mucho mayor. El gradiente de $W_Q$ y $W_K$ suma el de todas las consultas, así que lo dominan esas pocas: en el paso 4 la media es 3,1 veces la de escalando con $d_k = 64$, y en la ablación el gradiente de los 15 primeros pasos es mayor en las ocho semillas (0,883 frente a 0,3608 con la semilla 0); la softmax empieza más afilada (mayor peso medio antes de entrenar: 0,9293 frente a 0,592). Con la misma tasa de aprendizaje, cada paso mueve los pesos mucho más y de forma irregular, según qué consultas estén empatadas en cada lote: el entrenamiento se vuelve caótico (un empujón de $10^{-12}$ a los parámetros iniciales cambia la pérdida final en 8 de 8 semillas sin la escala y en 0 de 8 con ella) y acaba peor (su pérdida mediana es más del doble de la de con la escala, 0,02098). El límite es el del laboratorio: un modelo diminuto, entrenado con SGD, una tasa y 150 pasos.
 
 # %% [raw]
 # # END SOLUTION
@@ -1811,12 +1879,12 @@ if EJECUTAR_ABLACION:
 # **Reto: `student_extension`.** Completa los cinco textos. Las claves del contrato también tienen nombre en inglés (`assumption`, `measurement`, `conclusion`, `limitation`, `risk`); puedes usar cualquiera de los dos, pero no los dos a la vez.
 #
 # - `supuesto`: el supuesto que pones a prueba.
-# - `medicion`: la medición o comprobación, **citando al menos un número** de `evidence` o `result` tal como lo imprimió `lab.py` y **diciendo de qué medición sale** («en el ejemplo trabajado, el peso de la fila 1 sobre su propia clave es 0,6698»). Puedes redondearlo (0,123456 → «0,12»), escribirlo con coma decimal o como porcentaje («12 %»).
+# - `medicion`: la medición o comprobación, **citando al menos un número medido con tus funciones**, de `evidence` o `result` tal como lo imprimió `lab.py`, y **diciendo de qué medición sale**, con al menos dos palabras suyas («en el ejemplo resuelto, el peso de la fila 1 sobre su propia clave es 0,6698»). Puedes redondearlo (0,123456 → «0,12»), escribirlo con coma decimal o como porcentaje («12 %»).
 # - `conclusion`: lo que concluyes, sin ir más allá de los datos.
 # - `limitacion`: un límite de tu medición.
 # - `riesgo`: un riesgo o una condición en la que **no** usarías este resultado. «Ninguno» no vale.
 #
-# No cambies nada de `resultado_lab`: la extensión añade, nunca edita. Al entregar, cada criterio se comprueba por separado y suma sus propios puntos. La prueba pública de `grader.check("student_extension")` solo mira la forma (cinco textos rellenos), nunca si cumplen los criterios: eso lo dice el validador, en la celda de «Guarda y valida».
+# No cambies nada de `resultado_lab`: la extensión añade, nunca edita. Al entregar, cada criterio se comprueba por separado y suma sus propios puntos, pero todos necesitan el primero: que `lab.py` mida con tus funciones al menos un hecho que se cumpla, con funciones que cumplan todo lo que el laboratorio comprueba de ellas. Sin funciones que funcionen, el reto no suma nada. La prueba pública de `grader.check("student_extension")` solo mira la forma (cinco textos rellenos), nunca si cumplen los criterios: eso lo dice el validador, en la celda de «Guarda y valida».
 
 # %% [raw]
 # # BEGIN SOLUTION
@@ -1825,10 +1893,10 @@ if EJECUTAR_ABLACION:
 # BEGIN SOLUTION NO PROMPT
 student_extension = {
     "supuesto": "Mi attention reparte el peso de cada consulta según su afinidad con cada clave, y la máscara causal anula el futuro.",
-    "medicion": "En el ejemplo trabajado de result, los pesos de la fila 1 son 0,6698 y 0,3302; con la máscara causal, la salida de la fila 1 es exactamente (1, 2).",
-    "conclusion": "El token 1 pone un 67 % de su atención en su propia clave, como predice el ejemplo trabajado del paso 3, y con la máscara no ve el token 2.",
+    "medicion": "En el ejemplo resuelto de result, los pesos de la fila 1 son 0,6698 y 0,3302; con la máscara causal, la salida de la fila 1 es exactamente (1, 2).",
+    "conclusion": "El token 1 pone un 67 % de su atención en su propia clave, como predice el ejemplo resuelto del paso 3, y con la máscara no ve el token 2.",
     "limitacion": "Son dos tokens con proyecciones dadas a mano: no prueba n ≠ m, d_k ≠ d_v ni máscaras arbitrarias.",
-    "riesgo": "No usaría estos pesos para explicar por qué un modelo real atiende a una palabra: sin entrenamiento no significan nada.",
+    "riesgo": "No usaría estos pesos de atención para explicar por qué un modelo real atiende a una palabra: sin entrenamiento no significan nada.",
 }
 # END SOLUTION
 """ # BEGIN PROMPT
@@ -1845,7 +1913,7 @@ resultado = {**resultado_lab, "student_extension": student_extension}
 
 
 # %% [markdown] tags=["solution-note"]
-# > **Por qué cumple los cinco criterios.** No edita nada de lo que imprimió `lab.py`: solo añade `student_extension` (criterios 1 a 3). Cita números de `result.worked_example`, que son los mismos con cualquier semilla y se pueden comprobar a mano con el ejemplo trabajado (criterio 4). Declara un riesgo concreto, no «ninguno» (criterio 5). Y la conclusión no va más allá de los datos: habla de dos tokens y de pesos sin entrenar, no de modelos reales. Una respuesta de estudiante puede citar cualquier otro número del laboratorio, por ejemplo el mayor peso medio sin escalar con $d_k = 512$.
+# > **Por qué cumple los cinco criterios.** No edita nada de lo que imprimió `lab.py`: solo añade `student_extension` (criterios 1 a 3). Cita números de `result.worked_example`, que son los mismos con cualquier semilla y se pueden comprobar a mano con el ejemplo resuelto (criterio 4). Declara un riesgo concreto, no «ninguno» (criterio 5). Y la conclusión no va más allá de los datos: habla de dos tokens y de parámetros sin entrenar, no de modelos reales. Una respuesta de estudiante puede citar cualquier otro número del laboratorio, por ejemplo el mayor peso medio sin escalar con $d_k = 512$.
 
 # %% [raw]
 # # END SOLUTION
@@ -1883,10 +1951,10 @@ def test_student_extension_tiene_cinco_textos_rellenos(student_extension):
 # ## Conclusión
 #
 # - Las redes recurrentes pasan la información de token en token, y su influencia se desvanece exponencialmente con la distancia. La atención conecta cada token con todos los demás en un solo paso.
-# - La atención de producto escalar escalado compara las consultas con las claves, convierte las puntuaciones en pesos con softmax y mezcla los valores con esos pesos. Dividir por $\sqrt{d_k}$ evita que la softmax se sature.
+# - La atención por producto escalar con escala compara las consultas con las claves, convierte las puntuaciones en pesos con softmax y mezcla los valores con esos pesos. Dividir por $\sqrt{d_k}$ evita que la softmax se sature y que el gradiente se concentre en unas pocas consultas.
 # - La máscara causal impide que un token mire al futuro: es lo que permite a un modelo generar texto de izquierda a derecha, y lo que hace válido entrenarlo en paralelo sobre toda la secuencia, algo posible porque no hay recurrencia. La atención multicabeza calcula varias nociones de relevancia en paralelo.
 # - La atención es ciega al orden, así que el Transformer añade una codificación posicional, cuyos senos y cosenos convierten un desplazamiento de $k$ posiciones en una rotación.
-# - Un bloque Transformer añade una red feed-forward, conexiones residuales y normalización de capa. Hasta el paso 8 todo tiene pesos aleatorios; en el paso 9, el mismo bloque con pesos entrenados resuelve una tarea, y sus cabezas acaban con un papel que nadie les asignó. El entrenamiento con cantidades enormes de texto es lo que convierte esta maquinaria en un modelo de lenguaje.
+# - Un bloque Transformer añade una red feed-forward, conexiones residuales y normalización de capa. Hasta el paso 8 todo tiene parámetros aleatorios; en el paso 9, el mismo bloque con parámetros entrenados resuelve una tarea, y sus cabezas acaban con un papel que nadie les asignó. El entrenamiento con cantidades enormes de texto es lo que convierte esta maquinaria en un modelo de lenguaje.
 #
 # La sección 5 del [explorador interactivo](explorer.html#capital) recorre los ocho pasos de una predicción completa («La capital de ___ es …») con números que puedes cambiar.
 #

@@ -56,6 +56,7 @@ class VerificationPlugin(AbstractOtterPlugin):
         import nbformat
 
         from .build import otter_templates
+        from .build.otter_master import spanish_check_cells
         from .similarity import parts as similarity_parts
 
         # Otter Generate has fetched its templates by now, so Otter's own are back for
@@ -68,7 +69,8 @@ class VerificationPlugin(AbstractOtterPlugin):
         path = Path(assignment.get_stu_path(assignment.master.name))
         if not path.is_absolute():  # relative to the master's folder; Otter has moved on since
             path = Path(assignment.master).parent / path
-        student = nbformat.read(str(path), as_version=4)
+        # The notebook as students get it: the build guards Otter's check cells.
+        student = spanish_check_cells(nbformat.read(str(path), as_version=4))
         cells = [cell.source for cell in student.cells if cell.cell_type == "code"]
         for entry in otter_config.get("plugins", []):
             if isinstance(entry, dict) and PLUGIN in entry:

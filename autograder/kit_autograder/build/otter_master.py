@@ -294,6 +294,24 @@ def _add_hidden_tests(nb, lesson):
     nb.cells = cells
 
 
+# Otter writes each question's check cell as `grader.check("q")`. Run before the notebook's
+# first cell (after a kernel restart, say), it stopped with Python's English NameError; with
+# this guard it says what to do in Spanish, and otherwise calls Otter's check as before.
+NO_GRADER_YET = ("Todavía no se puede comprobar: ejecuta primero la primera celda del cuaderno, la "
+                 "que prepara grader.check(...). Tras reiniciar el kernel, vuelve a ejecutarla "
+                 "antes que ninguna otra.")
+_CHECK_CELL = re.compile(r'^grader\.check\("[^"\n]+"\)$')
+
+
+def spanish_check_cells(nb):
+    """Every check cell of Otter's form, guarded for a kernel where the first cell has not run."""
+    for cell in nb.cells:
+        if cell.cell_type == "code" and _CHECK_CELL.match(cell.source.strip()):
+            cell.source = (f'{cell.source.strip()} if "grader" in globals() else print(\n'
+                           f'    "{NO_GRADER_YET}")')
+    return nb
+
+
 def number_cells(nb):
     """Stable cell ids, so that building twice gives byte-identical notebooks."""
     for index, cell in enumerate(nb.cells):

@@ -96,21 +96,42 @@ def points_table(rubric):
 
 
 def text_rubric(rubric):
-    """The levels a person grades the challenge's texts by (``written:`` entries with
-    ``texto:``), as a Spanish section of the students' guide: the rubric, not a summary of it."""
-    entries = [(name, entry) for name, entry in rubric["written"].items() if entry.get("texto")]
+    """The levels a person grades by (every ``written:`` entry), as Spanish sections of the
+    students' guide: the written questions', then the challenge texts' (``texto:``). The rubric
+    itself, not a summary of it."""
+    written = rubric["written"].items()
+    return (_levels_section(
+                "Cómo se corrigen las preguntas",
+                "Cada pregunta escrita la corrige una persona con estos niveles, que vienen de la "
+                "misma rúbrica:",
+                [(f"{name}. {entry['pregunta']}", entry) for name, entry in written
+                 if not entry.get("texto")], texto=False)
+            + _levels_section(
+                "Cómo se corrigen los textos del reto",
+                "El validador solo comprueba que cada texto diga algo. Lo que dicen lo corrige una "
+                "persona con estos niveles, que vienen de la misma rúbrica:",
+                [(entry["pregunta"], entry) for _, entry in written if entry.get("texto")],
+                texto=True))
+
+
+def _levels_section(title, intro, entries, texto):
+    """One section of levels: ``entries`` are (heading, rubric entry)."""
     if not entries:
         return []
-    rows = ["", "## Cómo se corrigen los textos del reto", "",
-            "El validador solo comprueba que cada texto diga algo. Lo que dicen lo corrige una "
-            "persona con estos niveles, que vienen de la misma rúbrica:", ""]
-    for name, entry in entries:
-        rows += [f"**{entry['pregunta']}** (`{entry['texto']}`, {entry['points']} punto"
-                 f"{'s' if entry['points'] != 1 else ''})", ""]
-        rows += [f"- {_points(level['puntos'])}: {level['descripcion']}"
-                 for level in entry["niveles"]]
-        rows.append("")
+    rows = ["", f"## {title}", "", intro, ""]
+    for heading, entry in entries:
+        which = f"`{entry['texto']}`, " if texto else ""
+        rows += [f"**{heading}** ({which}{_points_word(entry['points'])})", ""]
+        rows += _levels(entry) + [""]
     return rows[:-1]
+
+
+def _levels(entry):
+    return [f"- {_points(level['puntos'])}: {level['descripcion']}" for level in entry["niveles"]]
+
+
+def _points_word(value):
+    return f"{_points(value)} punto{'' if value == 1 else 's'}"
 
 
 def _points(value):
