@@ -266,6 +266,11 @@ def demo_tour(sources: LessonSources, lesson, rubric, lesson_nb):
         return guided_tour(lesson_nb, lesson, folder)
 
 
+def kit_metadata(rubric) -> dict:
+    """What the notebook's own grader reads of the rubric: which questions are practice."""
+    return {"practice": sorted(rubric["practice"])}
+
+
 def arrange_dist(sources: LessonSources, lesson, rubric, otter_out: Path, dist: Path, lesson_nb,
                  tour):
     student, autograder, solution = dist / "student", dist / "autograder", dist / "solution"
@@ -274,6 +279,9 @@ def arrange_dist(sources: LessonSources, lesson, rubric, otter_out: Path, dist: 
         folder.mkdir(parents=True)
 
     student_nb = nbformat.read(otter_out / "student" / NOTEBOOK_NAME, as_version=4)
+    # The student's grader tells practice from graded questions by the rubric (issue 48.7):
+    # Otter's student copy says ``points = [0]`` for every question whose hidden tests it removed.
+    student_nb.metadata["kit"] = kit_metadata(rubric)
     nbformat.write(master_module.number_cells(master_module.spanish_check_cells(student_nb)),
                    student / NOTEBOOK_NAME)
     (student / "tests").mkdir()
@@ -295,6 +303,7 @@ def arrange_dist(sources: LessonSources, lesson, rubric, otter_out: Path, dist: 
     build_engine_wheel(autograder)
     otter_solution = nbformat.read(otter_out / "autograder" / NOTEBOOK_NAME, as_version=4)
     explained = explained_solution(otter_solution, lesson_nb, lesson.FUNCTIONS)
+    explained.metadata["kit"] = kit_metadata(rubric)
     # The solution runs from its own folder: the same files beside it as beside the notebook.
     lay_out_student_files(sources, lesson, rubric, solution)
     explained = executed_solution(explained, solution, SOLUTION_NAME)

@@ -39,8 +39,6 @@ HIDDEN_TESTS_NOTE = ("Que se cumplan las pruebas públicas no garantiza que se c
                      "que se aplican al entregar.")
 PRACTICE_NOTE = ("Este ejercicio no cuenta para la nota: no tiene pruebas ocultas y al entregar no se "
                  "corrige. Su comprobación es solo para ti.")
-# Otter 7.0.0 writes a question's points on one line of its test file: ``points = 5``.
-QUESTION_POINTS = re.compile(r"^points = (.+)$", re.M)
 
 
 class Grader:
@@ -183,20 +181,12 @@ def ready_message(notebook: Path) -> str:
 
 
 def practice_questions(nb: dict) -> set:
-    """The notebook's practice exercises: questions worth 0 points in its own Otter metadata
-    (Otter writes each question's total on its test file's ``points = ...`` line; a graded
-    question's includes its hidden tests)."""
-    found = set()
-    for question, source in nb.get("metadata", {}).get("otter", {}).get("tests", {}).items():
-        match = QUESTION_POINTS.search(source) if isinstance(source, str) else None
-        try:
-            points = ast.literal_eval(match.group(1)) if match else None
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            continue
-        values = points if isinstance(points, list) else [points]
-        if values and all(type(value) in (int, float) and value == 0 for value in values):
-            found.add(question)
-    return found
+    """The notebook's practice exercises, as its rubric lists them: ``make assign`` writes the
+    rubric's ``practice:`` names into the notebook's ``kit`` metadata. A test file's points say
+    nothing here: Otter writes ``points = [0]`` for every question whose hidden tests it removed
+    from the student's copy, the graded challenge's included."""
+    names = nb.get("metadata", {}).get("kit", {}).get("practice", [])
+    return {name for name in names if isinstance(name, str)} if isinstance(names, list) else set()
 
 
 def graded_stubs(nb: dict) -> tuple:

@@ -3,6 +3,7 @@ the file, and how many of its graded functions are still stubs in the saved file
 practice exercise's check says instead of the hidden tests' note."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -53,19 +54,29 @@ def test_a_raise_of_something_else_is_not_a_stub(tmp_path):
     assert ready_message(path).endswith("con su única función implementada.")
 
 
-def test_a_practice_exercise_is_not_a_graded_function_even_named_as_its_question(tmp_path):
-    """A question worth 0 points in the notebook's Otter metadata is a practice exercise: its
-    stub is no graded function still to implement."""
-    tests = {"attention": "name = 'attention'\npoints = 5\n",
-             "coste": "name = 'coste'\npoints = 0\n",
-             "student_extension": "name = 'student_extension'\npoints = [0, 1, 1, 1, 2, 1]\n"}
+def test_practice_exercises_are_the_rubrics_not_those_whose_test_file_says_zero_points(tmp_path):
+    """Issue 48.7: Otter's student copy writes ``points = [0]`` for every question whose hidden
+    tests it removed, the graded challenge's included, so the rubric's ``practice:`` list (in the
+    notebook's ``kit`` metadata) is what tells a practice exercise apart."""
+    tests = {"attention": "name = 'attention'\npoints = [0]\n",
+             "coste": "name = 'coste'\npoints = [0]\n",
+             "student_extension": "name = 'student_extension'\npoints = [0]\n"}
     path = notebook(tmp_path / "n.ipynb", STUB.format(name="attention"), STUB.format(name="coste"))
     nb = json.loads(path.read_text("utf-8"))
     nb["metadata"]["otter"]["tests"] = tests
+    nb["metadata"]["kit"] = {"practice": ["coste"]}
     assert practice_questions(nb) == {"coste"}
     assert graded_stubs(nb) == (1, 1)
-    tests["coste"] = "name = 'coste'\npoints = 1\n"  # the control: worth a point, it is graded
+    del nb["metadata"]["kit"]  # the control: without the rubric's list, nothing is called practice
     assert practice_questions(nb) == set() and graded_stubs(nb) == (2, 2)
+
+
+def test_the_built_notebook_calls_practice_exactly_the_rubrics_practice(built_dist):
+    import yaml
+    nb = json.loads((built_dist / "student" / "notebook_student.ipynb").read_text("utf-8"))
+    rubric = yaml.safe_load((Path(__file__).parents[1] / "rubrics" / "attention.yaml").read_text("utf-8"))
+    assert practice_questions(nb) == set(rubric["practice"])
+    assert "student_extension" not in practice_questions(nb)
 
 
 def test_a_practice_check_says_it_does_not_count_instead_of_the_hidden_tests_note():

@@ -122,6 +122,9 @@ def test_renamed_finished_notebook_passes_its_checks_the_challenge_and_exports(r
     for cell in cells_calling(nb, "grader.check("):
         assert re.search(r"se cumplen? (las \d+|la única) pruebas? públicas?\.", shown([cell])), shown([cell])
     assert "5 de 5 criterios se cumplen." in shown(nb.cells)
+    # Issue 48.7: the graded challenge is not called a practice exercise.
+    challenge = shown(cells_calling(nb, 'grader.check("student_extension")'))
+    assert HIDDEN_TESTS_NOTE in challenge and PRACTICE_NOTE not in challenge, challenge
     (made,) = folder.glob("attention (1)_*.zip")
     with zipfile.ZipFile(made) as zf:
         (notebook,) = [n for n in zf.namelist() if n.endswith(".ipynb")]
@@ -171,6 +174,9 @@ def test_under_a_stand_in_otter_every_cell_runs_and_no_process_starts(built_dist
     nb = execute(folder, "entrega.ipynb", prelude=STAND_IN)
     assert not errors(nb.cells)
     assert "5 de 5 criterios se cumplen." in shown(nb.cells)
+    # Issue 48.7: the graded challenge is not called a practice exercise.
+    challenge = shown(cells_calling(nb, 'grader.check("student_extension")'))
+    assert HIDDEN_TESTS_NOTE in challenge and PRACTICE_NOTE not in challenge, challenge
     assert not list(folder.glob("*.zip")), "a stand-in Otter exports nothing, and says nothing"
 
 
