@@ -296,7 +296,9 @@ def test_a_grader_bug_on_one_file_is_tried_again_and_its_traceback_kept(
 
 def test_a_bug_in_one_questions_trusted_code_fails_that_question_alone(notebooks,
                                                                       autograder_zip, tmp_path,
-                                                                      monkeypatch):
+                                                                      monkeypatch, capfd):
+    """...and its traceback goes to OUT/internal-errors.log with the file it met, not amid
+    the batch's progress on the instructor's terminal (issue 51.7)."""
     import dataclasses
 
     from grading_harness import grade_here
@@ -323,6 +325,10 @@ def test_a_bug_in_one_questions_trusted_code_fails_that_question_alone(notebooks
     assert row["grading_status"] == "Completed"
     assert float(row["student_extension"]) == 0 and total(row) == 14
     assert "error interno" in row["flags"]
+    terminal = capfd.readouterr()
+    assert "Traceback" not in terminal.err + terminal.out
+    log = (tmp_path / "out" / "internal-errors.log").read_text("utf-8")
+    assert "--- correcta.ipynb: contained" in log and "a bug of the kit's, not the student's" in log
 
 
 # --- hidden inputs: never shown, and never reused ----------------------------------------------

@@ -171,10 +171,10 @@ def _grade(ingested, out, autograder_zip, jobs, limits, log, allow_bwrap, unconf
     seconds = time.monotonic() - started
     summary = _summary(out, entries, stems, seconds, jobs, description)
     if (out / INTERNAL_LOG).exists():
-        summary += (f"\n\nthe grader itself failed on some files (a bug of the kit's, not the "
-                    f"students'); each was tried {ATTEMPTS} times, and a file still failing has "
-                    f"0 points and says so in its row: the tracebacks are in "
-                    f"{out / INTERNAL_LOG}; please report them")
+        summary += (f"\n\nthe grader itself met a bug of the kit's (not the students') on some "
+                    f"files: a file that failed was tried {ATTEMPTS} times and, still failing, has "
+                    f"0 points and says so in its row; a bug met on one case leaves that case "
+                    f"unverified. The tracebacks are in {out / INTERNAL_LOG}; please report them")
     if notices:
         summary += ("\n\nthe download, file by file, is in ingest.csv; look at these before "
                     "publishing grades:\n" + "\n".join(notices))
@@ -192,7 +192,10 @@ def _run(grader, sandbox, outputs, entries, stems, jobs, log):
         if entry.refusal:
             record = grader.rejected(entry.file, stem, entry.refusal)
         else:
-            record = grader.grade_file(sandbox, entry.path, stem)
+            caught = []
+            record = grader.grade_file(sandbox, entry.path, stem, caught)
+            if caught:
+                _keep_caught(outputs.out, entry.file, caught, lock)
         record.file = entry.file  # its path in the LMS's download, unique in the class
         record.notes += entry.notes
         outputs.write(record)
@@ -243,6 +246,18 @@ def _notices(ingested):
         who = " ".join(part for part in (absent.student_name, absent.student_id) if part)
         lines.append(f"! not graded: {who or absent.origin}: {absent.reason}")
     return lines
+
+
+def _keep_caught(out, file, tracebacks, lock):
+    """Bugs of ours that a file met and the grade survived (those cases count as unverified,
+    and the row says so): their tracebacks, for a person to report, in the log only."""
+    text = "".join(f"--- {file}: contained, the grade went on\n{text}" for text in tracebacks)
+    with lock:
+        try:
+            with open(out / INTERNAL_LOG, "a", encoding="utf-8") as f:
+                f.write(text)
+        except OSError:
+            pass
 
 
 def _keep_traceback(out, file, attempt, lock, log):

@@ -78,6 +78,21 @@ def as_uploaded(printed, notebook_name):
     return printed.replace(f"«{hidden_inputs.NOTEBOOK_NAME}»", f"«{notebook_name}»")
 
 
+# Where a contained bug of ours goes, per grading thread: make grade keeps each traceback in
+# OUT/internal-errors.log with the file it met (issue 51.7), instead of printing it amid the
+# batch's progress lines; on Otter's doors (no sink) stderr is already the instructor's log.
+_SINK = threading.local()
+
+
+def _caught():
+    """Keep the traceback of the exception being handled: a bug of ours, contained."""
+    sink = getattr(_SINK, "caught", None)
+    if sink is None:
+        traceback.print_exc()
+    else:
+        sink.append(traceback.format_exc())
+
+
 class Grader:
     """Grades submissions against one bundle; safe to use from several threads."""
 
@@ -118,7 +133,16 @@ class Grader:
 
     # --- the chain --------------------------------------------------------------------------
 
-    def grade_file(self, sandbox, path, stem) -> Record:
+    def grade_file(self, sandbox, path, stem, caught=None) -> Record:
+        """``path`` graded; the tracebacks of our bugs it met and survived are appended to
+        ``caught`` when given (else printed to stderr)."""
+        _SINK.caught = caught
+        try:
+            return self._grade_file(sandbox, path, stem)
+        finally:
+            _SINK.caught = None
+
+    def _grade_file(self, sandbox, path, stem) -> Record:
         try:
             loaded = submission_module.load(path, self.bundle.assignment_name)
         except submission_module.Rejected as rejected:
@@ -286,7 +310,7 @@ class Grader:
             try:
                 failures = self.lesson.judge(function, inputs, outcome)
             except Exception:  # a bug of ours meeting this answer: this case only, flagged
-                traceback.print_exc()
+                _caught()
                 verdicts.append(_unverified(function, case.name, case.description, "internal"))
                 continue
             effects = side_effects(outcome)
@@ -381,7 +405,7 @@ class Grader:
             after = run_in_process(lesson_module.stand_in(self.lesson, function), inputs,
                                    len(spec.parts)).parts
         except Exception:  # a bug of ours: no claim
-            traceback.print_exc()
+            _caught()
             return False
         if not failures or after is None:
             return False
@@ -455,7 +479,7 @@ class Grader:
         except budget.Spent:  # no place measured on every case: what the summary said stays
             return None
         except Exception:  # a bug of ours: what the summary said stays
-            traceback.print_exc()
+            _caught()
             return None
 
     def _summarize(self, function, judged):
@@ -467,7 +491,7 @@ class Grader:
         except budget.Spent:  # the budget ran out: the cases' own diagnoses, measured
             return summary.grouped(judged)
         except Exception:  # a bug of ours: the cases' own diagnoses, each said once
-            traceback.print_exc()
+            _caught()
             return summary.grouped(judged)
 
     # --- data questions ---------------------------------------------------------------------
@@ -483,7 +507,7 @@ class Grader:
             conversation.failed = failed.reason
             return self._grade_data(conversation, question, data_question, values, proxies)
         except Exception:  # a bug of ours in this question's trusted code: this question only
-            traceback.print_exc()  # the instructor's log; the student gets the fixed sentence
+            _caught()  # the instructor's log; the student gets the fixed sentence
             return [_unverified(question, criterion, title, "internal")
                     for criterion, title in data_question.criteria]
         titles = dict(data_question.criteria)
@@ -534,7 +558,7 @@ class Grader:
         except JobFailed:
             raise
         except Exception:
-            traceback.print_exc()
+            _caught()
             return []
 
     def _blamed(self, case, environment, conversation):
