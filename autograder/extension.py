@@ -515,7 +515,8 @@ def result_schema(ctx: _Context) -> str:
     if not problems:
         return ""
     shown = "; ".join(dict.fromkeys(problems[:3]))
-    more = f" (y {len(problems) - 3} problemas más)" if len(problems) > 3 else ""
+    extra = len(problems) - 3
+    more = f" (y {extra} problema{'s' if extra > 1 else ''} más)" if extra > 0 else ""
     return f"El resultado no cumple el contrato: {shown}{more}."
 
 
