@@ -277,6 +277,7 @@ def test_the_section_marks_the_shared_passages_of_a_flagged_pair(planted):
     page = section.render(flagged, {"attention": 1})
     assert page.count("<mark>") > 10 and 'id="similitud"' in page
     assert 'tabindex="0"' in page  # the scrolling texts take the keyboard's focus
+    assert "(1 parte:" in page and "(2 partes:" in section.render(flagged, {"a": 1, "b": 2})
 
 
 # --- make grade and make report --------------------------------------------------------------

@@ -149,7 +149,7 @@ def render(flagged, compared, cutoff=None) -> str:
 <section id="similitud">
   <h2>Entregas parecidas: para que las mire una persona</h2>
   <p>Parejas de entregas que se parecen mucho más de lo que se parecen entre sí las entregas de
-  esta clase, parte por parte ({compared_parts} partes: cada función, el otro código propio,
+  esta clase, parte por parte ({compared_parts} parte{"" if compared_parts == 1 else "s"}: cada función, el otro código propio,
   cada respuesta escrita y cada texto del reto), sin contar lo que todos recibieron en el
   cuaderno. Un parecido no es una prueba ni cambia ninguna nota, y ningún estudiante lo ve: dice
   dónde mirar. Las partes compartidas están marcadas en los dos textos.</p>
