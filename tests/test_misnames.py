@@ -121,3 +121,92 @@ def test_the_scale_written_right_in_the_same_style_keeps_every_point():
                                  "attention"))
     full_marks("attention", cell(ATTENTION.format(scores="Q @ K.T / (d_k ** (1/2))"),
                                  "attention"))
+
+
+# --- multihead: vectorised and fused code, said only what was measured ------------------------
+
+FUSED = '''
+def multihead(X, heads, W_O, mask=None):
+    h, n = len(heads), X.shape[0]
+    d_k = heads[0][0].shape[1]
+    W_Q = np.concatenate([q for q, k, v in heads], axis=1)
+    W_K = np.concatenate([k for q, k, v in heads], axis=1)
+    W_V = np.concatenate([v for q, k, v in heads], axis=1)
+    Q = (X @ W_Q).reshape(n, h, -1).transpose(1, 0, 2)
+    K = (X @ W_K).reshape(n, h, -1).transpose(1, 0, 2)
+    V = {values}
+    scores = Q @ K.transpose(0, 2, 1) / np.sqrt({d_k})
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = softmax(scores, axis=-1)
+    return (weights @ V).transpose(1, 0, 2).reshape(n, -1) @ W_O
+'''
+PROJECTED = "(X @ W_V).reshape(n, h, -1).transpose(1, 0, 2)"
+
+EINSUM = '''
+def multihead(X, heads, W_O, mask=None):
+    Q = np.stack([X @ q for q, k, v in heads], axis=1)
+    K = np.stack([X @ k for q, k, v in heads], axis=1)
+    V = np.stack([X @ v for q, k, v in heads], axis=1)
+    scores = np.einsum("nhd,mhd->nhm", Q, K) / np.sqrt(Q.shape[-1])
+    if mask is not None:
+        scores = np.where({mask}, scores, -np.inf)
+    weights = softmax(scores, axis=-1)
+    return np.einsum("nhm,mhd->nhd", weights, V).reshape(X.shape[0], -1) @ W_O
+'''
+
+FALSE_CLAIMS = ("no sale de las entradas", "sin suponer que d_k = d_v", "mezcla sus valores",
+                "bucle")
+
+
+def test_values_never_projected_in_a_vectorised_multihead_get_the_sizes_it_measured():
+    """V = X in every head: its concatenation has h·d_model columns, a product of the case's
+    sizes, and every case raises, those whose heads are d_model/h wide too; so neither «no sale
+    de las entradas» nor the note on unusual head sizes is said."""
+    found = read("multihead", cell(FUSED.format(values="np.stack([X] * h)", d_k="d_k"),
+                                   "multihead"))
+    for text in texts(found):
+        assert "d_model·h columnas" in text
+        assert not any(claim in text for claim in FALSE_CLAIMS), text
+
+
+def test_a_mask_broadcast_on_the_wrong_axis_is_not_blamed_on_the_head_sizes():
+    """Scores laid out (n, h, m) and the mask as (1, n, m): NumPy aligns it with (h, m). It
+    raises where the heads are d_model/h wide too, so the head sizes are not the cause."""
+    found = read("multihead", cell(EINSUM.format(mask="mask[None, :, :]"), "multihead"))
+    for text in texts(found):
+        assert not any(claim in text for claim in FALSE_CLAIMS), text
+
+
+def test_the_same_vectorised_styles_written_right_keep_every_point():
+    full_marks("multihead", cell(FUSED.format(values=PROJECTED, d_k="d_k"), "multihead"))
+    full_marks("multihead", cell(EINSUM.format(mask="mask[:, None, :]"), "multihead"))
+
+
+def test_a_scale_read_from_the_fused_projection_is_said_with_its_law():
+    """d_k read from the heads' W_Q side by side, √(h·d_k): one head alone is right, and it
+    was told «algo … mezcla sus valores». Each head is measured as the attention of scores
+    scaled by 1/√(h·d_k); the control above divides by one head's d_k and passes."""
+    found = read("multihead", cell(FUSED.format(values=PROJECTED, d_k="W_Q.shape[1]"),
+                                   "multihead"))
+    assert ids(found) == {"multihead.located_heads_scaled"}
+    for text in texts(found):
+        assert "multiplicadas por 1/√(h·d_k), no por 1/√d_k" in text
+        assert "¿Tomas d_k de la W_Q de todas las cabezas juntas" in text
+        assert not any(claim in text for claim in FALSE_CLAIMS), text
+
+
+def test_heads_summed_into_every_block_are_named_without_a_loop():
+    """An older probe's: the sum of the heads repeated in each block was told «revisa qué
+    matrices usa cada vuelta del bucle». The control, one head reused in every block, is
+    still «todas las cabezas valen lo mismo que head_i» (test_diagnosis)."""
+    source = '''
+    def multihead(X, heads, W_O, mask=None):
+        total = sum(attention(X @ q, X @ k, X @ v, mask)[0] for q, k, v in heads)
+        return np.concatenate([total] * len(heads), axis=1) @ W_O
+    '''
+    found = read("multihead", cell(source, "multihead"))
+    assert ids(found) == {"multihead.sum_of_heads_repeated"}
+    for text in texts(found):
+        assert "la suma de todas las cabezas, la misma en los h bloques" in text
+        assert "bucle" not in text
