@@ -210,3 +210,43 @@ def test_heads_summed_into_every_block_are_named_without_a_loop():
     for text in texts(found):
         assert "la suma de todas las cabezas, la misma en los h bloques" in text
         assert "bucle" not in text
+
+
+# --- transformer_block: each normalisation by its signature -----------------------------------
+
+BLOCK = '''
+def norm(z):
+    {norm}
+
+def transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None):
+    x1 = norm(x + multihead(x, heads, W_O, mask))
+    return norm(x1 + np.maximum(0, x1 @ W1 + b1) @ W2 + b2)
+'''
+NORMS = {
+    "transformer_block.located_rms_norm":
+        "return z / np.sqrt((z ** 2).mean(axis=-1, keepdims=True) + 1e-5)",
+    "transformer_block.located_norm_whole_matrix":
+        "return (z - z.mean()) / np.sqrt(z.var() + 1e-5)",
+    "transformer_block.located_norm_by_variance":
+        "return (z - z.mean(axis=-1, keepdims=True)) / (z.var(axis=-1, keepdims=True) + 1e-5)",
+}
+
+
+@pytest.mark.parametrize("finding_id", list(NORMS))
+def test_each_normalisation_that_is_no_layer_norm_is_told_by_its_signature(finding_id):
+    found = read("transformer_block", cell(BLOCK.format(norm=NORMS[finding_id]),
+                                           "transformer_block"))
+    assert ids(found) == {finding_id}
+
+
+def test_a_normalisation_over_the_whole_matrix_passes_the_one_token_case():
+    """Its signature: with one token, the matrix is the row, and it is LayerNorm there."""
+    found = read("transformer_block", cell(BLOCK.format(
+        norm=NORMS["transformer_block.located_norm_whole_matrix"]), "transformer_block"))
+    assert all("un_token" not in failing for failing, _ in found.values())
+
+
+def test_a_layer_norm_written_by_hand_over_each_row_keeps_every_point():
+    full_marks("transformer_block", cell(BLOCK.format(
+        norm="return (z - z.mean(axis=-1, keepdims=True)) / "
+             "np.sqrt(z.var(axis=-1, keepdims=True) + 1e-5)"), "transformer_block"))
