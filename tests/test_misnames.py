@@ -250,3 +250,104 @@ def test_a_layer_norm_written_by_hand_over_each_row_keeps_every_point():
     full_marks("transformer_block", cell(BLOCK.format(
         norm="return (z - z.mean(axis=-1, keepdims=True)) / "
              "np.sqrt(z.var(axis=-1, keepdims=True) + 1e-5)"), "transformer_block"))
+
+
+# --- the notebook's layout: a name redefined below, a cell saved as Markdown ------------------
+
+# A later experiment's softmax over the columns, whatever axis it is asked for.
+SOFTMAX_BY_COLUMNS = '''
+def softmax(x, axis=-1):
+    e = np.exp(x - x.max(axis=0, keepdims=True))
+    return e / e.sum(axis=0, keepdims=True)
+'''
+ATTENTION_WITHOUT_SCALE = '''
+def attention(Q, K, V, mask=None):
+    weights = softmax(Q @ K.T if mask is None else np.where(mask, Q @ K.T, -np.inf))
+    return weights @ V, weights
+'''
+# Right, written otherwise: a later cell that redefines the function with code that is right.
+ATTENTION_REWRITTEN = '''
+def attention(Q, K, V, mask=None):
+    s = (Q / np.sqrt(K.shape[1])) @ K.T
+    if mask is not None:
+        s = np.where(mask, s, -np.inf)
+    w = softmax(s, axis=-1)
+    return w @ V, w
+'''
+
+
+def _as_text_cell(notebook_bytes, function, kind):
+    """The notebook with the cell that defines ``function`` turned into a ``kind`` cell."""
+    nb = nbformat.reads(notebook_bytes.decode("utf-8"), as_version=4)
+    for index, one in enumerate(nb.cells):
+        if one.cell_type == "code" and one.source.lstrip().startswith(f"def {function}("):
+            make = nbformat.v4.new_markdown_cell if kind == "markdown" else \
+                nbformat.v4.new_raw_cell
+            nb.cells[index] = make(one.source)
+            break
+    return nbformat.writes(nb).encode("utf-8")
+
+
+@pytest.fixture(scope="module")
+def layout(built_dist, autograder_zip, tmp_path_factory):
+    notebooks = Notebooks(built_dist)
+    files = {
+        "softmax_debajo.ipynb": notebooks.correct([SOFTMAX_BY_COLUMNS]),
+        "attention_debajo.ipynb": notebooks.correct([ATTENTION_WITHOUT_SCALE]),
+        "markdown.ipynb": _as_text_cell(notebooks.correct(), "attention", "markdown"),
+        "raw.ipynb": _as_text_cell(notebooks.correct(), "positional_encoding", "raw"),
+        # Controls: a function redefined below with right code, and a helper of another name.
+        "reescrita.ipynb": notebooks.correct([ATTENTION_REWRITTEN]),
+        "otro_nombre.ipynb": notebooks.correct([SOFTMAX_BY_COLUMNS.replace(
+            "def softmax(", "def softmax_columnas(")]),
+    }
+    folder = tmp_path_factory.mktemp("disposicion")
+    out = folder / "out"
+    grade_here(write_folder(folder / "in", files), out, autograder_zip)
+    return read_records(out), out
+
+
+def _hidden(record, function):
+    return [v for v in record.verdicts if v.question == function and not v.public]
+
+
+def test_a_helper_redefined_by_a_later_cell_is_said_with_its_cells(layout):
+    records, out = layout
+    record = records["softmax_debajo.ipynb"]
+    assert not all(v.passed for v in _hidden(record, "attention"))
+    (said,) = [d for d in record.diagnoses["attention"] if d.ids == ["notebook.redefined"]]
+    assert "define `softmax` en las celdas [" in said.message
+    assert "y tu `attention` usa esa" in said.message
+    # multihead is graded with the reference's attention: softmax below cannot reach it.
+    assert all(v.passed for v in _hidden(record, "multihead"))
+    assert "notebook.redefined" not in str(record.diagnoses.get("multihead"))
+    feedback = (out / "feedback" / "softmax_debajo.md").read_text("utf-8")
+    assert "define `softmax` en las celdas" in feedback
+
+
+def test_a_graded_function_redefined_below_is_said(layout):
+    records, _ = layout
+    record = records["attention_debajo.ipynb"]
+    said = [d.message for d in record.diagnoses["attention"] if d.ids == ["notebook.redefined"]]
+    assert said and "define `attention` en las celdas [" in said[0]
+    assert "tu `attention` usa esa" not in said[0]  # it is the function itself
+
+
+@pytest.mark.parametrize("name, function, noun", [
+    ("markdown.ipynb", "attention", "de Markdown (texto)"),
+    ("raw.ipynb", "positional_encoding", "Raw (texto sin formato)")])
+def test_a_graded_functions_cell_saved_as_text_is_said(layout, name, function, noun):
+    records, _ = layout
+    record = records[name]
+    assert not any(v.passed for v in _hidden(record, function))
+    (said,) = [d for d in record.diagnoses[function] if d.ids == ["notebook.text_cell"]]
+    assert f"`def {function}(` en una celda {noun}" in said.message
+
+
+@pytest.mark.parametrize("name", ["reescrita.ipynb", "otro_nombre.ipynb"])
+def test_a_notebook_whose_functions_are_right_gets_no_layout_finding(layout, name):
+    records, _ = layout
+    record = records[name]
+    for function in FUNCTIONS:
+        assert all(v.passed for v in _hidden(record, function)), function
+    assert not record.diagnoses
