@@ -116,6 +116,15 @@ def test_a_scale_from_another_cells_d_k_says_the_fixed_number_and_asks_for_it():
         assert "un número fijo, 0,5" in text and "1/√4" in text and "(d_k = 4)" in text
 
 
+def test_a_fixed_number_that_is_no_notebooks_size_is_said_without_its_digits():
+    """A factor is the code's to choose (one that kept a hidden input could spell it): only a
+    notebook's size is quoted. The control is the test above, whose 1/√4 is quoted."""
+    source = ATTENTION.format(scores="Q @ K.T * 0.3137")
+    for text in texts(read("attention", cell(source, "attention"))):
+        assert "un número fijo, el mismo con cualquier tamaño" in text
+        assert "0,3137" not in text and "0.3137" not in text and "Tu número" not in text
+
+
 def test_the_scale_written_right_in_the_same_style_keeps_every_point():
     full_marks("attention", cell(ATTENTION.format(scores="Q @ K.T / np.sqrt(d_k)"),
                                  "attention"))

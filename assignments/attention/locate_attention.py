@@ -101,7 +101,7 @@ SCALE_LAW = ("la escala: tus pesos son la softmax de Q·Kᵀ multiplicada por {f
 SCALE_NONE = ("la escala: tus pesos son la softmax de Q·Kᵀ sin escalar, multiplicada por 1 en "
               "lugar de 1/√d_k. Divide las puntuaciones por √d_k, con d_k el número de "
               "columnas de K (paso 4)")
-SCALE_FIXED = ("la escala: tus pesos son la softmax de Q·Kᵀ multiplicada por un número fijo, "
+SCALE_FIXED = ("la escala: tus pesos son la softmax de Q·Kᵀ multiplicada por un número fijo"
                "{number}, el mismo con cualquier tamaño de Q, K y V. La escala es 1/√d_k, con "
                "d_k el número de columnas de K, K.shape[-1]{origin} (paso 4)")
 SCALE_FIXED_ORIGIN = (". Tu número es 1/√{size}: ¿tomas d_k de una variable de otra celda "
@@ -444,8 +444,10 @@ def _scale_measured(call, probe):
         if np.isclose(constant, 1.0, rtol=1e-3):
             return SCALE[0], SCALE_NONE
         size = scale_law.fixed_size(constant)
-        origin = "" if size is None else SCALE_FIXED_ORIGIN.format(size=size)
-        return SCALE[0], SCALE_FIXED.format(number=scale_law.decimal(constant), origin=origin)
+        if size is None:  # digits only of a notebook's size (scale_law.SHOWN_FIXED_SIZES)
+            return SCALE[0], SCALE_FIXED.format(number="", origin="")
+        return SCALE[0], SCALE_FIXED.format(number=f", {scale_law.decimal(constant)}",
+                                            origin=SCALE_FIXED_ORIGIN.format(size=size))
     said = scale_law.formula(exponents, constant)
     if said is None:
         return None

@@ -16,8 +16,11 @@ from .probe_compare import agrees
 
 # Numbers a formula of this lesson multiplies by, as written: 2 from `d_k ** 1/2`.
 SIMPLE = ((1.0, "1"), (2.0, "2"), (0.5, "1/2"), (4.0, "4"), (0.25, "1/4"))
-# The largest d_k a fixed factor 1/√d_k is said to come from: a notebook's sizes are small.
-LARGEST_FIXED_SIZE = 4096
+# The sizes a fixed factor 1/√d_k is said to come from, with its digits: a notebook's own
+# sizes. A factor is the student's code's to choose, and code that kept a hidden input could
+# choose it, so any other fixed number is said without its digits (a handful of sizes carry
+# almost nothing of a hidden value).
+SHOWN_FIXED_SIZES = frozenset(range(2, 17)) | {32, 64, 128, 256, 512, 1024}
 
 
 def _exponent(base, other, size, new_size):
@@ -89,13 +92,12 @@ def formula(exponents, constant):
 
 
 def fixed_size(constant):
-    """The d_k whose 1/√d_k is ``constant``, when it is a whole number, else None."""
+    """The d_k of SHOWN_FIXED_SIZES whose 1/√d_k is ``constant``, else None."""
     if constant <= 0:
         return None
     size = 1 / constant ** 2
     whole = int(round(size))
-    return whole if 1 < whole <= LARGEST_FIXED_SIZE and abs(size - whole) < 1e-3 * whole \
-        else None
+    return whole if whole in SHOWN_FIXED_SIZES and abs(size - whole) < 1e-3 * whole else None
 
 
 def decimal(value):
