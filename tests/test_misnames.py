@@ -205,6 +205,34 @@ def test_a_scale_read_from_the_fused_projection_is_said_with_its_law():
         assert not any(claim in text for claim in FALSE_CLAIMS), text
 
 
+@pytest.mark.parametrize("source, law, asked", [
+    # Q divided by √d_k before attention, which divides again: the question fits.
+    ("""
+    def multihead(X, heads, W_O, mask=None):
+        outputs = [attention(X @ (q / np.sqrt(q.shape[1])), X @ k, X @ v, mask)[0]
+                   for q, k, v in heads]
+        return np.concatenate(outputs, axis=1) @ W_O
+    """, "multiplicadas por 1/d_k, no por 1/√d_k", True),
+    # The number of tokens for d_k, in code that never calls attention: no question about it.
+    ("""
+    def multihead(X, heads, W_O, mask=None):
+        outputs = []
+        for W_Q, W_K, W_V in heads:
+            scores = (X @ W_Q) @ (X @ W_K).T / np.sqrt(len(X))
+            if mask is not None:
+                scores = np.where(mask, scores, -np.inf)
+            outputs.append(softmax(scores) @ (X @ W_V))
+        return np.concatenate(outputs, axis=1) @ W_O
+    """, "multiplicadas por 1/√n, no por 1/√d_k, donde n es el número de tokens", False),
+])
+def test_a_heads_scale_says_its_law_and_asks_only_what_fits_it(source, law, asked):
+    found = read("multihead", cell(source, "multihead"))
+    assert ids(found) == {"multihead.located_head_scores_scaled"}
+    for text in texts(found):
+        assert law in text and "un número distinto" not in text
+        assert ("attention ya divide por √d_k" in text) is asked
+
+
 def test_heads_summed_into_every_block_are_named_without_a_loop():
     """An older probe's: the sum of the heads repeated in each block was told «revisa qué
     matrices usa cada vuelta del bucle». The control, one head reused in every block, is

@@ -113,19 +113,19 @@ HEAD_SCORES_SCALED = ("multihead.located_head_scores_scaled",
 # same when only several heads together are scaled (a d_k read from the heads' fused W_Q).
 SCALE_LAW = ("la escala de cada cabeza: con W_O igual a la identidad, cada cabeza de tu "
              "salida es la atención de unas puntuaciones multiplicadas por {formula}, no por "
-             "1/√d_k ({names}).{question} (paso 6)")
+             "1/√d_k, donde {names}{question} (paso 6)")
 HEADS_SCALED = ("multihead.located_heads_scaled",
                 "la escala de las cabezas cuando hay varias: una cabeza sola es correcta, y con "
                 "W_O igual a la identidad y todas juntas, cada una es la atención de unas "
-                "puntuaciones multiplicadas por {formula}, no por 1/√d_k ({names}).{question} "
+                "puntuaciones multiplicadas por {formula}, no por 1/√d_k, donde {names}{question} "
                 "(paso 6)")
-FUSED_QUESTION = " ¿Tomas d_k de la W_Q de todas las cabezas juntas, que tiene h·d_k columnas?"
-SCALED_AGAIN_QUESTION = (" attention ya divide por √d_k: ¿escalas Q, K o las puntuaciones "
+FUSED_QUESTION = ". ¿Tomas d_k de la W_Q de todas las cabezas juntas, que tiene h·d_k columnas?"
+SCALED_AGAIN_QUESTION = (". attention ya divide por √d_k: ¿escalas Q, K o las puntuaciones "
                          "antes de llamarla?")
 # The sizes a head's factor may depend on, as step 6 names them, and what each counts.
-SIZE_NAMES = {"h": "h, el número de cabezas", "d_k": "d_k, el número de columnas de la W_Q "
-              "de una cabeza", "d_v": "d_v, el de su W_V", "n": "n, el número de tokens",
-              "d_model": "d_model, el número de columnas de X"}
+SIZE_NAMES = {"h": "h es el número de cabezas", "d_k": "d_k es el número de columnas de la W_Q "
+              "de una cabeza", "d_v": "d_v es el de su W_V", "n": "n es el número de tokens",
+              "d_model": "d_model es el número de columnas de X"}
 HEAD_COLUMNS_MOVED = ("multihead.located_head_columns_moved",
                       "dónde colocas la salida de cada cabeza: con una sola cabeza y W_O igual "
                       "a la identidad, tus columnas son columnas de la salida correcta de esa "
@@ -440,9 +440,12 @@ def scale_said(call, template, heads_only=False):
     used = [name for name, p in exponents.items() if p]
     if said is None or not used or (heads_only and "h" not in used):
         return None
-    names = "; ".join(SIZE_NAMES[name] for name in (used if "d_k" in used else used + ["d_k"]))
-    fused = exponents.get("h") == -0.5 and exponents.get("d_k") == -0.5
-    question = FUSED_QUESTION if fused else ("" if heads_only else SCALED_AGAIN_QUESTION)
+    listed = [SIZE_NAMES[name] for name in (used if "d_k" in used else used + ["d_k"])]
+    names = listed[0] if len(listed) == 1 else ", ".join(listed[:-1]) + f" y {listed[-1]}"
+    # A question only where the law is the trace of that mistake: 1/√(h·d_k) of the heads'
+    # W_Q side by side, 1/d_k of a √d_k divided twice; anything else is said as measured.
+    question = {("h", "d_k"): FUSED_QUESTION if said == "1/√(h·d_k)" else "",
+                ("d_k",): SCALED_AGAIN_QUESTION if said == "1/d_k" else ""}.get(tuple(used), "")
     return template.format(formula=said, names=names, question=question)
 
 
