@@ -388,3 +388,38 @@ def test_a_notebook_whose_functions_are_right_gets_no_layout_finding(layout, nam
     for function in FUNCTIONS:
         assert all(v.passed for v in _hidden(record, function)), function
     assert not record.diagnoses
+
+
+# --- the notebook's layout, read from the cells alone -----------------------------------------
+
+STUB = '''def attention(Q, K, V, mask=None):
+    """Atención."""
+    raise NotImplementedError("Implementa attention")
+'''
+ANSWER = '''def attention(Q, K, V, mask=None):
+    weights = softmax(Q @ K.T / np.sqrt(K.shape[-1]))
+    return weights @ V, weights
+'''
+
+
+def test_the_stub_followed_by_the_answer_is_no_redefinition_and_the_stub_below_it_is():
+    from kit_autograder.notebook_causes import redefinitions
+
+    assert redefinitions("attention", ["import numpy as np", STUB, ANSWER]) == []
+    (said,) = redefinitions("attention", ["import numpy as np", ANSWER, "", STUB])
+    # Jupyter numbers the cells it runs: the empty one gets none.
+    assert "define `attention` en las celdas [2] y [3]" in said and "la de la celda [3]" in said
+
+
+def test_a_parameter_named_as_a_global_and_a_stand_in_are_not_what_the_function_reaches():
+    """multihead's X is its parameter, however many cells set a global X; its attention is
+    the grader's while multihead is graded. The control: a helper it really reads."""
+    from kit_autograder.notebook_causes import redefinitions
+
+    multihead = ("def multihead(X, heads, W_O, mask=None):\n"
+                 "    return scale * np.concatenate([attention(X @ q, X @ k, X @ v, mask)[0]\n"
+                 "                                   for q, k, v in heads], axis=1) @ W_O\n")
+    cells = ["X = 1", ANSWER, multihead, "X = 2", "scale = 1", ANSWER.replace("K.T", "K.T / 2")]
+    assert redefinitions("multihead", cells, ("attention",)) == []
+    (said,) = redefinitions("multihead", cells + ["scale = 2"], ("attention",))
+    assert "define `scale` en las celdas [5] y [7]" in said and "tu `multihead` usa esa" in said

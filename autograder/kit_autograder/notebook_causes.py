@@ -58,9 +58,22 @@ def jupyter_numbers(cells):
     return numbers
 
 
+def _stub(node):
+    """True for a function whose body only raises NotImplementedError (after a docstring):
+    the notebook's own placeholder, which the student's answer may follow in a new cell."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    body = node.body[1:] if (node.body and isinstance(node.body[0], ast.Expr)
+                             and isinstance(node.body[0].value, ast.Constant)) else node.body
+    if len(body) != 1 or not isinstance(body[0], ast.Raise) or body[0].exc is None:
+        return False
+    raised = body[0].exc.func if isinstance(body[0].exc, ast.Call) else body[0].exc
+    return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
+
+
 def definitions(cells):
-    """``{name: [(position, source of the binding)]}`` over the notebook's code cells, in
-    order."""
+    """``{name: [(position, source of the binding, whether it is a stub)]}`` over the
+    notebook's code cells, in order."""
     found = {}
     for position, source in enumerate(cells):
         tree = _tree(source)
@@ -68,7 +81,7 @@ def definitions(cells):
             continue
         for name, node in _bindings(tree).items():
             found.setdefault(name, []).append((position, ast.get_source_segment(source, node)
-                                               or ast.dump(node)))
+                                               or ast.dump(node), _stub(node)))
     return found
 
 
@@ -117,10 +130,13 @@ def redefinitions(function, cells, skipped=()):
     numbers, bound = jupyter_numbers(cells), definitions(cells)
     said = []
     for name in sorted(reached(function, cells, skipped), key=lambda n: (n != function, n)):
-        places = bound.get(name, [])
-        if len({source for _, source in places}) < 2:
+        # A stub followed by the answer in a cell of its own is no competing definition; a
+        # stub that comes last is what the grade called, and is said.
+        places = [place for index, place in enumerate(bound.get(name, []))
+                  if not place[2] or index == len(bound[name]) - 1]
+        if len({source for _, source, _ in places}) < 2:
             continue
-        shown = [f"[{numbers[position]}]" for position, _ in places if position in numbers]
+        shown = [f"[{numbers[position]}]" for position, _, _ in places if position in numbers]
         if len(shown) < 2:
             continue
         cells_said = ", ".join(shown[:-1]) + f" y {shown[-1]}"
