@@ -280,11 +280,11 @@ def _by_variance(z, eps):
 def _other_normalisation(output, x):
     """RMS_NORM, NORM_WHOLE_MATRIX or NORM_BY_VARIANCE when ``output`` (the both-off
     probe's) is that normalisation of x, used for both LayerNorms or for the last one alone,
-    with any epsilon the judge accepts; else None. The signature is checked first, so that a
-    form is said only where the rows show it: RMSNorm's rows do not have mean 0 but have a
-    mean square of 1; a whole matrix's normalisation has mean 0 over the matrix, not per row
-    (with one token the two are one, and it is no mistake there); dividing by the variance
-    leaves rows of mean 0 whose spread is not 1."""
+    with any epsilon the judge accepts; else None. A form is tried only where the rows show
+    its signature: RMSNorm and the whole matrix's normalisation leave rows whose mean is not
+    0, the latter with the mean of the whole matrix 0 and more than one token (with one, the
+    matrix is the row, and it is LayerNorm there); dividing by the variance leaves rows of
+    mean 0."""
     row_means = np.abs(output.mean(axis=-1)).max() > tolerances.ATOL
     forms = []
     if row_means:
