@@ -1205,9 +1205,11 @@ PROBES = [
           expect={"attention": "loses"}, phrases={"attention": ("`mask`",)}),
     Probe("edge_mask_without_default", "edge", (), ("att_mask_required",),
           expect={"attention": "loses"}, phrases={"attention": ("valor por defecto",)}),
+    # The grade calls the demo's attention, and says so (issue 49.4): the redefinition too.
     Probe("edge_redefined_by_a_demo", "edge", (), ("att_redefined_later",),
-          expect={"attention": "loses"}, phrases={"attention": ("√d_k",)},
-          ids={"attention": ("attention.no_sqrt_dk",)}),
+          expect={"attention": "loses"},
+          phrases={"attention": ("√d_k", "define `attention` en las celdas")},
+          ids={"attention": ("attention.no_sqrt_dk", "notebook.redefined")}),
     Probe("edge_all_in_one_cell", "edge", ("matplotlib_inline",), ("all_in_first_cell",)),
     Probe("edge_def_then_error", "edge", (), ("att_then_error",)),
     Probe("edge_list_sources", "edge", ("crlf", "shuffled_counts"), ("raw_list_sources",)),

@@ -814,16 +814,24 @@ def test_a_shape_error_of_hidden_sizes_gets_what_the_notebook_asked_not_a_senten
 
 def test_a_count_of_a_size_from_nowhere_reads_as_spanish():
     """«A tiene d_model columnas» names a size; a count the case does not declare reads «un
-    número de columnas que no sale de las entradas», never «otro tamaño columnas»."""
+    número de columnas que no es ningún tamaño de las entradas…», never «otro tamaño
+    columnas», nor «que no sale de las entradas», which nothing measured (issue 49.4: a
+    vectorised multihead that never projects V has h·d_model columns, a product of them)."""
     from attention.shapes import error_in_sizes
     from draws import draw, get_case
 
     inputs = draw(get_case("multihead", "dos_cabezas"), 0)
-    d_model = inputs["X"].shape[1]
+    d_model, h = inputs["X"].shape[1], len(inputs["heads"])
     said = error_in_sizes("multihead", inputs, {"kind": "matmul", "numbers": [d_model, 7777],
                                                 "shapes": []})
-    assert "A tiene un número de columnas que no sale de las entradas y B tiene d_model" in said
-    assert "otro tamaño columnas" not in said
+    assert ("A tiene un número de columnas que no es ningún tamaño de las entradas ni el "
+            "producto de dos o tres de ellos y B tiene d_model") in said
+    assert "otro tamaño columnas" not in said and "no sale de las entradas" not in said
+    # A product of the case's sizes is named as one.
+    said = error_in_sizes("multihead", inputs, {"kind": "matmul",
+                                                "numbers": [d_model, h * d_model],
+                                                "shapes": []})
+    assert "A tiene d_model·h columnas" in said, said
     # The control: a count the case declares is named as before.
     said = error_in_sizes("multihead", inputs, {"kind": "matmul", "numbers": [d_model, d_model],
                                                 "shapes": []})

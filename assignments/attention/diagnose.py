@@ -42,7 +42,7 @@ from . import misconceptions, mutants, tolerances
 from .findings import FINDINGS, READINGS_JOIN, precision_findings
 from .functions import FUNCTIONS
 from .standard import Standard, reference_parts
-from .shapes import SHAPE_KINDS, explain_error
+from .shapes import SHAPE_KINDS, case_note, explain_error
 
 # exp() overflows float64 above ~709.78, so scores beyond this break a softmax that does not
 # subtract the row maximum.
@@ -290,6 +290,7 @@ def summarize(function, judged) -> list:
     shared = _shared_reading(function, failing, trials)
     if shared is not None:
         return [shared]
+    failing = _notes_measured(function, failing)
     # A mistake that fails a case the student passes is not theirs: no case names it.
     allowed = [entry for entry in entries
                if any(not any(trials[item.case].fails(form) for item in passing)
@@ -325,6 +326,29 @@ def _shared_reading(function, failing, trials):
         return None
     return Diagnosis("finding", frame.format(readings=READINGS_JOIN.join(common)),
                      [item.case for item in failing], [finding_id])
+
+
+def _notes_measured(function, failing):
+    """``failing`` without the notes on unusual sizes (shapes.case_note: «sin suponer que d_k =
+    d_v = d_model/h») when a case with none of them raised a shape error too: the unusual
+    sizes are then not what breaks the code (a vectorised multihead that never projects V
+    raises on every case), and the note would blame them. Each case keeps its own sizes."""
+    ordinary = any(item.outcome.parts is None
+                   and (item.outcome.error or {}).get("kind") in SHAPE_KINDS
+                   and case_note(function, item.inputs) is None for item in failing)
+    if not ordinary:
+        return failing
+    kept = []
+    for item in failing:
+        if item.outcome.parts is None and any(f.details.get("kind") == "explanation"
+                                              for f in item.failures):
+            plain = [f for f in item.failures if f.details.get("kind") != "explanation"]
+            again = [Failure(text, None, {"kind": "explanation", **({"id": note} if note else {})})
+                     for note, text in explain_error(function, item.inputs, item.outcome.error,
+                                                     notes=False)]
+            item = Judged(item.case, item.description, item.inputs, item.outcome, plain + again)
+        kept.append(item)
+    return kept
 
 
 def _named_only(item, allowed, function, trials):

@@ -128,11 +128,22 @@ def multihead_findings(inputs, parts, expected):
              "tu salida es la media de las cabezas multiplicada solo por las primeras d_v filas "
              "de W_O: las cabezas no se promedian, se ponen" + concat + ", y esa matriz se "
              "multiplica por W_O entera (paso 6)")]
+        # The sum (or mean) of the heads written into every head's block: no head's own
+        # output is in the concatenation, whatever loop or array built it.
+        candidates += [
+            ("multihead.sum_of_heads_repeated", np.concatenate([total] * h, axis=1) @ W_O,
+             "cada bloque de d_v columnas de tu concatenación es la suma de todas las cabezas, "
+             "la misma en los h bloques: las cabezas no se suman, se ponen" + concat + ", cada "
+             "una en su bloque, y esa matriz se multiplica por W_O (paso 6)"),
+            ("multihead.mean_of_heads_repeated", np.concatenate([total / h] * h, axis=1) @ W_O,
+             "cada bloque de d_v columnas de tu concatenación es la media de todas las cabezas, "
+             "la misma en los h bloques: las cabezas no se promedian, se ponen" + concat + ", "
+             "cada una en su bloque, y esa matriz se multiplica por W_O (paso 6)")] if h > 1 else []
         candidates += [
             ("multihead.same_head_everywhere", np.concatenate([head] * h, axis=1) @ W_O,
              f"en tu salida todas las cabezas valen lo mismo que head_{i + 1}: cada cabeza i "
-             "usa sus propias matrices W_i^Q, W_i^K y W_i^V; revisa que el bucle tome las de la "
-             "cabeza que toca y no siempre las mismas (paso 6)")
+             "usa sus propias matrices W_i^Q, W_i^K y W_i^V; revisa que cada cabeza tome las de "
+             "su tupla de heads, y no siempre las mismas (paso 6)")
             for i, head in enumerate(heads)]
         candidates += [
             ("multihead.heads_out_of_order", np.concatenate([heads[i] for i in order], axis=1)
@@ -165,7 +176,8 @@ def _same_blocks(output, W_O, h, d_v):
     return [_finding("multihead.same_head_everywhere",
                      "en tu salida todas las cabezas dan el mismo resultado: cada cabeza i usa "
                      "sus propias matrices W_i^Q, W_i^K y W_i^V, así que sus salidas deberían "
-                     "ser distintas; revisa qué matrices usa cada vuelta del bucle (paso 6)")]
+                     "ser distintas; revisa qué matrices usa cada cabeza y qué pones en cada "
+                     "bloque de d_v columnas de la concatenación (paso 6)")]
 
 
 # --- positional_encoding ----------------------------------------------------------------------

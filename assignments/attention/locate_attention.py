@@ -16,7 +16,7 @@ import numpy as np
 
 from reference import attention as reference
 
-from . import tolerances
+from . import scale_law, tolerances
 from .probe_compare import agrees
 
 # The largest |score|/√d_k of the probes: e^-16 ≈ 1e-7 is then the smallest ratio of two
@@ -95,6 +95,21 @@ SOFTMAX = ("attention.located_softmax",
 SCALE = ("attention.located_scale",
          "la escala: tus pesos son la softmax de Q·Kᵀ multiplicada por un factor distinto de "
          "1/√d_k, con d_k el número de columnas de K (paso 4)")
+# The same place, with the factor measured as a law of the sizes (scale_law.py).
+SCALE_LAW = ("la escala: tus pesos son la softmax de Q·Kᵀ multiplicada por {formula}, no por "
+             "1/√d_k ({names}). Las puntuaciones se dividen por √d_k (paso 4)")
+SCALE_NONE = ("la escala: tus pesos son la softmax de Q·Kᵀ sin escalar, multiplicada por 1 en "
+              "lugar de 1/√d_k. Divide las puntuaciones por √d_k, con d_k el número de "
+              "columnas de K (paso 4)")
+SCALE_FIXED = ("la escala: tus pesos son la softmax de Q·Kᵀ multiplicada por un número fijo"
+               "{number}, el mismo con cualquier tamaño de Q, K y V. La escala es 1/√d_k, con "
+               "d_k el número de columnas de K, K.shape[-1]{origin} (paso 4)")
+SCALE_FIXED_ORIGIN = (". Tu número es 1/√{size}: ¿tomas d_k de una variable de otra celda "
+                      "(d_k = {size}) en lugar de la K que recibes?")
+# The sizes a factor may depend on, as step 3 names them, and what each counts.
+SIZE_NAMES = {"d_k": "d_k, el número de columnas de K",
+              "d_v": "d_v, el número de columnas de V", "n": "n, el número de consultas",
+              "m": "m, el número de claves"}
 ROUNDED_SCORES = ("attention.located_rounded_scores",
                   "la escala: tus pesos son la softmax de Q·Kᵀ/√d_k redondeada a números "
                   "enteros. ¿Divides con //, la división entera, o redondeas (np.floor, "
@@ -399,6 +414,48 @@ def _weights_step(probe, weights, expected):
     return SCORES
 
 
+def _probe_of_sizes(sizes):
+    """A moderate probe without a mask, of the ``sizes`` n, m, d_k and d_v."""
+    shapes = dict(Q=np.zeros((sizes["n"], sizes["d_k"])), K=np.zeros((sizes["m"], sizes["d_k"])),
+                  V=np.zeros((sizes["m"], sizes["d_v"])), mask=None)
+    return _moderate(shapes)[0]
+
+
+def _scale_measured(call, probe):
+    """SCALE worded with the factor measured as a law of the sizes, or None when no simple
+    law holds on every probe."""
+    (n, d_k), (m, _), (_, d_v) = (np.shape(probe[name]) for name in ("Q", "K", "V"))
+    sizes = dict(n=max(n, MIN_QUERIES), m=m, d_k=d_k, d_v=d_v)
+
+    def measure(these):
+        sized = _probe_of_sizes(these)
+        parts = call(sized)
+        if parts is None or len(parts) != 2:
+            return None
+        return _row_softmax_factor(np.asarray(parts[1], dtype=np.float64),
+                                   sized["Q"] @ sized["K"].T)
+
+    law = scale_law.measured_law(measure, sizes, {name: 2 * size + 1
+                                                  for name, size in sizes.items()})
+    if law is None:
+        return None
+    exponents, constant = law
+    if not any(exponents.values()):
+        if np.isclose(constant, 1.0, rtol=1e-3):
+            return SCALE[0], SCALE_NONE
+        size = scale_law.fixed_size(constant)
+        if size is None:  # digits only of a notebook's size (scale_law.SHOWN_FIXED_SIZES)
+            return SCALE[0], SCALE_FIXED.format(number="", origin="")
+        return SCALE[0], SCALE_FIXED.format(number=f", {scale_law.decimal(constant)}",
+                                            origin=SCALE_FIXED_ORIGIN.format(size=size))
+    said = scale_law.formula(exponents, constant)
+    if said is None:
+        return None
+    used = [name for name, p in exponents.items() if p]
+    names = "; ".join(SIZE_NAMES[name] for name in (used if "d_k" in used else used + ["d_k"]))
+    return SCALE[0], SCALE_LAW.format(formula=said, names=names)
+
+
 def _softmax_of_rounded(weights, scaled):
     """True when ``weights`` are the softmax of the scaled scores rounded to integers, in any
     of the ways code rounds (//, np.floor, np.round, int, np.ceil), and the rounding changed
@@ -534,6 +591,8 @@ def locate(inputs, call):
             _large_scores_step(call, inputs) if scaled and _fails(call, inputs) else None)
     if found is None:
         return None
+    if found is SCALE:
+        found = _scale_measured(call, probe) or SCALE
     if isinstance(found, list):  # from the most precise place to the most general
         return [(finding_id, f"el fallo está en {where}") for finding_id, where in found]
     finding_id, where = found

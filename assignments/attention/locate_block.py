@@ -241,6 +241,67 @@ NORM_NOT_FINITE = (
     "y positivo (10 ** -5 o 1e-5; en Python, 10 ^ -5 es otra cosa)? (paso 8)")
 
 
+# Normalisations that are not LayerNorm, each told by its own signature on the both-off probe
+# (where a correct block returns LayerNorm(x)): the rows' means, their spread, and which of
+# them the whole matrix shares.
+RMS_NORM = (
+    "transformer_block.located_rms_norm",
+    "la normalización: con las dos subcapas anuladas, tus filas no tienen media 0, y cada "
+    "una es el token dividido por la raíz de la media de sus cuadrados, √(media(z²) + ε), "
+    "sin restarle antes su media: eso es RMSNorm, otra normalización. LayerNorm resta a cada "
+    "token su propia media y divide por su desviación típica, √(varianza + ε) (paso 8)")
+NORM_WHOLE_MATRIX = (
+    "transformer_block.located_norm_whole_matrix",
+    "la normalización: con las dos subcapas anuladas, tus filas no tienen media 0 ni "
+    "varianza 1, pero la matriz entera sí: restas una sola media y divides por una sola "
+    "desviación típica, las de todos los tokens juntos (¿z.mean() y z.std() sin axis?). "
+    "LayerNorm normaliza cada token (fila) con su propia media y su propia varianza, "
+    "axis=-1 y keepdims=True (paso 8)")
+NORM_BY_VARIANCE = (
+    "transformer_block.located_norm_by_variance",
+    "la normalización: con las dos subcapas anuladas, tus filas tienen media 0, pero cada "
+    "una está dividida por su varianza + ε, no por su raíz: LayerNorm divide por la "
+    "desviación típica, √(varianza + ε) (paso 8)")
+
+
+def _rms(z, eps):
+    return z / np.sqrt((z * z).mean(axis=-1, keepdims=True) + eps)
+
+
+def _whole(z, eps):
+    return (z - z.mean()) / np.sqrt(z.var() + eps)
+
+
+def _by_variance(z, eps):
+    centred = z - z.mean(axis=-1, keepdims=True)
+    return centred / (centred.var(axis=-1, keepdims=True) + eps)
+
+
+def _other_normalisation(output, x):
+    """RMS_NORM, NORM_WHOLE_MATRIX or NORM_BY_VARIANCE when ``output`` (the both-off
+    probe's) is that normalisation of x, used for both LayerNorms or for the last one alone,
+    with any epsilon the judge accepts; else None. A form is tried only where the rows show
+    its signature: RMSNorm and the whole matrix's normalisation leave rows whose mean is not
+    0, the latter with the mean of the whole matrix 0 and more than one token (with one, the
+    matrix is the row, and it is LayerNorm there); dividing by the variance leaves rows of
+    mean 0."""
+    row_means = np.abs(output.mean(axis=-1)).max() > tolerances.ATOL
+    forms = []
+    if row_means:
+        forms.append((RMS_NORM, _rms))
+        if output.shape[0] > 1 and abs(output.mean()) <= tolerances.ATOL:
+            forms.append((NORM_WHOLE_MATRIX, _whole))
+    else:
+        forms.append((NORM_BY_VARIANCE, _by_variance))
+    for found, norm in forms:
+        for eps in tolerances.LAYER_NORM_EPS:
+            once = norm(x, eps)
+            if any(agrees(output, candidate) for candidate in (
+                    once, norm(once, eps), norm(reference.layer_norm(x, eps), eps))):
+                return found
+    return None
+
+
 def _normalisation(output, expected, x):
     """Which part of the residuals and normalisation departs, from the rows of the answer on
     ``both_off`` (``expected``: LayerNorm(x))."""
@@ -253,6 +314,9 @@ def _normalisation(output, expected, x):
         return NORM_INSIDE
     if np.abs(output).max() <= tolerances.ATOL:
         return NOTHING_ADDED
+    other = _other_normalisation(output, x)
+    if other is not None:
+        return other
     offset = output - expected
     if (np.abs(offset).max() > tolerances.ATOL
             and agrees(offset, np.broadcast_to(offset[0], offset.shape))):

@@ -17,16 +17,17 @@ import numpy as np
 
 from reference import attention as reference
 
-from . import tolerances
+from . import scale_law, tolerances
 from .probe_compare import agrees
 
 MASK = ("multihead.located_mask",
-        "la máscara: sin máscara tu multihead coincide con la correcta, y con ella no. Pasa "
-        "la misma máscara a la atención de cada cabeza (paso 6)")
+        "la máscara: sin máscara tu multihead coincide con la correcta, y con ella no. Cada "
+        "cabeza aplica a sus puntuaciones, de forma (n, n), la misma máscara que recibes, "
+        "tal cual (paso 6)")
 EACH_HEAD = ("multihead.located_each_head",
              "cada cabeza: con una sola cabeza y W_O igual a la identidad, tu salida no es "
              "attention(X·W_Q, X·W_K, X·W_V) con las matrices de esa cabeza. Revisa las tres "
-             "proyecciones y la llamada a attention (paso 6)")
+             "proyecciones y la atención de la cabeza (paso 6)")
 HEAD_SOFTMAX_AXIS = ("multihead.located_head_softmax_axis",
                      "el eje de la softmax de cada cabeza: con una sola cabeza y W_O igual a la "
                      "identidad, tu salida es la de unos pesos cuyas columnas suman 1, no sus "
@@ -41,8 +42,8 @@ CONCATENATION = ("multihead.located_concatenation",
 SPLITTING = ("multihead.located_splitting",
              "cómo separas o juntas las cabezas: cada cabeza sola es correcta, pero con varias "
              "tu salida no es la concatenación [cabeza_1 | … | cabeza_h], ni siquiera con sus "
-             "columnas en otro orden: algo de lo que haces cuando hay varias cabezas mezcla sus "
-             "valores. Si apilas las matrices de todas las cabezas, sepáralas después con "
+             "columnas en otro orden: algo de lo que haces solo cuando hay varias cabezas cambia "
+             "sus valores. Si apilas las matrices de todas las cabezas, sepáralas después con "
              "reshape a (n, h, d_k) y luego transpose, no con un reshape directo (paso 6)")
 BLOCKS_OVERLAP = ("multihead.located_blocks_overlap",
                   "la concatenación de cabezas: cada cabeza sola es correcta, y con todas y W_O "
@@ -108,6 +109,23 @@ HEAD_SCORES_SCALED = ("multihead.located_head_scores_scaled",
                       "de 1/√d_k. attention ya divide por √d_k: ¿escalas Q, K o las "
                       "puntuaciones antes de llamarla, o con otro tamaño que el d_k de la "
                       "cabeza? (paso 6)")
+# HEAD_SCORES_SCALED with the factor measured as a law of the sizes (scale_law.py), and the
+# same when only several heads together are scaled (a d_k read from the heads' fused W_Q).
+SCALE_LAW = ("la escala de cada cabeza: con W_O igual a la identidad, cada cabeza de tu "
+             "salida es la atención de unas puntuaciones multiplicadas por {formula}, no por "
+             "1/√d_k, donde {names}{question} (paso 6)")
+HEADS_SCALED = ("multihead.located_heads_scaled",
+                "la escala de las cabezas cuando hay varias: una cabeza sola es correcta, y con "
+                "W_O igual a la identidad y todas juntas, cada una es la atención de unas "
+                "puntuaciones multiplicadas por {formula}, no por 1/√d_k, donde {names}{question} "
+                "(paso 6)")
+FUSED_QUESTION = ". ¿Tomas d_k de la W_Q de todas las cabezas juntas, que tiene h·d_k columnas?"
+SCALED_AGAIN_QUESTION = (". attention ya divide por √d_k: ¿escalas Q, K o las puntuaciones "
+                         "antes de llamarla?")
+# The sizes a head's factor may depend on, as step 6 names them, and what each counts.
+SIZE_NAMES = {"h": "h es el número de cabezas", "d_k": "d_k es el número de columnas de la W_Q "
+              "de una cabeza", "d_v": "d_v es el de su W_V", "n": "n es el número de tokens",
+              "d_model": "d_model es el número de columnas de X"}
 HEAD_COLUMNS_MOVED = ("multihead.located_head_columns_moved",
                       "dónde colocas la salida de cada cabeza: con una sola cabeza y W_O igual "
                       "a la identidad, tus columnas son columnas de la salida correcta de esa "
@@ -139,8 +157,9 @@ INTEGER_VALUES = ("multihead.located_integer_values",
 ROWS_LEFT_AT_ZERO = ("multihead.located_rows_left_at_zero",
                      "las filas que rellenas: con una sola cabeza y W_O igual a la identidad, "
                      "las primeras filas de tu salida son las correctas y las siguientes valen 0, "
-                     "así que un bucle sobre los tokens se para antes de tiempo: ¿recorre otra "
-                     "cantidad, como len(heads), en lugar de las n filas de X? (paso 6)")
+                     "así que algo se para antes de llegar a todos los tokens: ¿un bucle sobre "
+                     "los tokens que recorre otra cantidad, como len(heads), en lugar de las n "
+                     "filas de X? (paso 6)")
 HEAD_COUNT = "multihead.located_head_count"
 OUTPUT_PROJECTION = ("multihead.located_output_projection",
                      "W_O: con W_O igual a la identidad tu salida es la concatenación "
@@ -325,16 +344,9 @@ def _roles_swapped(probe, got):
     return None
 
 
-def _scores_factor(probe, got):
-    """c ≠ 1 when ``got`` is the one-head ``probe``'s output with every score multiplied by
-    one number c (Q scaled before attention, which scales again…); else None. c is searched
-    on a log grid and refined by golden section: the output moves smoothly with it."""
-    ((W_Q, W_K, W_V),) = probe["heads"]
-
-    def error(log_c):
-        head = (np.exp(log_c) * np.asarray(W_Q, dtype=np.float64), W_K, W_V)
-        return np.abs(reference.multihead(**dict(probe, heads=[head])) - got).max()
-
+def _best_log_factor(error):
+    """The log c that minimises ``error(log c)``: searched on a log grid, then refined by
+    golden section, since an attention output moves smoothly with the factor of its scores."""
     grid = np.linspace(-5, 5, 41)
     best = int(np.argmin([error(x) for x in grid]))
     low, high = grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)]
@@ -342,12 +354,99 @@ def _scores_factor(probe, got):
     for _ in range(40):
         a, b = high - ratio * (high - low), low + ratio * (high - low)
         low, high = (low, b) if error(a) < error(b) else (a, high)
-    c = float(np.exp((low + high) / 2))
+    return (low + high) / 2
+
+
+def _scores_factor(probe, got):
+    """c ≠ 1 when ``got`` is the one-head ``probe``'s output with every score multiplied by
+    one number c (Q scaled before attention, which scales again…); else None."""
+    ((W_Q, W_K, W_V),) = probe["heads"]
+
+    def error(log_c):
+        head = (np.exp(log_c) * np.asarray(W_Q, dtype=np.float64), W_K, W_V)
+        return np.abs(reference.multihead(**dict(probe, heads=[head])) - got).max()
+
+    c = float(np.exp(_best_log_factor(error)))
     head = (c * np.asarray(W_Q, dtype=np.float64), W_K, W_V)
     if abs(c - 1) <= tolerances.RTOL or not agrees(
             got, reference.multihead(**dict(probe, heads=[head]))):
         return None
     return c
+
+
+def _head_factor(X, head, block, mask):
+    """c when ``block`` is ``head``'s attention on X with its scores multiplied by c on top of
+    1/√d_k (W_Q scaled by c), else None."""
+    W_Q, W_K, W_V = (np.asarray(W, dtype=np.float64) for W in head)
+    K, V = X @ W_K, X @ W_V
+
+    def output(log_c):
+        return reference.attention(np.exp(log_c) * (X @ W_Q), K, V, mask)[0]
+
+    log_c = _best_log_factor(lambda x: np.abs(output(x) - block).max())
+    return float(np.exp(log_c)) if agrees(block, output(log_c)) else None
+
+
+def _common_head_factor(probe, got):
+    """The one factor c every head's block of ``got`` (the padded ``probe``'s answer, W_O =
+    I) shows on its scores (_head_factor), or None when a head is no such attention or two
+    heads differ."""
+    X, start, factors = np.asarray(probe["X"], dtype=np.float64), 0, []
+    for head in probe["heads"]:
+        width = np.shape(head[2])[1]
+        factor = _head_factor(X, head, got[:, start:start + width], probe.get("mask"))
+        if factor is None:
+            return None
+        factors.append(factor)
+        start += width
+    if not all(agrees(np.array([f]), np.array([factors[0]])) for f in factors):
+        return None
+    return factors[0]
+
+
+# The sizes of the probes a head's factor is measured on: d_model holds every grown h·d_v, so
+# that W_O is the identity on each of them.
+LAW_SIZES = dict(h=2, d_k=3, d_v=2, n=6, d_model=24)
+LAW_GROWN = dict(h=5, d_k=7, d_v=4, n=13, d_model=48)
+
+
+def _law_probe(sizes, rng):
+    heads = [(rng.normal(size=(sizes["d_model"], sizes["d_k"])),
+              rng.normal(size=(sizes["d_model"], sizes["d_k"])),
+              rng.normal(size=(sizes["d_model"], sizes["d_v"]))) for _ in range(sizes["h"])]
+    return dict(X=rng.normal(size=(sizes["n"], sizes["d_model"])) / np.sqrt(sizes["d_model"]),
+                heads=heads, W_O=np.eye(sizes["h"] * sizes["d_v"], sizes["d_model"]), mask=None)
+
+
+def scale_said(call, template, heads_only=False):
+    """``template`` (SCALE_LAW or HEADS_SCALED's words) with the factor of every head's scores
+    measured as a law of h, d_k, d_v, n and d_model, or None when no simple law holds on every
+    probe. ``heads_only``: the law must hold with several heads only (h = 1 is right)."""
+    rng = np.random.default_rng(PROBE_SEED + 4)
+
+    def measure(sizes):
+        probe = _law_probe(sizes, rng)
+        parts = call(probe)
+        if parts is None or len(parts) != 1:
+            return None
+        factor = _common_head_factor(probe, np.asarray(parts[0], dtype=np.float64))
+        return None if factor is None else factor / np.sqrt(sizes["d_k"])
+
+    law = scale_law.measured_law(measure, LAW_SIZES, LAW_GROWN)
+    if law is None:
+        return None
+    exponents, constant = law
+    said = scale_law.formula(exponents, constant)
+    used = [name for name, p in exponents.items() if p]
+    if said is None or not used or (heads_only and "h" not in used):
+        return None
+    listed = [SIZE_NAMES[name] for name in (used if "d_k" in used else used + ["d_k"])]
+    names = listed[0] if len(listed) == 1 else ", ".join(listed[:-1]) + f" y {listed[-1]}"
+    # A question only where the law is the trace of that mistake: 1/√(h·d_k) of the heads'
+    # W_Q side by side, 1/d_k of a √d_k divided twice; anything else is said as measured.
+    question = {("h", "d_k"): FUSED_QUESTION if said == "1/√(h·d_k)" else "",
+                ("d_k",): SCALED_AGAIN_QUESTION if said == "1/d_k" else ""}.get(tuple(used), "")
+    return template.format(formula=said, names=names, question=question)
 
 
 def _rows_left_at_zero(got, expected):
@@ -406,6 +505,12 @@ def _heads_step(inputs, call, padded_all):
         return missing
     if _column_permutation(*padded_all):
         return CONCATENATION
+    # Every head right alone and, together, each the attention of scores scaled by one same
+    # factor: a scale that grows with the heads (√(h·d_k) from a fused W_Q), not a split.
+    if _common_head_factor(_padded(inputs, heads), padded_all[0]) is not None:
+        scaled = scale_said(call, HEADS_SCALED[1], heads_only=True)
+        if scaled is not None:
+            return HEADS_SCALED[0], scaled
     alone = [_answer(call, _one_live_head(inputs, heads, i)) for i in range(len(heads))]
     if all(answer is not None and _column_permutation(*answer) for answer in alone):
         return COMBINING
@@ -584,7 +689,8 @@ def locate(inputs, call):
                     "Cada cabeza es la tupla (W_Q, W_K, W_V), en ese orden, y calcula "
                     "attention(X·W_Q, X·W_K, X·W_V) (paso 6)")
         elif departs and step is EACH_HEAD and _scores_factor(probe, answer[0]) is not None:
-            step = HEAD_SCORES_SCALED
+            measured = scale_said(call, SCALE_LAW)
+            step = HEAD_SCORES_SCALED if measured is None else (HEAD_SCORES_SCALED[0], measured)
         elif departs and step is EACH_HEAD and _rows_left_at_zero(*answer):
             step = ROWS_LEFT_AT_ZERO
         elif departs and step in (EACH_HEAD, CONCATENATION) and _scaled(*answer):

@@ -75,10 +75,19 @@ def name_of(size, sizes, shown):
 
 
 def counted(size, noun, sizes, shown):
-    """«d_model columnas»; a size that is none of the case's reads «un número de columnas que no
-    sale de las entradas», never «otro tamaño columnas»."""
+    """«d_model columnas»; a size that is none of the case's is named as a product of them
+    when one fits («h·d_model columnas»: V left unprojected in every head), else it reads «un
+    número de columnas que no es ningún tamaño de las entradas…», never «otro tamaño
+    columnas», and never «que no sale de las entradas», which no measurement says."""
     named = name_of(size, sizes, shown)
-    return f"un número de {noun} que no sale de las entradas" if named == OTHER_SIZE else f"{named} {noun}"
+    if not any(name in sizes for name in named.split(" = ")):
+        product = product_named(size, sizes, shown)
+        if product != shown.number(size):
+            return f"{product} {noun}"
+    if named == OTHER_SIZE:
+        return (f"un número de {noun} que no es ningún tamaño de las entradas ni el producto "
+                "de dos o tres de ellos")
+    return f"{named} {noun}"
 
 
 def shape_named(shape, sizes, shown):
@@ -317,16 +326,17 @@ def _multihead_cause(function, inputs, error):
     return []
 
 
-def explain_error(function, inputs, error):
-    """[(id or None, sentence)] explaining a shape error: the case's sizes (and what makes
-    them unusual), then what the notebook asked for, which is the same on every case and so
-    said once for all of them; empty when the error says nothing about shapes."""
+def explain_error(function, inputs, error, notes=True):
+    """[(id or None, sentence)] explaining a shape error: the case's sizes (and, with
+    ``notes``, what makes them unusual), then what the notebook asked for, which is the same
+    on every case and so said once for all of them; empty when the error says nothing about
+    shapes."""
     said = error_in_sizes(function, inputs, error)
     # A shape error whose sizes are all hidden still gets what the notebook asked for.
     shape_error = error.get("kind") in SHAPE_KINDS
     if said is None and not shape_error and error.get("kind") not in ("other", "stand_in"):
         return []
-    note = case_note(function, inputs, error)
+    note = case_note(function, inputs, error) if notes else None
     sentences = [s for s in (said, note and note[1]) if s]
     # Said apart from the case's sizes, so that every case that raised it says it once.
     cause = ([KEEPDIMS] if _reduced_without_keepdims(error) else []) + (

@@ -25,7 +25,7 @@ import traceback
 
 import numpy as np
 
-from . import lesson as lesson_module, policy, submission as submission_module
+from . import lesson as lesson_module, notebook_causes, policy, submission as submission_module
 from . import hidden_inputs
 from .hidden_inputs import generator
 from .sandbox.client import JobFailed, checked_error
@@ -233,6 +233,7 @@ class Grader:
             if diagnoses:
                 record.diagnoses[function] = diagnoses
         self._blame(public_failures, {**values, **proxies}, conversation, record.verdicts)
+        self._notebook_causes(loaded, record)
         # Last, when every graded answer is in: these calls run the student's functions
         # together, and nothing they leave behind (a cache) may reach a graded call.
         for function, cases in changed.items():
@@ -414,6 +415,30 @@ class Grader:
         return any(_same_parts([new], [old]) and not _same_parts([right_new], [right_old])
                    for new, old, right_new, right_old
                    in zip(again.parts, first.outcome.parts, after, before))
+
+    def _notebook_causes(self, loaded, record):
+        """For each graded function that lost points on a hidden case, what the notebook's
+        layout holds that changes what the grade calls (notebook_causes.py): a name it uses
+        defined again in a later cell, or its code in a Markdown or Raw cell. Said first,
+        as what the notebook holds: the other diagnoses are about the code the grade ran."""
+        for function, spec in self.lesson.FUNCTIONS.items():
+            verdicts = [v for v in record.verdicts if v.question == function
+                        and not v.public and not v.passed]
+            if not verdicts:
+                continue
+            with self._policy_lock:  # ast is not thread-safe in CPython 3.11
+                said = [(notebook_causes.REDEFINED, sentence) for sentence in
+                        notebook_causes.redefinitions(function, loaded.cells, spec.stand_ins)]
+                text_cell = notebook_causes.text_cell_definitions(function, loaded.text_cells)
+            if text_cell is not None:
+                said.append((notebook_causes.TEXT_CELL, text_cell))
+            if not said:
+                continue
+            cases = [v.case for v in verdicts]
+            found = [Diagnosis("finding", sentence, cases, [finding_id])
+                     for finding_id, sentence in said]
+            record.diagnoses[function] = found + record.diagnoses.get(function, [])
+            summary.annotate(verdicts, found)
 
     # --- arguments changed in place, judged by their effect -------------------------------
 

@@ -46,6 +46,9 @@ class Submission:
     cells: list  # the code cells' sources, in order
     extra_files: dict = field(default_factory=dict)  # other top-level files of an export zip
     notes: list = field(default_factory=list)  # Spanish remarks that do not stop grading
+    # The Markdown and Raw cells that may hold code, [(kind, source)]: never run, only read
+    # for a function's cell whose type was changed (notebook_causes.py).
+    text_cells: list = field(default_factory=list)
 
     def world(self, kit_files=()):
         """What the job running this submission sees of it (hidden_inputs.world), which its
@@ -84,7 +87,8 @@ def load(path, assignment_name: Optional[str]) -> Submission:
     raw = parse(data, notebook_name)
     check_assignment(raw, assignment_name)
     submission = Submission(shown_name(path.name), shown_name(notebook_name), data,
-                            code_cells(raw, notebook_name), extra)
+                            code_cells(raw, notebook_name), extra,
+                            text_cells=text_cells(raw))
     kernel = _mapping(_mapping(raw.get("metadata")).get("kernelspec")).get("name")
     if kernel != EXPECTED_KERNEL:
         asked = (f"pedía el kernel «{kernel[:MAX_SHOWN_KERNEL]}»" if isinstance(kernel, str)
@@ -152,6 +156,25 @@ def code_cells(raw: dict, name: str) -> list:
                            "demasiado para esta tarea")
         cells.append(source)
     return cells
+
+
+def text_cells(raw: dict) -> list:
+    """The Markdown and Raw cells that may hold a function (``def`` in their text), as
+    ``[(kind, source)]``, within MAX_CODE_BYTES in all: read, never run."""
+    found, total = [], 0
+    for cell in raw["cells"]:
+        if not isinstance(cell, dict) or cell.get("cell_type") not in ("markdown", "raw"):
+            continue
+        source = cell.get("source", "")
+        if isinstance(source, list) and all(isinstance(line, str) for line in source):
+            source = "".join(source)
+        if not isinstance(source, str) or "def " not in source:
+            continue
+        total += len(source)
+        if total > MAX_CODE_BYTES:
+            break
+        found.append((cell["cell_type"], source))
+    return found
 
 
 def assignment_of(raw: dict):
