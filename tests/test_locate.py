@@ -281,8 +281,13 @@ MULTIHEAD_WITHOUT_MASK = (
     "    return np.concatenate(outs, axis=1) @ W_O\n")
 
 
-LINE_BY_DIGIT = "def attention(Q, K, V, mask=None):\n    d = int(abs(float(Q.ravel()[0])) * 1e4) % 10\n" + "".join(
-    f"    if d == {digit}: raise ValueError('la cifra es {digit}')\n" for digit in range(10))
+# A hundred lines, one per pair of digits: the public calls reach a handful, so the hidden
+# draws, whatever the notebook's bytes make them, almost surely reach one no public call did
+# (with ten lines, the public calls covered most and the control hung on the draw).
+LINES = 100
+LINE_BY_DIGIT = (f"def attention(Q, K, V, mask=None):\n    d = int(abs(float(Q.ravel()[0])) * 1e4) % {LINES}\n"
+                 + "".join(f"    if d == {digit}: raise ValueError('la cifra es {digit}')\n"
+                           for digit in range(LINES)))
 
 
 def digit_line(digit):
@@ -430,13 +435,13 @@ def test_a_line_chosen_by_a_hidden_input_is_never_said(graded, built_dist):
     feedback = (out / "feedback" / "linea_elegida.md").read_text("utf-8")
     # Every public test that reaches the student's attention, the block's included, says
     # the line its own call raised from.
-    public = {d for d in range(10) if f"salta en tu línea `{digit_line(d)}`" in feedback}
+    public = {d for d in range(LINES) if f"salta en tu línea `{digit_line(d)}`" in feedback}
     assert public
     notebook = (out.parent / "in" / "linea_elegida.ipynb").read_bytes()
     code = identity(world(notebook))
     hidden = {int(abs(float(case.inputs(generator(base64.b64decode(TEST_SALT), code,
                                                   "attention", case.name))["Q"].ravel()[0]))
-                  * 1e4) % 10 for case in cases.cases_for("attention")}
+                  * 1e4) % LINES for case in cases.cases_for("attention")}
     assert hidden - public, "control: some hidden case raises from a line no public call did"
     for digit in hidden - public:
         assert digit_line(digit) not in feedback
