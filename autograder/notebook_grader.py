@@ -103,8 +103,23 @@ class Grader:
             result = self._otter.check(question, global_env=env)
         except Exception as exc:  # Otter's own errors are English and about its internals
             return CheckReport(question, None, self._why_no_check(exc))
-        return None if result is None else CheckReport(question, result,
-                                                       practice=self._is_practice(question))
+        if result is None:
+            return None
+        return CheckReport(question, result, practice=self._is_practice(question),
+                           diagnosis=self._diagnosis(question, env))
+
+    def _diagnosis(self, question, env) -> list:
+        """What the grade's diagnosis says of ``question`` on the folder's public cases
+        (public_checks.py); [] when the folder has none (an older one) or it cannot run."""
+        try:
+            from public_checks import load
+        except ImportError:
+            return []
+        try:
+            checks = load(self.folder)
+            return checks.report(question, env) if checks is not None else []
+        except Exception:  # a check of ours must never break the student's cell
+            return []
 
     def _is_practice(self, question) -> bool:
         if self.notebook is None:
@@ -221,19 +236,24 @@ def _raises_not_implemented(node) -> bool:
 class CheckReport:
     """One question's public test results, shown in Spanish (Otter shows English)."""
 
-    def __init__(self, question: str, result, problem: str = "", practice: bool = False):
+    def __init__(self, question: str, result, problem: str = "", practice: bool = False,
+                 diagnosis=()):
         self.question, self.result, self.problem = question, result, problem
         self.practice = practice  # worth nothing: no hidden tests to warn about
+        self.diagnosis = list(diagnosis)  # the public checks' lines (public_checks.py)
         results = getattr(result, "test_case_results", None) or []
         self.public = [r for r in results if not r.test_case.hidden]
 
     @property
     def passed(self) -> bool:
-        return not self.problem and all(r.passed for r in self.public)
+        return not self.problem and not self.diagnosis and all(r.passed for r in self.public)
 
     def lines(self) -> list:
         if self.problem:
             return [f"{self.question}: {self.problem}"]
+        return self._test_lines() + self.diagnosis
+
+    def _test_lines(self) -> list:
         total = len(self.public)
         failed = [(n, r) for n, r in enumerate(self.public, start=1) if not r.passed]
         if not total:

@@ -1,0 +1,511 @@
+"""The grade's diagnosis, on public inputs, in the student's kernel: ``grader.check`` adds it.
+
+``make assign`` writes ``public_checks.npz`` beside the notebook (kit_autograder/build/
+public_checks.py): for each graded function, public cases of every kind the hidden cases have
+(fixed public draws: the hidden ones are drawn afresh for each submission), the reference's
+answer on each with the allowance the grade gives every entry, the output of each mistake the
+grade names (its catalogued mutants, and known mistakes with the words the grade says of them
+on these cases), and measurements the lesson declares. Only data: no code of the reference or
+of the mutants.
+
+``Checks.report(function, env)`` runs the student's own function on those cases and, where it
+departs, says what the grade would: the mistake whose output it reproduces on every failing
+case and only there, in the grade's words; several with «¿…?»; otherwise, case by case, what
+is off (an error, a shape, NaN, what a declared measurement reads, the rows or columns that
+differ). A function that calls other graded functions is blamed on them first when they fail
+their own cases. Nothing here raises into the notebook: a missing or unreadable file is an old
+folder, and says nothing. Student-facing text is Spanish.
+"""
+
+import copy
+import io
+import json
+import math
+import warnings
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+DATA_NAME = "public_checks.npz"
+FORMAT = 1
+SPEC_KEY = "spec"
+
+# A function the student has not written raises this: Otter's tests already say so.
+NOT_WRITTEN = ("NotImplementedError",)
+
+
+# --- the data file ----------------------------------------------------------------------------
+
+
+def encode(value, arrays):
+    """``value`` as JSON with every array stored in ``arrays`` under a key of its own."""
+    if isinstance(value, np.ndarray):
+        key = f"a{len(arrays)}"
+        arrays[key] = value
+        return {"array": key}
+    if isinstance(value, tuple):
+        return {"tuple": [encode(v, arrays) for v in value]}
+    if isinstance(value, list):
+        return [encode(v, arrays) for v in value]
+    if isinstance(value, dict):
+        return {"dict": {k: encode(v, arrays) for k, v in value.items()}}
+    if isinstance(value, (np.integer, np.floating, np.bool_)):
+        return value.item()
+    return value
+
+
+def decode(value, arrays):
+    if isinstance(value, list):
+        return [decode(v, arrays) for v in value]
+    if isinstance(value, dict):
+        if "array" in value:
+            return np.array(arrays[value["array"]])  # a copy: the caller may change it
+        if "tuple" in value:
+            return tuple(decode(v, arrays) for v in value["tuple"])
+        return {k: decode(v, arrays) for k, v in value["dict"].items()}
+    return value
+
+
+def save(path, spec):
+    """Write ``spec`` (JSON data holding arrays) as ``path``, an .npz that ``np.load`` reads:
+    uncompressed, so that the build's check for hidden content reads every byte of it, and
+    with fixed dates, so that building twice gives the same bytes."""
+    arrays = {}
+    text = json.dumps(encode(spec, arrays), ensure_ascii=False)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as zf:
+        for key, array in {SPEC_KEY: np.array(text), **arrays}.items():
+            buffer = io.BytesIO()
+            np.lib.format.write_array(buffer, np.asarray(array), allow_pickle=False)
+            zf.writestr(zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0)),
+                        buffer.getvalue())
+
+
+def load(folder):
+    """The folder's checks, or None when it has no readable data file (an older folder)."""
+    path = Path(folder) / DATA_NAME
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {key: data[key] for key in data.files}
+        spec = decode(json.loads(str(arrays.pop(SPEC_KEY))), arrays)
+    except Exception:  # missing, truncated, another version: the checks stay quiet
+        return None
+    if not isinstance(spec, dict) or spec.get("format") != FORMAT:
+        return None
+    return Checks(spec)
+
+
+# --- outcomes ---------------------------------------------------------------------------------
+
+
+def as_parts(value, count):
+    """What a function returned, as a list of float arrays: its ``count`` parts when it
+    returned a tuple or list of that many, else everything it returned. Raises when a part is
+    not numbers."""
+    if isinstance(value, (tuple, list)) and not (count == 1 and _is_matrix_list(value)):
+        items = list(value)
+    else:
+        items = [value]
+    return [np.asarray(item, dtype=float) for item in items]
+
+
+def _is_matrix_list(value):
+    # A single answer written as nested lists of numbers is one part, not several.
+    return all(isinstance(v, (list, tuple)) for v in value) and not any(
+        isinstance(v, np.ndarray) for v in value)
+
+
+def call(fn, inputs, count, parameters=()):
+    """``{"parts": [...]}`` or ``{"error": type name, "message": …}``, never raising. The
+    arguments go by position in the order of ``parameters`` (the statement's), as the grade
+    passes them, so a function that renames its parameters is called as it is graded."""
+    inputs = copy.deepcopy(inputs)
+    args = []
+    for name in parameters:
+        if name not in inputs:
+            break
+        args.append(inputs.pop(name))
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            value = fn(*args, **inputs)
+            return {"parts": as_parts(value, count)}
+    except Exception as exc:  # the student's code: whatever it raises is said, never raised
+        return {"error": type(exc).__name__, "message": " ".join(str(exc).split())[:160]}
+
+
+def _same_places(a, b):
+    return bool(np.array_equal(np.isnan(a), np.isnan(b))
+                and np.array_equal(np.where(np.isinf(a), np.sign(a), 0),
+                                   np.where(np.isinf(b), np.sign(b), 0)))
+
+
+def within(got, centre, allowance):
+    """Same shape, NaN and infinities in the same places, every finite entry within its
+    allowance of ``centre``."""
+    if got.shape != centre.shape or not _same_places(got, centre):
+        return False
+    finite = np.isfinite(centre)
+    return bool(np.all(np.abs(got[finite] - centre[finite]) <= np.broadcast_to(
+        allowance, centre.shape)[finite]))
+
+
+# --- the checks -------------------------------------------------------------------------------
+
+
+class Checks:
+    """The public checks of one lesson, as ``make assign`` computed them."""
+
+    def __init__(self, spec):
+        self.spec = spec
+        self.functions = spec["functions"]
+        self.atol, self.rtol = spec["atol"], spec["rtol"]
+
+    def has(self, function):
+        return function in self.functions
+
+    # -- running the student's function ------------------------------------------------------
+
+    def _run(self, function, fn):
+        entry = self.functions[function]
+        results = []
+        for case in entry["cases"]:
+            outcome = call(fn, case["inputs"], len(entry["parts"]), entry["parameters"])
+            results.append((case, outcome, self._passes(case, outcome)))
+        return results
+
+    def _passes(self, case, outcome):
+        parts = outcome.get("parts")
+        return parts is not None and len(parts) == len(case["expected"]) and all(
+            within(got, centre, allowance)
+            for got, centre, allowance in zip(parts, case["expected"], case["allowance"]))
+
+    def passes(self, function, env):
+        fn = env.get(function)
+        return callable(fn) and all(ok for _, _, ok in self._run(function, fn))
+
+    # -- the report --------------------------------------------------------------------------
+
+    def report(self, function, env):
+        """Spanish lines about ``function`` as the kernel holds it; [] when there is nothing
+        to add (it passes every case, it is not written yet, or the lesson has no checks)."""
+        if function not in self.functions:
+            return []
+        fn = env.get(function)
+        if not callable(fn):
+            return []
+        entry = self.functions[function]
+        results = self._run(function, fn)
+        failing = [(case, outcome) for case, outcome, ok in results if not ok]
+        if not failing:
+            return []
+        if all(outcome.get("error") in NOT_WRITTEN for _, outcome in failing):
+            return []  # not written yet: its public tests already say so
+        total = len(results)
+        head = (f"{function}: no se cumple{'n' if len(failing) > 1 else ''} {len(failing)} de "
+                f"{total} casos de comprobación (los mismos tipos de caso que las pruebas "
+                "ocultas, con números públicos):")
+        lines = [head] + [f"  ✗ {case['description']}" for case, _ in failing]
+        blamed = self._blame(entry, env)
+        if blamed:
+            return lines + [f"  Arregla primero tu {blamed}: no cumple sus propios casos de "
+                            f"comprobación (mira grader.check(\"{blamed}\")), y {function} "
+                            f"la usa, así que su fallo puede venir de ahí."]
+        passing = {case["name"] for case, _, ok in results if ok}
+        return lines + [f"  {line}" for line in self._diagnosis(entry, failing, passing, total)]
+
+    def _blame(self, entry, env):
+        """The first graded function this one builds on that fails its own cases."""
+        for other in entry.get("uses", []):
+            if other in self.functions and callable(env.get(other)) \
+                    and not self.passes(other, env):
+                return other
+        return None
+
+    def _diagnosis(self, entry, failing, passing, total):
+        scope = _scope(len(failing), total)
+        named = [m for m in entry["mistakes"] if self._explains(m, failing, passing)]
+        named = list({m["id"]: m for m in named}.values())  # one mistake, several forms
+        raised = all("error" in outcome for _, outcome in failing)
+        if len(named) == 1:
+            return _words(named[0], scope, raised)
+        if 1 < len(named) <= MAX_CANDIDATES:
+            return _candidates(named, scope, raised)
+        measured = _measured_everywhere(failing)
+        if measured:
+            return [f"Diagnóstico, en {scope}: {_full_stop(measured)}"]
+        return _grouped([(case, self._case_lines(entry, case, outcome))
+                         for case, outcome in failing], len(failing))
+
+    def _explains(self, mistake, failing, passing):
+        """The mistake fails exactly the failing cases, and reproduces each of them."""
+        outputs = mistake["outcomes"]
+        if any(outputs.get(name) is not None for name in passing):
+            return False
+        for case, outcome in failing:
+            theirs = outputs.get(case["name"])
+            if theirs is None or not self._same(case, outcome, theirs):
+                return False
+        return True
+
+    def _same(self, case, mine, theirs):
+        if "error" in mine or "error" in theirs:
+            # The same kind of error with the same message (NumPy's names the sizes that do
+            # not fit): one mistake. The kind alone would fit any code that raises it.
+            return (mine.get("error"), mine.get("message")) == (theirs.get("error"),
+                                                                theirs.get("message"))
+        if len(mine["parts"]) != len(theirs["parts"]):
+            return False
+        for index, (got, other) in enumerate(zip(mine["parts"], theirs["parts"])):
+            allowance = self.atol + self.rtol * np.abs(other)
+            if index < len(case["allowance"]) and other.shape == case["expected"][index].shape:
+                allowance = np.maximum(allowance, case["allowance"][index])
+            if not within(got, other, allowance):
+                return False
+        return True
+
+    # -- what is off, case by case -----------------------------------------------------------
+
+    def _case_lines(self, entry, case, outcome):
+        """What is off on one failing case: clauses, the first one the case's lead."""
+        if "error" in outcome:
+            message = f": {outcome['message']}" if outcome.get("message") else ""
+            return [f"tu función lanza {outcome['error']}{message}"]
+        parts, names = outcome["parts"], entry["parts"]
+        if len(parts) != len(names):
+            said = " y ".join(names)
+            return [f"tu función devuelve {len(parts)} valor{'es' if len(parts) != 1 else ''} "
+                    f"y deberían ser {len(names)}: {said}" + (", en ese orden" if len(names) > 1 else "")]
+        found = []
+        for index, (name, got, centre, allowance) in enumerate(
+                zip(names, parts, case["expected"], case["allowance"])):
+            if within(got, centre, allowance):
+                continue
+            if got.shape != centre.shape:
+                prefix = _right_first_rows(got, centre, allowance)
+                if prefix:
+                    found.append(prefix.format(name=name))
+                    continue
+                found.append(f"{name} tiene forma {_shape(got.shape)} y debería tener "
+                             f"{_shape(centre.shape)}")
+                continue
+            if not np.isfinite(got).all() and np.isfinite(centre).all():
+                found.append(f"{name} tiene NaN o infinitos")
+                continue
+            measured = [said for measure in case.get("measures", [])
+                        if measure["part"] == index
+                        for said in [_measure(measure, got, centre, allowance)] if said]
+            found.append(measured[0] if measured else _where_it_differs(name, got, centre,
+                                                                          allowance))
+        return [found[0]] + [f"y {line}" for line in found[1:]] if found else []
+
+
+MAX_CANDIDATES = 3
+
+
+def _grouped(said, failing):
+    """``[(case, clauses)]`` as lines, the cases that say the same said once together."""
+    together = {}
+    for case, clauses in said:
+        together.setdefault(tuple(clauses), []).append(case["description"])
+    lines = []
+    for clauses, cases in together.items():
+        if not clauses:
+            continue
+        if len(cases) == failing:
+            where = "En ese caso" if failing == 1 else "En todos ellos"
+        elif len(cases) == 1:
+            where = f"En el caso «{cases[0]}»"
+        else:
+            where = "En los casos " + ", ".join(f"«{c}»" for c in cases[:-1]) + f" y «{cases[-1]}»"
+        lines.append(f"{where}, {_full_stop(clauses[0])}")
+        lines += [f"  {_full_stop(clause)}" for clause in clauses[1:]]
+    return lines
+
+
+def _right_first_rows(got, centre, allowance):
+    """When ``got`` has fewer rows than it should and those are the right first ones, what
+    that says (a ``{name}`` slot for the part), else None."""
+    rows = got.shape[0] if got.ndim else 0
+    if got.ndim != centre.ndim or got.shape[1:] != centre.shape[1:] or not 0 < rows < len(centre):
+        return None
+    if not within(got, centre[:rows], np.broadcast_to(allowance, centre.shape)[:rows]):
+        return None
+    return (f"{{name}} tiene {rows} filas en lugar de {len(centre)}, y esas {rows} son las "
+            f"correctas: ¿tiene tu cálculo un tamaño máximo fijo, como una tabla de {rows} filas "
+            "que recortas? Devuelve tantas filas como te piden")
+
+
+def _scope(failing, total):
+    # The grade's scope (diagnose._scope) said of the public cases.
+    return ("el único caso de comprobación que falla" if failing == 1 else
+            f"los {failing} casos de comprobación"
+            + (", que fallan todos" if failing == total else " que fallan"))
+
+
+def _words(mistake, scope, raised):
+    if "words" in mistake:  # a known mistake: what the grade says of it on these cases
+        return mistake["words"]
+    if raised:  # an error matches by its kind alone, which other mistakes raise too
+        return [f"Diagnóstico: en {scope}, tu función lanza el mismo error que un error típico: ¿"
+                f"{_lower(mistake['name'])}? {mistake['explanation']}",
+                f"Pista: {mistake['hint']}"]
+    return [f"Diagnóstico: error típico reconocido, que explica {scope}: {mistake['name']}. "
+            f"{mistake['explanation']}", f"Pista: {mistake['hint']}"]
+
+
+def _candidates(mistakes, scope, raised):
+    names = "?; ¿o ".join(_lower(m["name"]) for m in mistakes)
+    hints = " ".join(dict.fromkeys(m["hint"] for m in mistakes if "hint" in m))
+    verb = "lanza el mismo error que" if raised else "se comporta como"
+    return [f"Diagnóstico: en {scope}, tu función {verb} {len(mistakes)} errores típicos que estos casos no "
+            f"distinguen: ¿{names}?"] + ([f"Pistas: {hints}"] if hints else [])
+
+
+def _full_stop(text):
+    return text if text.endswith((".", "?", "!")) else text + "."
+
+
+def _lower(text):
+    return text[:1].lower() + text[1:]
+
+
+def _shape(shape):
+    return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _number(value):
+    return f"{value:.3g}".replace(".", ",")
+
+
+def _where_it_differs(name, got, centre, allowance):
+    """Which rows or columns of a part of the right shape differ; the whole part otherwise."""
+    off = np.abs(got - centre) > np.broadcast_to(allowance, centre.shape)
+    if got.ndim == 2 and off.any():
+        rows, columns = np.flatnonzero(off.any(axis=1)), np.flatnonzero(off.any(axis=0))
+        zero = np.all(got[:, columns] == 0, axis=0)
+        if columns.size < got.shape[1] and zero.all():
+            which = _indices(columns, got.shape[1])
+            return (f"{which} de {name} valen 0 en todas las filas, y no deberían; las demás "
+                    "columnas están bien")
+        if rows.size < got.shape[0] and rows[0] > 0 and np.array_equal(
+                rows, np.arange(rows[0], got.shape[0])):
+            zeros = " (valen 0)" if np.all(got[rows] == 0) else ""
+            return (f"las filas de {name} desde la {rows[0]} hasta la última no coinciden con "
+                    f"las esperadas{zeros}; las {rows[0]} primeras sí. ¿Tiene tu cálculo un "
+                    "tamaño máximo fijo?")
+        if columns.size < got.shape[1]:
+            return (f"{_indices(columns, got.shape[1])} de {name} no coinciden con las "
+                    "esperadas; las demás columnas sí")
+        if rows.size < got.shape[0]:
+            return (f"{_indices(rows, got.shape[0], 'fila')} de {name} no coinciden con las "
+                    "esperadas; las demás filas sí")
+    return f"los valores de {name} no coinciden con los esperados"
+
+
+def _indices(found, size, noun="columna"):
+    if found.size == 1:
+        last = " (la última)" if found[0] == size - 1 else ""
+        return f"la {noun} {found[0]}{last}"
+    shown = ", ".join(str(i) for i in found[:6]) + (", …" if found.size > 6 else "")
+    return f"las {noun}s {shown}"
+
+
+# --- measurements a lesson declares on a part --------------------------------------------------
+
+
+def _measure(measure, got, centre, allowance):
+    """What ``measure`` reads of one failing part, in Spanish, or None."""
+    try:
+        if measure.get("kind") == "rows_sum_to_one":
+            return _rows_sum(measure, got)
+        if measure.get("kind") == "softmax_factor":
+            keys = _factor_keys(measure, got)
+            if keys is None:
+                return None
+            if isinstance(keys, float):
+                return measure["other_words"].format(factor=_number(keys),
+                                                     expected=_number(measure["expected"]))
+            return _either([measure["words"][key] for key in keys])
+    except Exception:  # a measurement that cannot read this answer says nothing
+        return None
+    return None
+
+
+def _measured_everywhere(failing):
+    """One reading of a declared factor that every failing case shares, in Spanish, or None:
+    the grade says a mistake for the function only when it explains every failing case."""
+    shared, words = None, {}
+    for case, outcome in failing:
+        parts = outcome.get("parts")
+        keys = None
+        for measure in case.get("measures", []):
+            if measure.get("kind") != "softmax_factor" or parts is None \
+                    or measure["part"] >= len(parts):
+                continue
+            try:
+                found = _factor_keys(measure, parts[measure["part"]])
+            except Exception:
+                found = None
+            if isinstance(found, list) and found:
+                keys, words = set(found), {**words, **measure["words"]}
+        if keys is None:
+            return None
+        shared = keys if shared is None else shared & keys
+        if not shared:
+            return None
+    return _either([words[key] for key in sorted(shared)]) if shared else None
+
+
+def _either(said):
+    """One reading said as it is; several that the cases cannot tell apart, as questions."""
+    if len(said) == 1:
+        return said[0]
+    return "tus pesos encajan con varias lecturas que estos casos no distinguen: ¿" + \
+        "?; ¿o ".join(_lower(s) for s in said) + "?"
+
+
+def _rows_sum(measure, got):
+    if got.ndim != 2:
+        return None
+    tol = measure["atol"]
+    if np.all(np.abs(got.sum(axis=1) - 1) <= tol):
+        return None
+    if got.shape[0] > 1 and np.all(np.abs(got.sum(axis=0) - 1) <= tol):
+        return measure["columns_words"]
+    return measure["rows_words"]
+
+
+def _factor_keys(measure, got):
+    """When ``got`` is a row-wise softmax of ``factor·scores`` over the allowed entries, the
+    keys of the lesson's named factors that equal the fitted one (a list), or the factor itself
+    when none does (a float); None when ``got`` is no such softmax or the factor is right."""
+    scores, allowed = measure["scores"], np.asarray(measure["allowed"], dtype=bool)
+    if got.shape != scores.shape or not np.isfinite(got).all():
+        return None
+    if np.any(np.abs(got[~allowed]) > measure["masked_atol"]):
+        return None
+    usable = allowed & (got > measure["smallest_weight"])
+    centred_s, centred_l = [], []
+    for row in range(got.shape[0]):
+        keep = usable[row]
+        if abs(got[row].sum() - 1) > measure["atol"]:
+            return None  # not a softmax by rows: another measurement says what
+        if keep.sum() < 2:
+            continue
+        s, logs = scores[row, keep], np.log(got[row, keep])
+        centred_s.append(s - s.mean())
+        centred_l.append(logs - logs.mean())
+    if not centred_s:
+        return None
+    s, logs = np.concatenate(centred_s), np.concatenate(centred_l)
+    if np.dot(s, s) < 1e-12:
+        return None
+    factor = float(np.dot(s, logs) / np.dot(s, s))
+    if np.abs(logs - factor * s).max() > measure["fit_atol"]:
+        return None  # not a softmax of the scores times one number
+    if math.isclose(factor, measure["expected"], rel_tol=measure["factor_rtol"]):
+        return None
+    keys = [key for key, value in measure["factors"]
+            if math.isclose(factor, value, rel_tol=measure["factor_rtol"])]
+    return keys or factor
