@@ -74,7 +74,10 @@ def save(path, spec):
     arrays = {}
     text = json.dumps(encode(spec, arrays), ensure_ascii=False)
     with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as zf:
-        for key, array in {SPEC_KEY: np.array(text), **arrays}.items():
+        # The JSON as UTF-8 bytes, not a NumPy string (UTF-32), so that its text is readable
+        # in the file as it is.
+        spec = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+        for key, array in {SPEC_KEY: spec, **arrays}.items():
             buffer = io.BytesIO()
             np.lib.format.write_array(buffer, np.asarray(array), allow_pickle=False)
             zf.writestr(zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0)),
@@ -87,7 +90,7 @@ def load(folder):
     try:
         with np.load(path, allow_pickle=False) as data:
             arrays = {key: data[key] for key in data.files}
-        spec = decode(json.loads(str(arrays.pop(SPEC_KEY))), arrays)
+        spec = decode(json.loads(arrays.pop(SPEC_KEY).tobytes().decode("utf-8")), arrays)
     except Exception:  # missing, truncated, another version: the checks stay quiet
         return None
     if not isinstance(spec, dict) or spec.get("format") != FORMAT:
@@ -295,8 +298,9 @@ class Checks:
             measured = [said for measure in case.get("measures", [])
                         if measure["part"] == index
                         for said in [_measure(measure, got, centre, allowance)] if said]
-            found.append(measured[0] if measured else _where_it_differs(name, got, centre,
-                                                                          allowance))
+            if measured:  # what a part measures explains the parts computed from it
+                return [measured[0]]
+            found.append(_where_it_differs(name, got, centre, allowance))
         return [found[0]] + [f"y {line}" for line in found[1:]] if found else []
 
 
@@ -389,11 +393,10 @@ def _where_it_differs(name, got, centre, allowance):
             return (f"{which} de {name} valen 0 en todas las filas, y no deberían; las demás "
                     "columnas están bien")
         if rows.size < got.shape[0] and rows[0] > 0 and np.array_equal(
-                rows, np.arange(rows[0], got.shape[0])):
-            zeros = " (valen 0)" if np.all(got[rows] == 0) else ""
-            return (f"las filas de {name} desde la {rows[0]} hasta la última no coinciden con "
-                    f"las esperadas{zeros}; las {rows[0]} primeras sí. ¿Tiene tu cálculo un "
-                    "tamaño máximo fijo?")
+                rows, np.arange(rows[0], got.shape[0])) and np.all(got[rows] == 0):
+            return (f"las filas de {name} desde la {rows[0]} hasta la última valen 0, y las "
+                    f"{rows[0]} primeras son las correctas: ¿tiene tu cálculo un tamaño máximo "
+                    "fijo?")
         if columns.size < got.shape[1]:
             return (f"{_indices(columns, got.shape[1])} de {name} no coinciden con las "
                     "esperadas; las demás columnas sí")

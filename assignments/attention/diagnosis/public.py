@@ -72,6 +72,11 @@ FACTORS = (
      "tus pesos son la softmax de QKᵀ·2/d_k: divides las puntuaciones por d_k/2 en lugar de por "
      "√d_k. ¿Escribiste d_k ** 1/2? La potencia se calcula antes que la división, así que eso es "
      "(d_k ** 1)/2; la raíz es d_k ** 0.5 o np.sqrt(d_k) (paso 4)"),
+    ("d_k_then_2", lambda d_k, n, m, d_v: 1 / (2 * d_k),
+     "tus pesos son la softmax de QKᵀ/(2·d_k): divides las puntuaciones por d_k y después por "
+     "2. ¿Escribiste QKᵀ / d_k ** 1/2? La potencia se calcula primero y las divisiones van de "
+     "izquierda a derecha, así que eso es (QKᵀ/d_k)/2; la raíz es d_k ** 0.5 o np.sqrt(d_k) "
+     "(paso 4)"),
     ("d_k", lambda d_k, n, m, d_v: 1 / d_k,
      "tus pesos son la softmax de QKᵀ/d_k: divides por d_k en lugar de por √d_k (paso 4)"),
     ("times_d_k", lambda d_k, n, m, d_v: float(d_k),

@@ -1,0 +1,260 @@
+"""grader.check gives, on public cases, the diagnosis the grade gives on hidden ones (issue 49).
+
+The notebook's checks run the student's own function on public draws of every hidden family
+and compare it with data computed at build time (public_checks.npz: no code of the reference
+or of the mutants). Each mistake below is written as a student writes it, independently of
+the mutants, and its check must name it; the correct functions (the reference, and the
+solution notebook in a kernel) must pass every check with nothing said. The data must hold no
+reference code, and answering its public cases by heart must earn nothing on the hidden ones.
+"""
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attention import lesson
+from attention.cases import cases_for
+from attention.diagnosis.public import public_seed
+from attention.functions import FUNCTIONS
+from kit_autograder.build import checks_data
+from kit_autograder.build.leaks import check_student_folder, distinctive_lines
+from kit_autograder.lesson import LessonError
+from reference import attention as reference
+
+import public_checks
+
+# --- the mistakes, as students write them ----------------------------------------------------
+
+HELPERS = '''
+import numpy as np
+
+def softmax(z, axis=-1):
+    e = np.exp(z - z.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+def layer_norm(x, eps=1e-5):
+    return (x - x.mean(axis=-1, keepdims=True)) / np.sqrt(x.var(axis=-1, keepdims=True) + eps)
+'''
+
+
+def _attention(scores_line, axis="-1"):
+    return f'''
+def attention(Q, K, V, mask=None):
+    d_k = K.shape[-1]
+    scores = {scores_line}
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = softmax(scores, axis={axis})
+    return weights @ V, weights
+'''
+
+
+MULTIHEAD_SOFTMAX_OVER_HEADS = '''
+def multihead(X, heads, W_O, mask=None):
+    Q = np.stack([X @ W_Q for W_Q, _, _ in heads])
+    K = np.stack([X @ W_K for _, W_K, _ in heads])
+    V = np.stack([X @ W_V for _, _, W_V in heads])
+    scores = Q @ K.transpose(0, 2, 1) / np.sqrt(K.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = softmax(scores, axis=0)
+    return np.concatenate(list(weights @ V), axis=1) @ W_O
+'''
+
+PE_CAPPED = '''
+MAX_LEN = 64
+
+def positional_encoding(n_positions, d_model):
+    pos = np.arange(MAX_LEN)[:, None]
+    omega = 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)
+    table = np.zeros((MAX_LEN, d_model))
+    table[:, 0::2] = np.sin(pos * omega)
+    table[:, 1::2] = np.cos(pos * omega[: d_model // 2])
+    return table[:n_positions], omega
+'''
+
+PE_LAST_COLUMN_ZERO = '''
+def positional_encoding(n_positions, d_model):
+    omega = 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)
+    pe = np.zeros((n_positions, d_model))
+    for pos in range(n_positions):
+        for i in range(d_model // 2):
+            pe[pos, 2 * i] = np.sin(pos * omega[i])
+            pe[pos, 2 * i + 1] = np.cos(pos * omega[i])
+    return pe, omega
+'''
+
+BLOCK = '''
+def transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None):
+    {first}
+    hidden = x @ W1 + b1
+    ffn = {activation} @ W2 + b2
+    return layer_norm(x + ffn)
+'''
+BLOCK_WITHOUT_FIRST_NORM = BLOCK.format(first="x = x + multihead(x, heads, W_O, mask)",
+                                        activation="np.maximum(0, hidden)")
+BLOCK_SILU = BLOCK.format(first="x = layer_norm(x + multihead(x, heads, W_O, mask))",
+                          activation="hidden / (1 + np.exp(-hidden))")
+
+# (what, the function's source, the question checked, a phrase its check must say, or the id
+# of a known mistake whose words, as the grade computed them at build time, it must say)
+MISTAKES = [
+    ("sin √d_k", _attention("Q @ K.T"), "attention",
+     "No divides las puntuaciones por √d_k"),
+    ("√d_k multiplicado", _attention("Q @ K.T * np.sqrt(d_k)"), "attention",
+     "multiplicas las puntuaciones por √d_k en lugar de dividirlas"),
+    ("d_k ** 1/2", _attention("Q @ K.T / (d_k ** 1/2)"), "attention",
+     "¿Escribiste d_k ** 1/2?"),
+    ("QKᵀ / d_k ** 1/2", _attention("Q @ K.T / d_k ** 1/2"), "attention",
+     "¿Escribiste QKᵀ / d_k ** 1/2?"),
+    ("softmax con axis=0", _attention("Q @ K.T / np.sqrt(d_k)", axis="0"), "attention",
+     "Aplicas la softmax por columnas en lugar de por filas"),
+    ("softmax sobre las cabezas", MULTIHEAD_SOFTMAX_OVER_HEADS, "multihead",
+     {"id": "multihead.known_softmax_over_heads"}),
+    ("tabla de 64 posiciones", PE_CAPPED, "positional_encoding",
+     "pe tiene 64 filas en lugar de"),
+    ("última columna a 0 con d_model impar", PE_LAST_COLUMN_ZERO, "positional_encoding",
+     {"id": "positional_encoding.known_last_column_zero"}),
+    ("sin la primera LayerNorm", BLOCK_WITHOUT_FIRST_NORM, "transformer_block",
+     {"id": "transformer_block.known_first_norm_missing"}),
+    ("SiLU en lugar de ReLU", BLOCK_SILU, "transformer_block",
+     {"id": "transformer_block.known_silu"}),
+]
+
+
+def defined(source, names=None):
+    """The notebook's globals after ``source``, with the reference standing in for every graded
+    function ``source`` does not define (as the solution's cells would)."""
+    env = {name: getattr(reference, name) for name in FUNCTIONS}
+    exec(HELPERS + source, env)
+    return env
+
+
+def words_of(checks, function, expected):
+    """The phrase a check must say: given, or a known mistake's words as the data holds them."""
+    if isinstance(expected, str):
+        return [expected]
+    (mistake,) = [m for m in checks.functions[function]["mistakes"] if m["id"] == expected["id"]]
+    return mistake["words"]
+
+
+@pytest.fixture(scope="module")
+def checks(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("checks")
+    checks_data.write(lesson, folder)
+    return public_checks.load(folder)
+
+
+# --- in the builder's Python: every mistake named, the correct code silent ------------------------
+
+
+@pytest.mark.parametrize("what, source, function, expected", MISTAKES,
+                         ids=[m[0] for m in MISTAKES])
+def test_each_mistake_is_named_by_its_check(checks, what, source, function, expected):
+    said = "\n".join(checks.report(function, defined(source)))
+    for phrase in words_of(checks, function, expected):
+        assert phrase in said, said
+    # Named, not the fallback that only says which values are off.
+    assert "no coinciden con los esperados" not in said, said
+
+
+def test_the_scale_mistakes_are_told_apart(checks):
+    # Each scale mistake's words, and none of the others': the measured factor decides.
+    said = {what: "\n".join(checks.report("attention", defined(source)))
+            for what, source, _, _ in MISTAKES[:3]}
+    assert "QKᵀ·√d_k" not in said["sin √d_k"] and "d_k ** 1/2" not in said["sin √d_k"]
+    assert "No divides" not in said["√d_k multiplicado"] and "d_k ** 1/2" not in said["√d_k multiplicado"]
+    assert "No divides" not in said["d_k ** 1/2"] and "QKᵀ·√d_k" not in said["d_k ** 1/2"]
+
+
+@pytest.mark.parametrize("function", list(FUNCTIONS))
+def test_the_reference_passes_every_check_with_nothing_said(checks, function):
+    assert checks.report(function, defined("")) == []
+    assert checks.passes(function, defined(""))
+
+
+def test_a_multihead_whose_attention_fails_is_sent_to_fix_attention_first(checks):
+    env = defined(_attention("Q @ K.T"))  # the reference's multihead calls this attention
+    env["multihead"] = lambda X, heads, W_O, mask=None: np.concatenate(
+        [env["attention"](X @ q, X @ k, X @ v, mask)[0] for q, k, v in heads], axis=1) @ W_O
+    said = "\n".join(checks.report("multihead", env))
+    assert "Arregla primero tu attention" in said, said
+    # Control: with the right attention, the same multihead passes with nothing said.
+    env.update(defined(""), multihead=env["multihead"])
+    assert checks.report("multihead", env) == []
+
+
+def test_what_the_student_code_raises_is_said_in_spanish_and_never_raised(checks):
+    def attention(Q, K, V, mask=None):
+        raise KeyError("clave")
+    said = "\n".join(checks.report("attention", {"attention": attention}))
+    assert "tu función lanza KeyError" in said, said
+    # A stub still to write says nothing: its public tests already say so.
+    def stub(Q, K, V, mask=None):
+        raise NotImplementedError
+    assert checks.report("attention", {"attention": stub}) == []
+
+
+def test_a_function_that_departs_from_no_known_mistake_still_says_what_is_off(checks):
+    env = defined(_attention("Q @ K.T / np.sqrt(d_k) + 0.3 * np.sign(Q @ K.T)"))
+    said = "\n".join(checks.report("attention", env))
+    assert "no se cumple" in said and re.search(r"En (ese caso|todos ellos|el caso|los casos)", said), said
+
+
+def test_the_public_cases_cover_every_hidden_family_with_draws_of_their_own(checks):
+    for function in FUNCTIONS:
+        public = checks.functions[function]["cases"]
+        assert [case["name"] for case in public] == [case.name for case in cases_for(function)]
+        for case, hidden in zip(public, cases_for(function)):
+            assert public_seed(hidden) != hidden.default_seed
+            # Distinct numbers from the fixed default draw (Otter's in-kernel one) and from a
+            # draw of a grading generator. A case of sizes only (the positional encoding's)
+            # draws from a few sizes, which any draw may repeat: no numbers to tell apart.
+            if not any(isinstance(v, (np.ndarray, list)) for v in case["inputs"].values()):
+                continue
+            # A mask may be the case's structure (causal), the same in every draw: the drawn
+            # numbers are the float arrays.
+            for other in (hidden.inputs(), hidden.inputs(np.random.default_rng(12345))):
+                assert not any(_same(case["inputs"][k], other[k]) for k in other
+                               if _drawn(other[k])), case["name"]
+
+
+def _drawn(value):
+    return isinstance(value, list) or (isinstance(value, np.ndarray) and value.dtype.kind == "f")
+
+
+def _same(a, b):
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, np.ndarray):
+        return isinstance(b, np.ndarray) and a.shape == b.shape and np.array_equal(a, b)
+    return a == b
+
+
+def test_a_folder_without_the_data_says_nothing(tmp_path):
+    assert public_checks.load(tmp_path) is None
+    (tmp_path / public_checks.DATA_NAME).write_bytes(b"not a zip")
+    assert public_checks.load(tmp_path) is None
+
+
+# --- what ships: data only ---------------------------------------------------------------------
+
+
+def test_the_student_folder_holds_the_data_and_no_reference_code(built_dist, tmp_path):
+    folder = built_dist / "student"
+    assert (folder / public_checks.DATA_NAME).is_file()
+    check_student_folder(folder, lesson, "", Path(__file__).resolve().parent.parent)
+    # Control: the same check reads inside the data file, and refuses one that carries a line
+    # of the reference.
+    copy = tmp_path / "student"
+    shutil.copytree(folder, copy)
+    # A line JSON writes as it is (no quotes or backslashes to escape).
+    line = next(line for line, _ in distinctive_lines(lesson) if json.dumps(line)[1:-1] == line)
+    public_checks.save(copy / public_checks.DATA_NAME, {"format": public_checks.FORMAT,
+                                                        "note": line})
+    with pytest.raises(LessonError, match=public_checks.DATA_NAME):
+        check_student_folder(copy, lesson, "", Path(__file__).resolve().parent.parent)
