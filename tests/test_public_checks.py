@@ -211,11 +211,15 @@ def test_the_public_cases_cover_every_hidden_family_with_draws_of_their_own(chec
         assert [case["name"] for case in public] == [case.name for case in cases_for(function)]
         for case, hidden in zip(public, cases_for(function)):
             assert public_seed(hidden) != hidden.default_seed
-            # Distinct numbers from the fixed default draw (Otter's in-kernel one) and from a
-            # draw of a grading generator. A case of sizes only (the positional encoding's)
-            # draws from a few sizes, which any draw may repeat: no numbers to tell apart.
+            # A case of sizes only (the positional encoding's) draws from a few sizes: no
+            # hidden draw may take the public ones, or their answer by heart earns points.
             if not any(isinstance(v, (np.ndarray, list)) for v in case["inputs"].values()):
+                drawn = {tuple(sorted(hidden.inputs(np.random.default_rng(seed)).items()))
+                         for seed in range(2000)}
+                assert tuple(sorted(case["inputs"].items())) not in drawn, case["name"]
                 continue
+            # Distinct numbers from the fixed default draw (Otter's in-kernel one) and from a
+            # draw of a grading generator.
             # A mask may be the case's structure (causal), the same in every draw: the drawn
             # numbers are the float arrays.
             for other in (hidden.inputs(), hidden.inputs(np.random.default_rng(12345))):
@@ -258,3 +262,161 @@ def test_the_student_folder_holds_the_data_and_no_reference_code(built_dist, tmp
                                                         "note": line})
     with pytest.raises(LessonError, match=public_checks.DATA_NAME):
         check_student_folder(copy, lesson, "", Path(__file__).resolve().parent.parent)
+
+
+# --- in the student's kernel: what grader.check prints ------------------------------------------
+
+GRADED = tuple(FUNCTIONS)
+MARK = "@@{}@@"
+
+
+def _checked_cell(what, source, question):
+    """A cell that defines the mistake over the solution's function, prints what
+    grader.check says, and puts the solution's functions back."""
+    return (f"{source}\nprint({MARK.format(what)!r})\nprint(repr(grader.check({question!r})))\n"
+            "globals().update(_solution)\n")
+
+
+@pytest.fixture(scope="module")
+def kernel_run(built_dist, tmp_path_factory):
+    """The solution notebook in a copy of the student folder, executed by a real kernel, with
+    cells appended that check each mistake, the correct functions, and a multihead whose
+    attention fails."""
+    import nbformat
+    from test_student_journey import execute, student_folder
+    from autograder.assign import SOLUTION_NAME
+
+    folder = student_folder(built_dist, tmp_path_factory.mktemp("kernel"),
+                            built_dist / "solution" / SOLUTION_NAME, "mi_cuaderno.ipynb")
+    nb = nbformat.read(folder / "mi_cuaderno.ipynb", as_version=4)
+    cells = [f"_solution = {{name: globals()[name] for name in {GRADED!r}}}"]
+    cells += [f"print({MARK.format('correcta')!r})\n"
+              + "".join(f"print(repr(grader.check({q!r})))\n" for q in GRADED)]
+    cells += [_checked_cell(what, source, question) for what, source, question, _ in MISTAKES]
+    cells += [_checked_cell("attention sin √d_k, multihead correcta",
+                            _attention("Q @ K.T"), "multihead")]
+    nb.cells += [nbformat.v4.new_code_cell(source) for source in cells]
+    nbformat.write(nb, folder / "mi_cuaderno.ipynb")
+    return execute(folder, "mi_cuaderno.ipynb"), public_checks.load(folder)
+
+
+def printed(nb, what):
+    from test_student_journey import errors, shown
+
+    (cell,) = [c for c in nb.cells if c.cell_type == "code" and MARK.format(what) in c.source]
+    assert not errors([cell]), errors([cell])
+    return shown([cell])
+
+
+def test_in_the_kernel_the_solution_passes_every_check_with_no_finding(kernel_run):
+    nb, _ = kernel_run
+    said = printed(nb, "correcta")
+    assert said.count("se cumplen las") == len(GRADED) or "se cumple la única" in said, said
+    assert "casos de comprobación" not in said and "Diagnóstico" not in said, said
+
+
+@pytest.mark.parametrize("what, source, function, expected", MISTAKES,
+                         ids=[m[0] for m in MISTAKES])
+def test_in_the_kernel_grader_check_names_each_mistake(kernel_run, what, source, function,
+                                                         expected):
+    nb, checks = kernel_run
+    said = printed(nb, what)
+    assert f"{function}: no se cumple" in said, said
+    for phrase in words_of(checks, function, expected):
+        assert phrase in said, said
+
+
+def test_in_the_kernel_multihead_sends_a_broken_attention_first(kernel_run):
+    nb, _ = kernel_run
+    said = printed(nb, "attention sin √d_k, multihead correcta")
+    assert "Arregla primero tu attention" in said, said
+
+
+# --- answering the public cases by heart earns nothing ---------------------------------------------
+
+BY_HEART = '''
+import base64, io
+import numpy as np
+
+_ANSWERS = np.load(io.BytesIO(base64.b64decode(DATA)))
+
+def _flat(value):
+    if isinstance(value, (list, tuple)):
+        return np.concatenate([_flat(v) for v in value]) if value else np.zeros(0)
+    return np.ravel(np.asarray(value, dtype=float))
+
+def _by_heart(function, arguments):
+    """The public case's answer when the arguments are a public case's, by heart."""
+    for key in sorted(k for k in _ANSWERS.files if k.startswith(function + "|") and k.endswith("|n")):
+        stem = key[:-2]
+        names = [k.split("|")[3] for k in _ANSWERS.files if k.startswith(stem + "|in|")]
+        if all(name in arguments and arguments[name] is not None
+               and np.array_equal(_flat(arguments[name]), _ANSWERS[stem + "|in|" + name])
+               for name in names) and all(v is None for k, v in arguments.items() if k not in names):
+            parts = [_ANSWERS[stem + f"|out|{i}"] for i in range(int(_ANSWERS[key]))]
+            return parts[0] if len(parts) == 1 else tuple(parts)
+    raise NotImplementedError
+'''
+
+BY_HEART_FUNCTIONS = {
+    "attention": "def attention(Q, K, V, mask=None):\n"
+                 "    return _by_heart('attention', dict(Q=Q, K=K, V=V, mask=mask))\n",
+    "multihead": "def multihead(X, heads, W_O, mask=None):\n"
+                 "    return _by_heart('multihead', dict(X=X, heads=heads, W_O=W_O, mask=mask))\n",
+    "positional_encoding": "def positional_encoding(n_positions, d_model):\n"
+                           "    return _by_heart('positional_encoding', "
+                           "dict(n_positions=n_positions, d_model=d_model))\n",
+    "transformer_block": "def transformer_block(x, heads, W_O, W1, b1, W2, b2, mask=None):\n"
+                         "    return _by_heart('transformer_block', dict(x=x, heads=heads, "
+                         "W_O=W_O, W1=W1, b1=b1, W2=W2, b2=b2, mask=mask))\n",
+}
+
+
+def _flat(value):
+    if isinstance(value, (list, tuple)):
+        return np.concatenate([_flat(v) for v in value]) if value else np.zeros(0)
+    return np.ravel(np.asarray(value, dtype=float))
+
+
+def _by_heart_source(checks):
+    """The helper cell, the public answers written into it as a literal."""
+    import base64
+    import io
+
+    arrays = {}
+    for function in GRADED:
+        for number, case in enumerate(checks.functions[function]["cases"]):
+            stem = f"{function}|{number}"
+            arrays[stem + "|n"] = np.array(len(case["expected"]))
+            for name, value in case["inputs"].items():
+                if value is not None:
+                    arrays[f"{stem}|in|{name}"] = _flat(value)
+            for index, part in enumerate(case["expected"]):
+                arrays[f"{stem}|out|{index}"] = part
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    return f"DATA = {base64.b64encode(buffer.getvalue()).decode()!r}\n" + BY_HEART
+
+
+def test_answering_the_public_cases_by_heart_scores_as_the_stub(built_dist, autograder_zip,
+                                                                 tmp_path):
+    from grading_harness import Notebooks, grade_here, inject, write_folder
+
+    checks = public_checks.load(built_dist / "student")
+    helper = _by_heart_source(checks)
+    # Control: the by-heart functions do answer every public case (their checks pass).
+    env = {}
+    exec(helper + "".join(BY_HEART_FUNCTIONS.values()), env)
+    assert all(checks.passes(function, env) for function in GRADED)
+    notebooks = Notebooks(built_dist)
+    import nbformat
+
+    nb = nbformat.from_dict(notebooks.student)
+    for function, source in BY_HEART_FUNCTIONS.items():
+        nb = inject(nb, function, (helper if function == "attention" else "") + source)
+    folder = write_folder(tmp_path / "entregas", {"stub.ipynb": notebooks.stub(),
+                                                  "de_memoria.ipynb": Notebooks.to_bytes(nb)})
+    rows = grade_here(folder, tmp_path / "out", autograder_zip, timeout=60)
+    stub, by_heart = rows["stub.ipynb"], rows["de_memoria.ipynb"]
+    for function in GRADED:
+        assert float(by_heart[function]) == float(stub[function]) == 0, (function, by_heart)
