@@ -84,13 +84,19 @@ def save(path, spec):
                         buffer.getvalue())
 
 
+def spec_text(path):
+    """The data file's JSON, every word it says included, as text."""
+    with np.load(path, allow_pickle=False) as data:
+        return data[SPEC_KEY].tobytes().decode("utf-8")
+
+
 def load(folder):
     """The folder's checks, or None when it has no readable data file (an older folder)."""
     path = Path(folder) / DATA_NAME
     try:
         with np.load(path, allow_pickle=False) as data:
-            arrays = {key: data[key] for key in data.files}
-        spec = decode(json.loads(arrays.pop(SPEC_KEY).tobytes().decode("utf-8")), arrays)
+            arrays = {key: data[key] for key in data.files if key != SPEC_KEY}
+        spec = decode(json.loads(spec_text(path)), arrays)
     except Exception:  # missing, truncated, another version: the checks stay quiet
         return None
     if not isinstance(spec, dict) or spec.get("format") != FORMAT:

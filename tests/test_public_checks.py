@@ -208,7 +208,8 @@ def test_a_function_that_departs_from_no_known_mistake_still_says_what_is_off(ch
 def test_the_public_cases_cover_every_hidden_family_with_draws_of_their_own(checks):
     for function in FUNCTIONS:
         public = checks.functions[function]["cases"]
-        assert [case["name"] for case in public] == [case.name for case in cases_for(function)]
+        assert [case["description"] for case in public] == [
+            case.description for case in cases_for(function)]
         for case, hidden in zip(public, cases_for(function)):
             assert public_seed(hidden) != hidden.default_seed
             # A case of sizes only (the positional encoding's) draws from a few sizes: no
