@@ -325,7 +325,7 @@ class Checks:
                              f"{_shape(centre.shape)}")
                 continue
             if not np.isfinite(got).all() and np.isfinite(centre).all():
-                found.append(f"{name} tiene NaN o infinitos")
+                found.append(f"hay NaN o infinitos en {name}")
                 continue
             measured = [said for measure in case.get("measures", [])
                         if measure["part"] == index
@@ -333,6 +333,11 @@ class Checks:
             if measured:  # what a part measures explains the parts computed from it
                 return [measured[0]]
             found.append(_where_it_differs(name, got, centre, allowance))
+        right = [name for name, got, centre, allowance in zip(names, parts, case["expected"],
+                                                              case["allowance"])
+                 if within(got, centre, allowance)]
+        if found and right:  # where the mistake is not: what comes before it is right
+            found[0] = f"tu función acierta en {' y '.join(right)}, pero {found[0]}"
         return [found[0]] + [f"y {line}" for line in found[1:]] if found else []
 
 
@@ -422,20 +427,26 @@ def _where_it_differs(name, got, centre, allowance):
         zero = np.all(got[:, columns] == 0, axis=0)
         if columns.size < got.shape[1] and zero.all():
             which = _indices(columns, got.shape[1])
-            return (f"{which} de {name} valen 0 en todas las filas, y no deberían; las demás "
-                    "columnas están bien")
+            verb = "vale" if columns.size == 1 else "valen"
+            return (f"{which} de {name} {verb} 0 en todas las filas, y no debería"
+                    f"{'' if columns.size == 1 else 'n'}; las demás columnas están bien")
         if rows.size < got.shape[0] and rows[0] > 0 and np.array_equal(
                 rows, np.arange(rows[0], got.shape[0])) and np.all(got[rows] == 0):
-            return (f"las filas de {name} desde la {rows[0]} hasta la última valen 0, y las "
-                    f"{rows[0]} primeras son las correctas: ¿tiene tu cálculo un tamaño máximo "
-                    "fijo?")
+            first = ("la primera es la correcta" if rows[0] == 1 else
+                     f"las {rows[0]} primeras son las correctas")
+            return (f"las filas de {name} desde la {rows[0]} hasta la última valen 0, y {first}: "
+                    "¿tiene tu cálculo un tamaño máximo fijo?")
         if columns.size < got.shape[1]:
-            return (f"{_indices(columns, got.shape[1])} de {name} no coinciden con las "
-                    "esperadas; las demás columnas sí")
+            return (f"{_indices(columns, got.shape[1])} de {name} "
+                    f"{_differ(columns)}; las demás columnas sí")
         if rows.size < got.shape[0]:
-            return (f"{_indices(rows, got.shape[0], 'fila')} de {name} no coinciden con las "
-                    "esperadas; las demás filas sí")
+            return (f"{_indices(rows, got.shape[0], 'fila')} de {name} {_differ(rows)}; las "
+                    "demás filas sí")
     return f"los valores de {name} no coinciden con los esperados"
+
+
+def _differ(found):
+    return "no coincide con la esperada" if found.size == 1 else "no coinciden con las esperadas"
 
 
 def _indices(found, size, noun="columna"):
@@ -454,6 +465,8 @@ def _measure(measure, got, centre, allowance):
     try:
         if measure.get("kind") == "rows_sum_to_one":
             return _rows_sum(measure, got)
+        if measure.get("kind") == "rows_standardised":
+            return _rows_standardised(measure, got, centre)
         if measure.get("kind") == "softmax_factor":
             keys = _factor_keys(measure, got)
             if keys is None:
@@ -509,6 +522,15 @@ def _rows_sum(measure, got):
     if got.shape[0] > 1 and np.all(np.abs(got.sum(axis=0) - 1) <= tol):
         return measure["columns_words"]
     return measure["rows_words"]
+
+
+def _rows_standardised(measure, got, centre):
+    """Whether each row has mean 0 and variance 1, as the lesson says each way."""
+    if got.shape != centre.shape or got.ndim != 2 or not np.isfinite(got).all():
+        return None
+    standard = (np.abs(got.mean(axis=-1)).max() <= measure["mean_atol"]
+                and np.abs(got.var(axis=-1) - 1).max() <= measure["var_atol"])
+    return measure["standard_words" if standard else "other_words"]
 
 
 def _factor_keys(measure, got):

@@ -421,3 +421,65 @@ def test_answering_the_public_cases_by_heart_scores_as_the_stub(built_dist, auto
     stub, by_heart = rows["stub.ipynb"], rows["de_memoria.ipynb"]
     for function in GRADED:
         assert float(by_heart[function]) == float(stub[function]) == 0, (function, by_heart)
+
+
+# --- the kit's probe (tests/probe_notebooks.py), in the builder's Python ----------------------------
+
+PROBE_PRELUDE = ("from numpy import *\nfrom math import pi, e\n" + HELPERS
+                 + "".join(f"{name} = _reference.{name}\n" for name in GRADED))
+
+
+def _probe_namespace(cells):
+    """A notebook's globals after the solution's cells and then ``cells`` (a probe's answer
+    cells and the cells after them), or None when a cell raises here (a magic, a demo)."""
+    env = {"_reference": reference}
+    try:
+        exec(PROBE_PRELUDE, env)
+        for cell in cells:
+            exec(cell, env)
+    except Exception:
+        return None
+    return env
+
+
+def _style_cells(names):
+    from probe_notebooks import STYLES
+
+    cells = []
+    for name in names:
+        function, answer, *later = STYLES[name]
+        if answer is None:
+            return None
+        cells += list(answer) + [c for group in later for c in (group or ())]
+    return cells
+
+
+def test_the_probes_correct_notebooks_pass_every_check_with_nothing_said(checks):
+    from probe_notebooks import PROBES, STYLES
+
+    judged = 0
+    for probe in (p for p in PROBES if p.kind == "correct" and p.styles):
+        env = _probe_namespace(_style_cells(probe.styles) or [])
+        if env is None:
+            continue
+        for function in {STYLES[name][0] for name in probe.styles}:
+            assert checks.report(function, env) == [], (probe.name, checks.report(function, env))
+            judged += 1
+    assert judged >= 30  # the control is wide: most of the probe's styles ran here
+
+
+def test_the_probes_mistakes_are_at_most_one_in_ten_silent_and_most_named(checks):
+    from probe_notebooks import BUGS
+
+    silent, named, said = [], [], []
+    for name, bug in BUGS.items():
+        env = _probe_namespace(bug.cells)
+        if env is None:
+            continue
+        lines = checks.report(bug.function, env)
+        (named if any("Diagnóstico" in line or "Arregla primero" in line for line in lines)
+         else said if lines else silent).append(name)
+    total = len(silent) + len(named) + len(said)
+    assert total >= 80, total
+    assert len(silent) <= total / 10, silent
+    assert len(named) >= total / 2, (len(named), total)

@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import misconceptions, tolerances
 from ..cases import cases_for
+from ..diagnose import GENERIC_HINTS, NORMALIZED_VAR_ATOL
 from ..standard import allowances as judge_allowances
 from . import known_forms as known
 
@@ -117,7 +118,25 @@ FIT_ATOL = 1e-4
 SMALLEST_WEIGHT = 1e-12
 
 
+def _block_words(inputs):
+    """The grade's own words for a block whose output rows are, or are not, standardised: its
+    generic hint (diagnose.GENERIC_HINTS), asked of a standardised output and of one that is
+    not, so that the notebook says what the grade says."""
+    from reference.attention import transformer_block
+
+    expected = transformer_block(**inputs)
+    hint = GENERIC_HINTS["transformer_block"]
+    (standard,) = hint(inputs, [expected[::-1]], [], [expected])
+    (other,) = hint(inputs, [2 * expected + 1], [], [expected])
+    return standard, other
+
+
 def measures(function, inputs):
+    if function == "transformer_block":
+        standard, other = _block_words(inputs)
+        return [{"kind": "rows_standardised", "part": 0, "mean_atol": tolerances.ATOL,
+                 "var_atol": NORMALIZED_VAR_ATOL, "standard_words": standard,
+                 "other_words": other}]
     if function != "attention":
         return []
     Q, K, V, mask = inputs["Q"], inputs["K"], inputs["V"], inputs.get("mask")
