@@ -17,6 +17,7 @@ their own cases. Nothing here raises into the notebook: a missing or unreadable 
 folder, and says nothing. Student-facing text is Spanish.
 """
 
+import contextlib
 import copy
 import inspect
 import io
@@ -136,7 +137,9 @@ def call(fn, inputs, count, parameters=()):
             break
         args.append(inputs.pop(name))
     try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
+        # What the function prints (a debugging print) would repeat once per case: unsaid.
+        with warnings.catch_warnings(), np.errstate(all="ignore"), \
+                contextlib.redirect_stdout(io.StringIO()):
             warnings.simplefilter("ignore")
             value = _called(fn, args, inputs, parameters)
             return {"parts": as_parts(value, count)}
@@ -241,7 +244,7 @@ class Checks:
                 f"{total} casos de comprobación (los mismos tipos de caso que las pruebas "
                 "ocultas, con números públicos):")
         lines = [head] + [f"  ✗ {case['description']}" for case, _ in failing]
-        blamed = self._blame(entry, env)
+        blamed = self._blame(function, entry, env)
         if blamed:
             return lines + [f"  Arregla primero tu {blamed}: no cumple sus propios casos de "
                             f"comprobación (mira grader.check(\"{blamed}\")), y {function} "
@@ -249,13 +252,33 @@ class Checks:
         passing = {case["name"] for case, _, ok in results if ok}
         return lines + [f"  {line}" for line in self._diagnosis(entry, failing, passing, total)]
 
-    def _blame(self, entry, env):
-        """The first graded function this one builds on that fails its own cases."""
+    def _blame(self, function, entry, env):
+        """The first graded function this one builds on that fails its own cases and that
+        this one calls, measured: a vectorised multihead that never calls attention is not
+        told to fix it first."""
         for other in entry.get("uses", []):
             if other in self.functions and callable(env.get(other)) \
-                    and not self.passes(other, env):
+                    and not self.passes(other, env) and self._calls(function, other, env):
                 return other
         return None
+
+    def _calls(self, function, other, env):
+        """Whether the kernel's ``function`` calls the kernel's ``other`` (directly or through
+        another function) on its first public case."""
+        entry, original = self.functions[function], env[other]
+
+        def sentinel(*args, **kwargs):
+            raise _Called()
+
+        env[other] = sentinel
+        try:
+            call(env[function], entry["cases"][0]["inputs"], len(entry["parts"]),
+                 entry["parameters"])
+        except _Called:
+            return True
+        finally:
+            env[other] = original
+        return False
 
     def _diagnosis(self, entry, failing, passing, total):
         scope = _scope(len(failing), total)
@@ -342,6 +365,11 @@ class Checks:
 
 
 MAX_CANDIDATES = 3
+
+
+class _Called(BaseException):
+    """Raised by the stand-in of a function whose use is measured: a BaseException, so that a
+    student's ``except Exception`` lets it through."""
 
 
 def _grouped(said, failing):
