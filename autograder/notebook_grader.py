@@ -265,10 +265,27 @@ class CheckReport:
         lines = [f"{self.question}: no se cumple{'n' if len(failed) > 1 else ''} {len(failed)} de {total} "
                  f"prueba{'s' if total > 1 else ''} pública{'s' if total > 1 else ''}."]
         for number, result in failed:
-            lines.append(f"  ✗ Prueba {number}: {spanish_failure(result.message or '')}")
-            if result.test_case.failure_message:
-                lines.append(f"    Pista: {result.test_case.failure_message}")
+            failure = spanish_failure(result.message or "")
+            said = self._unguessed(failure) or failure  # a question alone is all it says
+            lines.append(f"  ✗ Prueba {number}: {said}")
+            hint = self._unguessed(result.test_case.failure_message or "")
+            if hint:
+                lines.append(f"    Pista: {hint}")
         return lines
+
+    def _unguessed(self, text: str) -> str:
+        """``text`` without a closing guess at the cause («…: ¿pasas la máscara…?») when the
+        public checks name the cause: the grade's feedback cuts the same guess."""
+        if not text or not self.diagnosis:
+            return text
+        try:
+            from public_checks import fact_of, names_a_cause
+        except ImportError:
+            return text
+        if not names_a_cause(self.diagnosis):
+            return text
+        kept = [fact_of(line) for line in text.split("\n")]
+        return "\n".join(line for line in kept if line)
 
     def __repr__(self) -> str:
         note = PRACTICE_NOTE if self.practice else HIDDEN_TESTS_NOTE

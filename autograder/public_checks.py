@@ -23,6 +23,7 @@ import inspect
 import io
 import json
 import math
+import re
 import warnings
 import zipfile
 from pathlib import Path
@@ -35,6 +36,28 @@ SPEC_KEY = "spec"
 
 # A function the student has not written raises this: Otter's tests already say so.
 NOT_WRITTEN = ("NotImplementedError",)
+
+
+# --- a public test's guess ---------------------------------------------------------------------
+
+# A public test's message may end with a guess at the cause («…, y tu omega es …: ¿usas la base
+# 10000?»). Where a diagnosis names the cause, the guess would point elsewhere: the grade's
+# feedback (kit_autograder.grading._without_guesses) and grader.check both cut it with this.
+GUESS = re.compile(r"^(?P<fact>.*\S)\s*:\s*¿[^¿]*\?\s*$", re.DOTALL)
+
+
+def fact_of(line):
+    """``line`` without a trailing «: ¿…?»; '' when it is only a question."""
+    if line.lstrip().startswith("¿") and line.rstrip().endswith("?"):
+        return ""
+    match = GUESS.match(line)
+    return f"{match['fact']}." if match else line
+
+
+def names_a_cause(lines):
+    """Whether the checks' lines name a cause (a diagnosis, or another function to fix first)
+    rather than only say what is off."""
+    return any(line.lstrip().startswith(("Diagnóstico", "Arregla primero")) for line in lines)
 
 
 # --- the data file ----------------------------------------------------------------------------

@@ -505,3 +505,23 @@ def test_the_probes_mistakes_are_at_most_one_in_ten_silent_and_most_named(checks
     assert total >= 80, total
     assert len(silent) <= total / 10, silent
     assert len(named) >= total / 2, (len(named), total)
+
+
+def test_a_public_tests_guess_is_cut_only_when_the_checks_name_the_cause():
+    from types import SimpleNamespace
+
+    from notebook_grader import CheckReport
+
+    guess = ("AssertionError: Con la máscara causal, cambiar el último token no debe cambiar la "
+             "salida de los anteriores: ¿pasas la máscara a cada cabeza?")
+    message = f"❌ Test case failed\nError at line 3 in test multihead:\n  assert x\n{guess}"
+    result = SimpleNamespace(test_case_results=[SimpleNamespace(
+        passed=False, message=message,
+        test_case=SimpleNamespace(hidden=False, failure_message=""))])
+    named = repr(CheckReport("multihead", result, diagnosis=["multihead: …", "  Diagnóstico: …"]))
+    assert "cambiar el último token no debe cambiar la salida de los anteriores." in named
+    assert "¿pasas la máscara" not in named
+    # Controls: with only what is off, or no public checks at all, the guess stays.
+    located = repr(CheckReport("multihead", result, diagnosis=["multihead: …", "  En ese caso, …"]))
+    plain = repr(CheckReport("multihead", result))
+    assert "¿pasas la máscara a cada cabeza?" in located and "¿pasas la máscara a cada cabeza?" in plain
