@@ -246,7 +246,17 @@ class CheckReport:
 
     @property
     def passed(self) -> bool:
-        return not self.problem and not self.diagnosis and all(r.passed for r in self.public)
+        return not self.problem and not self._checks_fail() and all(r.passed for r in self.public)
+
+    def _checks_fail(self) -> bool:
+        """The public checks say a case fails (a note about side effects alone does not)."""
+        if not self.diagnosis:
+            return False
+        try:
+            from public_checks import failing
+        except ImportError:
+            return True
+        return failing(self.diagnosis, self.question)
 
     def lines(self) -> list:
         if self.problem:

@@ -54,6 +54,11 @@ def fact_of(line):
     return f"{match['fact']}." if match else line
 
 
+def failing(lines, function):
+    """Whether the checks' lines about ``function`` say a case fails (not only a note)."""
+    return bool(lines) and lines[0].startswith(f"{function}: no se cumple")
+
+
 def names_a_cause(lines):
     """Whether the checks' lines name a cause (a diagnosis, or another function to fix first)
     rather than only say what is off."""
@@ -153,21 +158,52 @@ def call(fn, inputs, count, parameters=()):
     """``{"parts": [...]}`` or ``{"error": type name, "message": …}``, never raising. The
     arguments go by position in the order of ``parameters`` (the statement's), as the grade
     passes them, so a function that renames its parameters is called as it is graded."""
-    inputs = copy.deepcopy(inputs)
-    args = []
+    given = copy.deepcopy(inputs)
+    kwargs, args = dict(given), []
     for name in parameters:
-        if name not in inputs:
+        if name not in kwargs:
             break
-        args.append(inputs.pop(name))
+        args.append(kwargs.pop(name))
     try:
         # What the function prints (a debugging print) would repeat once per case: unsaid.
         with warnings.catch_warnings(), np.errstate(all="ignore"), \
                 contextlib.redirect_stdout(io.StringIO()):
             warnings.simplefilter("ignore")
-            value = _called(fn, args, inputs, parameters)
-            return {"parts": as_parts(value, count)}
+            value = _called(fn, args, kwargs, parameters)
+            parts = as_parts(value, count)
     except Exception as exc:  # the student's code: whatever it raises is said, never raised
         return {"error": type(exc).__name__, "message": " ".join(str(exc).split())[:160]}
+    # What it changed of its arguments, and a copy of what it returned as it returned it: a
+    # later call that changes an earlier answer shows against this copy.
+    changed = [name for name in inputs if not _same_value(given[name], inputs[name])]
+    return {"parts": parts, "returned": [np.array(part) for part in parts], "changed": changed}
+
+
+def moved_inputs(inputs):
+    """``inputs`` with every float array moved a little (same shapes, other numbers); None
+    when it holds none."""
+    found = []
+
+    def move(value):
+        if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+            found.append(True)
+            return value * 1.25 + 0.1
+        if isinstance(value, (list, tuple)):
+            return type(value)(move(v) for v in value)
+        return value
+
+    moved = {name: move(value) for name, value in inputs.items()}
+    return moved if found else None
+
+
+def _same_value(a, b):
+    if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
+        return (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple))
+                and len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b)))
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape
+                and bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f")))
+    return a == b
 
 
 def _called(fn, args, kwargs, parameters):
@@ -211,6 +247,25 @@ def within(got, centre, allowance):
         allowance, centre.shape)[finite]))
 
 
+def case_passes(case, outcome):
+    """Every part within its allowance, and no property the case declares broken (a weight
+    past the mask is wrong however small: the grade's standard says so too)."""
+    parts = outcome.get("parts")
+    if parts is None or len(parts) != len(case["expected"]) or not all(
+            within(got, centre, allowance)
+            for got, centre, allowance in zip(parts, case["expected"], case["allowance"])):
+        return False
+    return not any(_broken(measure, parts) for measure in case.get("measures", []))
+
+
+def _broken(measure, parts):
+    if measure.get("kind") != "zero_where":
+        return False
+    got = parts[measure["part"]]
+    where = np.asarray(measure["where"], dtype=bool)
+    return got.shape == where.shape and bool(np.any(np.abs(got[where]) > measure["atol"]))
+
+
 # --- the checks -------------------------------------------------------------------------------
 
 
@@ -236,10 +291,7 @@ class Checks:
         return results
 
     def _passes(self, case, outcome):
-        parts = outcome.get("parts")
-        return parts is not None and len(parts) == len(case["expected"]) and all(
-            within(got, centre, allowance)
-            for got, centre, allowance in zip(parts, case["expected"], case["allowance"]))
+        return case_passes(case, outcome)
 
     def passes(self, function, env):
         fn = env.get(function)
@@ -258,10 +310,12 @@ class Checks:
         entry = self.functions[function]
         results = self._run(function, fn)
         failing = [(case, outcome) for case, outcome, ok in results if not ok]
-        if not failing:
-            return []
-        if all(outcome.get("error") in NOT_WRITTEN for _, outcome in failing):
+        if failing and all(outcome.get("error") in NOT_WRITTEN for _, outcome in failing):
             return []  # not written yet: its public tests already say so
+        effects = self._side_effects(function, fn, env, results)
+        if not failing:
+            return [f"{function}: {effects[0]}"] + [f"  {e}" for e in effects[1:]] \
+                if effects else []
         total = len(results)
         head = (f"{function}: no se cumple{'n' if len(failing) > 1 else ''} {len(failing)} de "
                 f"{total} casos de comprobación (los mismos tipos de caso que las pruebas "
@@ -273,7 +327,71 @@ class Checks:
                             f"comprobación (mira grader.check(\"{blamed}\")), y {function} "
                             f"la usa, así que su fallo puede venir de ahí."]
         passing = {case["name"] for case, _, ok in results if ok}
-        return lines + [f"  {line}" for line in self._diagnosis(entry, failing, passing, total)]
+        return lines + [f"  {line}" for line in self._diagnosis(entry, failing, passing, total)
+                        + effects]
+
+    # -- side effects, judged by their effect as the grade judges them --------------------
+
+    def _side_effects(self, function, fn, env, results):
+        """What the function does besides answering, in the grade's words (the spec's
+        ``side_effects``): it changes its arguments (said to matter where it changes what the
+        student's functions that call it compute), it changes an earlier answer when called
+        again, or it answers another input with part of an earlier answer."""
+        words, said = self.spec.get("side_effects", {}), []
+        changed = next((o["changed"] for _, o, _ in results if o.get("changed")), [])
+        if changed and "changed_harmless" in words:
+            names = ", ".join(changed)
+            caller = self._harmed_caller(function, env)
+            key = "changed_harmful" if caller else "changed_harmless"
+            said.append(_full_stop(words[key].format(function=function, names=names,
+                                                     name=changed[0], caller=caller)))
+        if "aliased" in words and any(
+                "parts" in o and not all(_same_value(np.asarray(p, dtype=float), r)
+                                         for p, r in zip(o["parts"], o["returned"]))
+                for _, o, _ in results):
+            said.append(_full_stop(words["aliased"].format(function=function)))
+        if "stale" in words and self._stale(function, fn, results):
+            said.append(_full_stop(words["stale"].format(function=function)))
+        return said
+
+    def _harmed_caller(self, function, env):
+        """A graded function of the kernel that calls ``function`` and computes otherwise when
+        ``function`` gets copies of its arguments; None when there is none."""
+        original = env[function]
+
+        def on_copies(*args, **kwargs):
+            return original(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+
+        for caller, entry in self.functions.items():
+            if function not in entry.get("uses", []) or not callable(env.get(caller)) \
+                    or not self._calls(caller, function, env):
+                continue
+            mine = self._run(caller, env[caller])
+            env[function] = on_copies
+            try:
+                copied = self._run(caller, env[caller])
+            finally:
+                env[function] = original
+            for (_, first, _), (_, second, _) in zip(mine, copied):
+                if ("parts" in first) != ("parts" in second) or "parts" in first and not all(
+                        _same_value(a, b) for a, b in zip(first["parts"], second["parts"])):
+                    return caller
+        return None
+
+    def _stale(self, function, fn, results):
+        """Whether an input of the same shapes with other numbers (the case's ``twin``, with
+        the reference's answer to it) gets a wrong answer that repeats, bit for bit, a part of
+        the answer to the case: a cache by sizes, not a function."""
+        entry = self.functions[function]
+        for case, outcome, ok in results:
+            twin = case.get("twin")
+            if twin is None or not ok:
+                continue
+            again = call(fn, twin["inputs"], len(entry["parts"]), entry["parameters"])
+            if "parts" in again and not case_passes(twin, again) and any(
+                    _same_value(a, b) for a, b in zip(again["parts"], outcome["returned"])):
+                return True
+        return False
 
     def _blame(self, function, entry, env):
         """The first graded function this one builds on that fails its own cases and that

@@ -485,7 +485,11 @@ def test_the_probes_correct_notebooks_pass_every_check_with_nothing_said(checks)
         if env is None:
             continue
         for function in {STYLES[name][0] for name in probe.styles}:
-            assert checks.report(function, env) == [], (probe.name, checks.report(function, env))
+            # Nothing fails; a side effect the grade tells (an argument changed in place,
+            # harmless) may be told here too, in its words, and only that.
+            said = checks.report(function, env)
+            assert not public_checks.failing(said, function), (probe.name, said)
+            assert all("cambia los arrays o listas que recibe" in line for line in said), said
             judged += 1
     assert judged >= 30  # the control is wide: most of the probe's styles ran here
 
@@ -525,3 +529,69 @@ def test_a_public_tests_guess_is_cut_only_when_the_checks_name_the_cause():
     located = repr(CheckReport("multihead", result, diagnosis=["multihead: …", "  En ese caso, …"]))
     plain = repr(CheckReport("multihead", result))
     assert "¿pasas la máscara a cada cabeza?" in located and "¿pasas la máscara a cada cabeza?" in plain
+
+
+# --- side effects, told in the grade's words ------------------------------------------------------
+
+def _said_of(checks, key, **names):
+    """The first sentence of the grade's words for a side effect, its names filled in."""
+    return checks.spec["side_effects"][key].format(**names).split(":")[0]
+
+
+def test_an_argument_changed_in_place_is_told_and_harmless_unless_a_caller_changes(checks):
+    scales_q = _attention("Q @ K.T").replace(
+        "    d_k = K.shape[-1]\n", "    d_k = K.shape[-1]\n    Q /= np.sqrt(d_k)\n")
+    said = checks.report("attention", defined(scales_q))
+    assert not public_checks.failing(said, "attention"), said
+    assert _said_of(checks, "changed_harmless", function="attention", names="Q", name="Q") in said[0]
+    # Harmful: the mask inverted in place changes what the student's multihead computes.
+    inverts = '''
+def attention(Q, K, V, mask=None):
+    scores = Q @ K.T / np.sqrt(K.shape[-1])
+    if mask is not None:
+        np.logical_not(mask, out=mask)
+        scores = np.where(mask, -np.inf, scores)
+    weights = softmax(scores)
+    return weights @ V, weights
+
+def multihead(X, heads, W_O, mask=None):
+    return np.concatenate([attention(X @ q, X @ k, X @ v, mask)[0] for q, k, v in heads],
+                          axis=1) @ W_O
+'''
+    said = "\n".join(checks.report("attention", defined(inverts)))
+    assert _said_of(checks, "changed_harmful", function="attention", names="mask", name="mask",
+                    caller="multihead") in said, said
+    # Control: the correct attention is told nothing.
+    assert checks.report("attention", defined("")) == []
+
+
+def test_an_answer_changed_by_a_later_call_and_a_cache_by_sizes_are_told(checks):
+    shared_buffer = '''
+_BUFFER = np.zeros((512, 64))
+
+def positional_encoding(n_positions, d_model):
+    omega = 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)
+    angles = np.arange(n_positions)[:, None] * omega
+    pe = _BUFFER[:n_positions, :d_model]
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return pe, omega
+'''
+    said = "\n".join(checks.report("positional_encoding", defined(shared_buffer)))
+    assert _said_of(checks, "aliased", function="positional_encoding") in said, said
+    cache = '''
+_CACHE = {}
+
+def attention(Q, K, V, mask=None):
+    key = (Q.shape, K.shape, mask is None)
+    if key not in _CACHE:
+        scores = Q @ K.T / np.sqrt(K.shape[-1])
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        _CACHE[key] = softmax(scores)
+    return _CACHE[key] @ V, _CACHE[key]
+'''
+    said = "\n".join(checks.report("attention", defined(cache)))
+    assert _said_of(checks, "stale", function="attention") in said, said
+    # Controls: a new array on every call, and no cache, are told nothing.
+    assert checks.report("positional_encoding", defined("")) == []

@@ -148,7 +148,12 @@ def measures(function, inputs):
     values = [(key, float(value(d_k, n, m, d_v))) for key, value, _ in FACTORS]
     factors = [[key, value] for key, value in values
                if not np.isclose(value, expected, rtol=FACTOR_RTOL, atol=0)]
-    return [
+    leak = [] if mask is None else [
+        {"kind": "zero_where", "part": 1, "where": ~allowed, "atol": tolerances.MASKED_WEIGHT_ATOL,
+         "words": "una clave prohibida por la máscara recibe peso, aunque sea pequeño: con un "
+                  "número finito (−10, −1e4) en lugar de −∞ su peso no es exactamente 0. Pon −∞ "
+                  "en las puntuaciones prohibidas, antes de la softmax (paso 3, punto 2)"}]
+    return leak + [
         {"kind": "rows_sum_to_one", "part": 1, "atol": tolerances.ROW_SUM_ATOL,
          "rows_words": "las filas de los pesos no suman 1: cada consulta reparte su atención "
                        "entre las claves, así que cada fila de la softmax suma 1 (paso 3, punto 3)",

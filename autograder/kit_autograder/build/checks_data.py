@@ -14,7 +14,7 @@ import functools
 import inspect
 from pathlib import Path
 
-from public_checks import DATA_NAME, FORMAT, call, save, within
+from public_checks import DATA_NAME, FORMAT, call, case_passes, moved_inputs, save
 
 from ..verdicts import summary
 from ..verdicts.in_process import run_in_process
@@ -39,25 +39,44 @@ def _spec(lesson):
         cases = public.cases(name)
         if cases:
             functions[name] = _function(lesson, public, name, graded, cases)
-    return {"format": FORMAT, "atol": public.ATOL, "rtol": public.RTOL, "functions": functions}
+    return {"format": FORMAT, "atol": public.ATOL, "rtol": public.RTOL, "functions": functions,
+            "side_effects": side_effect_words()}
+
+
+def side_effect_words():
+    """What the grade says of a function's side effects (kit_autograder/grading.py), for the
+    notebook to say the same: ``{function}``, ``{names}``, ``{name}`` and ``{caller}`` are
+    filled in there."""
+    from .. import grading
+
+    return {"changed_harmless": grading.CHANGED_HARMLESS,
+            "changed_harmful": grading.CHANGED_HARMFUL, "aliased": grading.ALIASED,
+            "stale": grading.STALE}
 
 
 def _function(lesson, public, name, graded, cases):
     parameters = list(inspect.signature(getattr(lesson.REFERENCE, name)).parameters)
     count = len(graded.parts)
     built = []
-    for number, (case_name, description, inputs) in enumerate(cases):
+    def answered(inputs, case_name):
         answer = call(getattr(lesson.REFERENCE, name), inputs, count, parameters)
         if "parts" not in answer:
             raise RuntimeError(f"the reference {name} raised on its public case {case_name}: "
                                f"{answer['error']}: {answer['message']}")
         shares = public.allowances(name, inputs, answer["parts"])
+        return {"inputs": inputs, "expected": [centre for centre, _ in shares],
+                "allowance": [allowance for _, allowance in shares],
+                "measures": public.measures(name, inputs)}
+
+    for number, (case_name, description, inputs) in enumerate(cases):
         # Known by its number: the hidden cases' names name Otter's hidden tests, and never
         # reach students (tests/test_assign.py); its Spanish description is what they read.
-        built.append({"name": str(number), "description": description, "inputs": inputs,
-                      "expected": [centre for centre, _ in shares],
-                      "allowance": [allowance for _, allowance in shares],
-                      "measures": public.measures(name, inputs)})
+        case = {"name": str(number), "description": description,
+                **answered(inputs, case_name)}
+        moved = moved_inputs(inputs)
+        if moved is not None:  # the same shapes, other numbers: a cache by sizes shows
+            case["twin"] = answered(moved, case_name)
+        built.append(case)
     mistakes = []
     for mistake in public.mistakes(name):
         for form in mistake["forms"]:
@@ -80,10 +99,7 @@ def _outcomes(form, cases, count, parameters):
     found = {}
     for case in cases:
         outcome = call(form, case["inputs"], count, parameters)
-        passes = "parts" in outcome and len(outcome["parts"]) == len(case["expected"]) and all(
-            within(got, centre, allowance) for got, centre, allowance
-            in zip(outcome["parts"], case["expected"], case["allowance"]))
-        found[case["name"]] = None if passes else outcome
+        found[case["name"]] = None if case_passes(case, outcome) else outcome
     return found
 
 
