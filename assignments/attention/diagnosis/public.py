@@ -150,9 +150,10 @@ def measures(function, inputs):
                if not np.isclose(value, expected, rtol=FACTOR_RTOL, atol=0)]
     leak = [] if mask is None else [
         {"kind": "zero_where", "part": 1, "where": ~allowed, "atol": tolerances.MASKED_WEIGHT_ATOL,
-         "words": "una clave prohibida por la máscara recibe peso, aunque sea pequeño: con un "
-                  "número finito (−10, −1e4) en lugar de −∞ su peso no es exactamente 0. Pon −∞ "
-                  "en las puntuaciones prohibidas, antes de la softmax (paso 3, punto 2)"}]
+         "words": "una clave prohibida por la máscara recibe peso, aunque sea muy pequeño, y "
+                  "tiene que ser exactamente 0. ¿Pones un número finito (−10, −1e4) en lugar de "
+                  "−∞? Pon −∞ en las puntuaciones prohibidas, antes de la softmax (paso 3, "
+                  "punto 2)"}]
     return leak + [
         {"kind": "rows_sum_to_one", "part": 1, "atol": tolerances.ROW_SUM_ATOL,
          "rows_words": "las filas de los pesos no suman 1: cada consulta reparte su atención "
