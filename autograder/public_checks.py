@@ -171,7 +171,7 @@ def call(fn, inputs, count, parameters=()):
             warnings.simplefilter("ignore")
             value = _called(fn, args, kwargs, parameters)
             parts = as_parts(value, count)
-    except Exception as exc:  # the student's code: whatever it raises is said, never raised
+    except (Exception, SystemExit) as exc:  # the student's code: said, never raised
         return {"error": type(exc).__name__, "message": " ".join(str(exc).split())[:160]}
     # What it changed of its arguments, and a copy of what it returned as it returned it: a
     # later call that changes an earlier answer shows against this copy.
