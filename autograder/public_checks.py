@@ -588,8 +588,17 @@ def _number(value):
     return f"{value:.3g}".replace(".", ",")
 
 
+# A tail of rows at 0 after this many right ones reads as a table of fixed size; fewer right
+# rows say nothing of a size (an array of integers keeps only row 0's cos 0 = 1).
+TABLE_ROWS = 16
+
+
 def _where_it_differs(name, got, centre, allowance):
     """Which rows or columns of a part of the right shape differ; the whole part otherwise."""
+    if np.isfinite(got).all() and np.array_equal(got, np.round(got)) \
+            and not np.array_equal(centre, np.round(centre)):
+        return (f"todos los valores de {name} son números enteros, y no deberían: ¿los guardas "
+                "en un array de enteros (np.zeros(…, dtype=int)) o divides con //?")
     off = np.abs(got - centre) > np.broadcast_to(allowance, centre.shape)
     if got.ndim == 2 and off.any():
         rows, columns = np.flatnonzero(off.any(axis=1)), np.flatnonzero(off.any(axis=0))
@@ -600,7 +609,8 @@ def _where_it_differs(name, got, centre, allowance):
             return (f"{which} de {name} {verb} 0 en todas las filas, y no debería"
                     f"{'' if columns.size == 1 else 'n'}; las demás columnas están bien")
         if rows.size < got.shape[0] and rows[0] > 0 and np.array_equal(
-                rows, np.arange(rows[0], got.shape[0])) and np.all(got[rows] == 0):
+                rows, np.arange(rows[0], got.shape[0])) and np.all(got[rows] == 0) \
+                and rows[0] >= TABLE_ROWS:
             first = ("la primera es la correcta" if rows[0] == 1 else
                      f"las {rows[0]} primeras son las correctas")
             return (f"las filas de {name} desde la {rows[0]} hasta la última valen 0, y {first}: "
@@ -641,12 +651,19 @@ def _measure(measure, got, centre, allowance):
             if keys is None:
                 return None
             if isinstance(keys, float):
+                # A factor far from any scale (a weight nearly uniform fits almost any tiny
+                # one) says a number, not a cause.
+                if not 1 / FAR_FACTOR < keys / measure["expected"] < FAR_FACTOR:
+                    return None
                 return measure["other_words"].format(factor=_number(keys),
                                                      expected=_number(measure["expected"]))
             return _either([measure["words"][key] for key in keys])
     except Exception:  # a measurement that cannot read this answer says nothing
         return None
     return None
+
+
+FAR_FACTOR = 50
 
 
 def _measured_everywhere(failing):
