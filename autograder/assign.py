@@ -7,6 +7,8 @@
         dist/<lesson>/student/explorer.html             the lesson's interactive page, if it has one
         dist/<lesson>/student/requirements.txt          what students install, pinned as the kit is
         dist/<lesson>/student/tests/                    the public tests as files, for `otter check`
+        dist/<lesson>/student/public_checks.npz         the grade's diagnosis on public cases, as
+                                                        data, for grader.check (public_checks.py)
         dist/<lesson>/solution/notebook_solution.ipynb  the solution explained, after the deadline
         dist/<lesson>/autograder/<lesson>-autograder.zip  for Gradescope, `otter grade`, `otter run`
                                                         and `make grade`
@@ -34,7 +36,7 @@ from pathlib import Path
 import nbformat
 
 from kit_autograder import error_lines, lesson as lesson_module
-from kit_autograder.build import otter_master as master_module
+from kit_autograder.build import checks_data, otter_master as master_module
 from kit_autograder.build.course import DEFAULT_LESSON, DEMO_FOLDER, ROOT, LessonSources, zip_name
 from kit_autograder.build.figures import attach_figures
 from kit_autograder.build.leaks import Hidden, check_student_folder
@@ -56,7 +58,7 @@ SUPPORT_FOLDER = "student"  # files/student/ in the zip: what the sandbox lays o
 
 # The course's student-side modules, in autograder/: every notebook's grader, and, for a lesson
 # with a lab, the shared lab runner and the challenge's validator with its schema.
-SHARED_STUDENT_FILES = ("notebook_grader.py", "notebook_code.py")
+SHARED_STUDENT_FILES = ("notebook_grader.py", "notebook_code.py", "public_checks.py")
 LAB_STUDENT_FILES = ("lab_runner.py", "extension.py", "extension_schema.json")
 
 # The engine as a distribution of its own (autograder/pyproject.toml), for `otter run`.
@@ -130,6 +132,8 @@ def lay_out_student_files(sources: LessonSources, lesson, rubric, folder: Path):
     (folder / GUIDE_NAME).write_text(guide_text(sources, lesson, rubric), encoding="utf-8")
     if hasattr(lesson, "write_student_files"):
         lesson.write_student_files(folder)
+    # The grade's diagnosis on public cases, as data, for grader.check (public_checks.py).
+    checks_data.write(lesson, folder)
 
 
 def check_copied_files(sources: LessonSources, lesson):

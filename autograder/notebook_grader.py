@@ -103,8 +103,23 @@ class Grader:
             result = self._otter.check(question, global_env=env)
         except Exception as exc:  # Otter's own errors are English and about its internals
             return CheckReport(question, None, self._why_no_check(exc))
-        return None if result is None else CheckReport(question, result,
-                                                       practice=self._is_practice(question))
+        if result is None:
+            return None
+        return CheckReport(question, result, practice=self._is_practice(question),
+                           diagnosis=self._diagnosis(question, env))
+
+    def _diagnosis(self, question, env) -> list:
+        """What the grade's diagnosis says of ``question`` on the folder's public cases
+        (public_checks.py); [] when the folder has none (an older one) or it cannot run."""
+        try:
+            from public_checks import load
+        except ImportError:
+            return []
+        try:
+            checks = load(self.folder)
+            return checks.report(question, env) if checks is not None else []
+        except Exception:  # a check of ours must never break the student's cell
+            return []
 
     def _is_practice(self, question) -> bool:
         if self.notebook is None:
@@ -221,19 +236,34 @@ def _raises_not_implemented(node) -> bool:
 class CheckReport:
     """One question's public test results, shown in Spanish (Otter shows English)."""
 
-    def __init__(self, question: str, result, problem: str = "", practice: bool = False):
+    def __init__(self, question: str, result, problem: str = "", practice: bool = False,
+                 diagnosis=()):
         self.question, self.result, self.problem = question, result, problem
         self.practice = practice  # worth nothing: no hidden tests to warn about
+        self.diagnosis = list(diagnosis)  # the public checks' lines (public_checks.py)
         results = getattr(result, "test_case_results", None) or []
         self.public = [r for r in results if not r.test_case.hidden]
 
     @property
     def passed(self) -> bool:
-        return not self.problem and all(r.passed for r in self.public)
+        return not self.problem and not self._checks_fail() and all(r.passed for r in self.public)
+
+    def _checks_fail(self) -> bool:
+        """The public checks say a case fails (a note about side effects alone does not)."""
+        if not self.diagnosis:
+            return False
+        try:
+            from public_checks import failing
+        except ImportError:
+            return True
+        return failing(self.diagnosis, self.question)
 
     def lines(self) -> list:
         if self.problem:
             return [f"{self.question}: {self.problem}"]
+        return self._test_lines() + self.diagnosis
+
+    def _test_lines(self) -> list:
         total = len(self.public)
         failed = [(n, r) for n, r in enumerate(self.public, start=1) if not r.passed]
         if not total:
@@ -245,10 +275,27 @@ class CheckReport:
         lines = [f"{self.question}: no se cumple{'n' if len(failed) > 1 else ''} {len(failed)} de {total} "
                  f"prueba{'s' if total > 1 else ''} pública{'s' if total > 1 else ''}."]
         for number, result in failed:
-            lines.append(f"  ✗ Prueba {number}: {spanish_failure(result.message or '')}")
-            if result.test_case.failure_message:
-                lines.append(f"    Pista: {result.test_case.failure_message}")
+            failure = spanish_failure(result.message or "")
+            said = self._unguessed(failure) or failure  # a question alone is all it says
+            lines.append(f"  ✗ Prueba {number}: {said}")
+            hint = self._unguessed(result.test_case.failure_message or "")
+            if hint:
+                lines.append(f"    Pista: {hint}")
         return lines
+
+    def _unguessed(self, text: str) -> str:
+        """``text`` without a closing guess at the cause («…: ¿pasas la máscara…?») when the
+        public checks name the cause: the grade's feedback cuts the same guess."""
+        if not text or not self.diagnosis:
+            return text
+        try:
+            from public_checks import fact_of, names_a_cause
+        except ImportError:
+            return text
+        if not names_a_cause(self.diagnosis):
+            return text
+        kept = [fact_of(line) for line in text.split("\n")]
+        return "\n".join(line for line in kept if line)
 
     def __repr__(self) -> str:
         note = PRACTICE_NOTE if self.practice else HIDDEN_TESTS_NOTE

@@ -75,7 +75,7 @@ def test_the_lesson_builds_into_its_own_folder_with_only_its_parts(rnn_dist):
     student = {path.name for path in (rnn_dist / "student").iterdir()}
     # No lab, no explorer: none of their files; the course's shared grader files only.
     assert {"notebook_student.ipynb", "notebook.ipynb", "notebook_grader.py", "notebook_code.py",
-            "assessment.md", "requirements.txt", "tests"} == student
+            "public_checks.py", "assessment.md", "requirements.txt", "tests"} == student
     import zipfile
 
     with zipfile.ZipFile(zip_path) as zf:

@@ -25,6 +25,7 @@ from lesson055 import MASTER, student_files
 from kit_autograder.build.otter_master import load_master
 from notebook_code import assignment_name
 from notebook_grader import HIDDEN_TESTS_NOTE, PRACTICE_NOTE
+from public_checks import DATA_NAME as CHECKS_DATA, spec_text
 from seed_lines import assert_matches_seed
 
 PRACTICE = ("cruzada", "relleno", "cabezas", "cache_kv", "coste")
@@ -411,9 +412,12 @@ OTHER_DIALECT = re.compile(r"(?i)\b(llaves?|puntajes?|producto punto|(el|del|al)
 
 
 def test_everything_students_read_speaks_the_notebook_s_dialect(built_dist):
-    # Step 9's weights are arrays, not text (tests/test_trained_model.py checks what they hold).
+    # Step 9's weights are arrays, not text (tests/test_trained_model.py checks what they hold);
+    # the public checks' data is read for the words grader.check says.
     for path in (p for p in (built_dist / "student").rglob("*") if p.is_file() and p.name != WEIGHTS_FILE):
-        found = OTHER_DIALECT.findall(path.read_text(encoding="utf-8"))
+        text = (spec_text(path) if path.name == CHECKS_DATA else
+                path.read_text(encoding="utf-8"))
+        found = OTHER_DIALECT.findall(text)
         assert not found, (path.name, found)
 
 

@@ -39,3 +39,11 @@ def misconception_catalog():
     return {entry.id: NamedMistake(entry.name, entry.explanation, FUNCTIONS[entry.function].step,
                                    entry.function)
             for entry in misconceptions.CATALOG}
+
+
+def public_checks():
+    """The notebook's public checks (kit_autograder/build/checks_data.py): built at
+    ``make assign`` only, and only their data ships."""
+    from .diagnosis import public
+
+    return public

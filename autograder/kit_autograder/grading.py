@@ -802,12 +802,15 @@ def _unverified(question, case, description, reason):
 
 # A public test's message may end with its author's guess at the cause, «…: ¿usas la base
 # 10000?». Once the diagnosis names a cause, or the test is measured to fail for another
-# function (Verdict.blamed), that guess would point elsewhere: it is cut.
-GUESS = re.compile(r"^(?P<fact>.*\S)\s*:\s*¿[^¿]*\?\s*$", re.DOTALL)
+# function (Verdict.blamed), that guess would point elsewhere: it is cut (the rule is the
+# student's public_checks.fact_of, so that grader.check cuts the same guesses).
 NAMING = ("misconception", "ambiguous", "finding")
 
 
 def _without_guesses(public_verdicts, diagnoses):
+    # Beside notebook_code, a student-side module the grader's Python finds the same way.
+    from public_checks import fact_of
+
     named = {question for question, found in diagnoses.items()
              if any(d.kind in NAMING for d in found)}
     for verdict in public_verdicts:
@@ -816,17 +819,9 @@ def _without_guesses(public_verdicts, diagnoses):
             continue
         kept = []
         for message in verdict.messages:
-            lines = [_fact_of(line) for line in message.split("\n")]
+            lines = [fact_of(line) for line in message.split("\n")]
             kept.append("\n".join(line for line in lines if line) or message)
         verdict.messages = kept
-
-
-def _fact_of(line):
-    """``line`` without a trailing «: ¿…?»; '' when it is only a question."""
-    if line.lstrip().startswith("¿") and line.rstrip().endswith("?"):
-        return ""
-    match = GUESS.match(line)
-    return f"{match['fact']}." if match else line
 
 
 # `from numpy import *` puts NumPy's sum, max, min, abs, round, any and all in place of

@@ -43,6 +43,16 @@ and may provide:
   off;
 * ``locate_raised(function, inputs, call)``: the same for a failing case that raised, from
   probes that need no answer on the case itself; without it, such cases are not located;
+* ``public_checks()``: what ``grader.check`` needs to give, on public inputs, the diagnosis
+  the grade gives on hidden ones (kit_autograder/build/checks_data.py computes it at build time
+  and only its data ships, public_checks.npz): an object with ``ATOL`` and ``RTOL`` (how close
+  a mistake's output is matched), ``cases(function)`` (``[(name, Spanish description,
+  inputs)]``, fixed public draws of every kind of hidden case), ``allowances(function, inputs,
+  expected)`` (``[(centre, allowance)]`` per returned part, as the judge compares),
+  ``mistakes(function)`` (the catalog: ``{id, name, explanation, hint, forms}``),
+  ``known_forms(function)`` (``[(id, implementation)]`` of mistakes outside the catalog, whose
+  words the build asks of the grade) and ``measures(function, inputs)`` (measurements of a
+  failing part, as data: public_checks.py reads ``rows_sum_to_one`` and ``softmax_factor``);
 
 Everything else a lesson may bring lives in its folder under a fixed name, each optional:
 ``master.py`` (required by ``make assign``), ``figures/``, ``explorer/index.html``, and

@@ -1,0 +1,134 @@
+"""The public checks' data, computed at build time for any lesson (public_checks.py reads it).
+
+A lesson that provides ``public_checks()`` (kit_autograder/lesson.py) gives, for each graded
+function, public cases (fixed draws of every kind of hidden case), the allowance the grade
+gives each entry, the mistakes its grade names with their mutants, known mistakes outside its
+catalog, and measurements of a part. Here every one of them runs on the public cases, in the
+builder's Python, and only what they return is written: the reference's answers, each
+mistake's outputs where it fails, and the words. For a known mistake the words are what the
+grade itself says of it on these cases (the lesson's judge, summary and locators, as the
+engine runs them), so the notebook and the grade say one diagnosis.
+"""
+
+import functools
+import inspect
+from pathlib import Path
+
+from public_checks import DATA_NAME, FORMAT, call, case_passes, moved_inputs, save
+
+from ..verdicts import summary
+from ..verdicts.in_process import run_in_process
+
+
+def write(lesson, folder):
+    """``public_checks.npz`` in ``folder`` when the lesson provides public checks; its path,
+    or None."""
+    if not hasattr(lesson, "public_checks"):
+        return None
+    path = Path(folder) / DATA_NAME
+    save(path, _spec(lesson))
+    return path
+
+
+@functools.lru_cache(maxsize=4)
+def _spec(lesson):
+    # One computation per build: the student folder, the solution's and the zip's get it.
+    public = lesson.public_checks()
+    functions = {}
+    for name, graded in lesson.FUNCTIONS.items():
+        cases = public.cases(name)
+        if cases:
+            functions[name] = _function(lesson, public, name, graded, cases)
+    return {"format": FORMAT, "atol": public.ATOL, "rtol": public.RTOL, "functions": functions,
+            "side_effects": side_effect_words()}
+
+
+def side_effect_words():
+    """What the grade says of a function's side effects (kit_autograder/grading.py), for the
+    notebook to say the same: ``{function}``, ``{names}``, ``{name}`` and ``{caller}`` are
+    filled in there."""
+    from .. import grading
+
+    return {"changed_harmless": grading.CHANGED_HARMLESS,
+            "changed_harmful": grading.CHANGED_HARMFUL, "aliased": grading.ALIASED,
+            "stale": grading.STALE}
+
+
+def _function(lesson, public, name, graded, cases):
+    parameters = list(inspect.signature(getattr(lesson.REFERENCE, name)).parameters)
+    count = len(graded.parts)
+    built = []
+    def answered(inputs, case_name):
+        answer = call(getattr(lesson.REFERENCE, name), inputs, count, parameters)
+        if "parts" not in answer:
+            raise RuntimeError(f"the reference {name} raised on its public case {case_name}: "
+                               f"{answer['error']}: {answer['message']}")
+        shares = public.allowances(name, inputs, answer["parts"])
+        return {"inputs": inputs, "expected": [centre for centre, _ in shares],
+                "allowance": [allowance for _, allowance in shares],
+                "measures": public.measures(name, inputs)}
+
+    for number, (case_name, description, inputs) in enumerate(cases):
+        # Known by its number: the hidden cases' names name Otter's hidden tests, and never
+        # reach students (tests/test_assign.py); its Spanish description is what they read.
+        case = {"name": str(number), "description": description,
+                **answered(inputs, case_name)}
+        moved = moved_inputs(inputs)
+        if moved is not None:  # the same shapes, other numbers: a cache by sizes shows
+            case["twin"] = answered(moved, case_name)
+        built.append(case)
+    mistakes = []
+    for mistake in public.mistakes(name):
+        for form in mistake["forms"]:
+            outcomes = _outcomes(form, built, count, parameters)
+            if any(o is not None for o in outcomes.values()):
+                mistakes.append({key: mistake[key] for key in
+                                 ("id", "name", "explanation", "hint")} | {"outcomes": outcomes})
+    for form_id, form in public.known_forms(name):
+        outcomes = _outcomes(form, built, count, parameters)
+        words = grade_words(lesson, name, form, cases) if any(
+            o is not None for o in outcomes.values()) else []
+        if words:
+            mistakes.append({"id": form_id, "words": words, "outcomes": outcomes})
+    return {"parts": list(graded.parts), "parameters": parameters,
+            "uses": list(graded.stand_ins), "cases": built, "mistakes": mistakes}
+
+
+def _outcomes(form, cases, count, parameters):
+    """``{case: outcome}`` of a mistake, None where it passes the case."""
+    found = {}
+    for case in cases:
+        outcome = call(form, case["inputs"], count, parameters)
+        found[case["name"]] = None if case_passes(case, outcome) else outcome
+    return found
+
+
+def grade_words(lesson, function, fn, cases):
+    """What the grade says of ``fn`` as the student's ``function`` on ``cases``: the lesson's
+    judge on each case, its summary of them together, and, where that leaves a failing case
+    unexplained, where its locators measure the function departing, as ``_grade_function``
+    (kit_autograder/grading.py) does on the hidden cases. Each diagnosis as a sentence."""
+    spec = lesson.FUNCTIONS[function]
+    judged = []
+    for case_name, description, inputs in cases:
+        outcome = run_in_process(fn, inputs, len(spec.parts))
+        judged.append(summary.Judged(case_name, description, inputs, outcome,
+                                     lesson.judge(function, inputs, outcome)))
+    failing = [j for j in judged if j.failures]
+    if not failing:
+        return []
+    together = getattr(lesson, "summarize", None)
+    diagnoses = together(function, judged) if together else summary.grouped(judged)
+    if not summary.explained_everywhere(diagnoses, [j.case for j in failing]):
+        found = summary.located(
+            getattr(lesson, "locate", None), function, failing,
+            lambda name, probe: run_in_process(fn, probe, len(spec.parts)).parts,
+            getattr(lesson, "locate_raised", None))
+        diagnoses = summary.with_located(diagnoses, found) if found else diagnoses
+    return [f"Diagnóstico: {_sentence(d.message)}" for d in diagnoses]
+
+
+def _sentence(text):
+    text = str(text).strip()
+    text = text[:1].upper() + text[1:]
+    return text if text[-1:] in (".", "?", "!", "…") else text + "."

@@ -1,0 +1,754 @@
+"""The grade's diagnosis, on public inputs, in the student's kernel: ``grader.check`` adds it.
+
+``make assign`` writes ``public_checks.npz`` beside the notebook (kit_autograder/build/
+public_checks.py): for each graded function, public cases of every kind the hidden cases have
+(fixed public draws: the hidden ones are drawn afresh for each submission), the reference's
+answer on each with the allowance the grade gives every entry, the output of each mistake the
+grade names (its catalogued mutants, and known mistakes with the words the grade says of them
+on these cases), and measurements the lesson declares. Only data: no code of the reference or
+of the mutants.
+
+``Checks.report(function, env)`` runs the student's own function on those cases and, where it
+departs, says what the grade would: the mistake whose output it reproduces on every failing
+case and only there, in the grade's words; several with «¿…?»; otherwise, case by case, what
+is off (an error, a shape, NaN, what a declared measurement reads, the rows or columns that
+differ). A function that calls other graded functions is blamed on them first when they fail
+their own cases. Nothing here raises into the notebook: a missing or unreadable file is an old
+folder, and says nothing. Student-facing text is Spanish.
+"""
+
+import contextlib
+import copy
+import inspect
+import io
+import json
+import math
+import re
+import warnings
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+DATA_NAME = "public_checks.npz"
+FORMAT = 1
+SPEC_KEY = "spec"
+
+# A function the student has not written raises this: Otter's tests already say so.
+NOT_WRITTEN = ("NotImplementedError",)
+
+
+# --- a public test's guess ---------------------------------------------------------------------
+
+# A public test's message may end with a guess at the cause («…, y tu omega es …: ¿usas la base
+# 10000?»). Where a diagnosis names the cause, the guess would point elsewhere: the grade's
+# feedback (kit_autograder.grading._without_guesses) and grader.check both cut it with this.
+GUESS = re.compile(r"^(?P<fact>.*\S)\s*:\s*¿[^¿]*\?\s*$", re.DOTALL)
+
+
+def fact_of(line):
+    """``line`` without a trailing «: ¿…?»; '' when it is only a question."""
+    if line.lstrip().startswith("¿") and line.rstrip().endswith("?"):
+        return ""
+    match = GUESS.match(line)
+    return f"{match['fact']}." if match else line
+
+
+def failing(lines, function):
+    """Whether the checks' lines about ``function`` say a case fails (not only a note)."""
+    return bool(lines) and lines[0].startswith(f"{function}: no se cumple")
+
+
+def names_a_cause(lines):
+    """Whether the checks' lines name a cause (a diagnosis, or another function to fix first)
+    rather than only say what is off."""
+    return any(line.lstrip().startswith(("Diagnóstico", "Arregla primero")) for line in lines)
+
+
+# --- the data file ----------------------------------------------------------------------------
+
+
+def encode(value, arrays):
+    """``value`` as JSON with every array stored in ``arrays`` under a key of its own."""
+    if isinstance(value, np.ndarray):
+        key = f"a{len(arrays)}"
+        arrays[key] = value
+        return {"array": key}
+    if isinstance(value, tuple):
+        return {"tuple": [encode(v, arrays) for v in value]}
+    if isinstance(value, list):
+        return [encode(v, arrays) for v in value]
+    if isinstance(value, dict):
+        return {"dict": {k: encode(v, arrays) for k, v in value.items()}}
+    if isinstance(value, (np.integer, np.floating, np.bool_)):
+        return value.item()
+    return value
+
+
+def decode(value, arrays):
+    if isinstance(value, list):
+        return [decode(v, arrays) for v in value]
+    if isinstance(value, dict):
+        if "array" in value:
+            return np.array(arrays[value["array"]])  # a copy: the caller may change it
+        if "tuple" in value:
+            return tuple(decode(v, arrays) for v in value["tuple"])
+        return {k: decode(v, arrays) for k, v in value["dict"].items()}
+    return value
+
+
+def save(path, spec):
+    """Write ``spec`` (JSON data holding arrays) as ``path``, an .npz that ``np.load`` reads:
+    uncompressed, so that the build's check for hidden content reads every byte of it, and
+    with fixed dates, so that building twice gives the same bytes."""
+    arrays = {}
+    text = json.dumps(encode(spec, arrays), ensure_ascii=False)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as zf:
+        # The JSON as UTF-8 bytes, not a NumPy string (UTF-32), so that its text is readable
+        # in the file as it is.
+        spec = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+        for key, array in {SPEC_KEY: spec, **arrays}.items():
+            buffer = io.BytesIO()
+            np.lib.format.write_array(buffer, np.asarray(array), allow_pickle=False)
+            zf.writestr(zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0)),
+                        buffer.getvalue())
+
+
+def spec_text(path):
+    """The data file's JSON, every word it says included, as text."""
+    with np.load(path, allow_pickle=False) as data:
+        return data[SPEC_KEY].tobytes().decode("utf-8")
+
+
+def load(folder):
+    """The folder's checks, or None when it has no readable data file (an older folder)."""
+    path = Path(folder) / DATA_NAME
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {key: data[key] for key in data.files if key != SPEC_KEY}
+        spec = decode(json.loads(spec_text(path)), arrays)
+    except Exception:  # missing, truncated, another version: the checks stay quiet
+        return None
+    if not isinstance(spec, dict) or spec.get("format") != FORMAT:
+        return None
+    return Checks(spec)
+
+
+# --- outcomes ---------------------------------------------------------------------------------
+
+
+def as_parts(value, count):
+    """What a function returned, as a list of float arrays: its ``count`` parts when it
+    returned a tuple or list of that many, else everything it returned. Raises when a part is
+    not numbers."""
+    if isinstance(value, (tuple, list)) and not (count == 1 and _is_matrix_list(value)):
+        items = list(value)
+    else:
+        items = [value]
+    return [np.asarray(item, dtype=float) for item in items]
+
+
+def _is_matrix_list(value):
+    # A single answer written as nested lists of numbers is one part, not several.
+    return all(isinstance(v, (list, tuple)) for v in value) and not any(
+        isinstance(v, np.ndarray) for v in value)
+
+
+def call(fn, inputs, count, parameters=()):
+    """``{"parts": [...]}`` or ``{"error": type name, "message": …}``, never raising. The
+    arguments go by position in the order of ``parameters`` (the statement's), as the grade
+    passes them, so a function that renames its parameters is called as it is graded."""
+    given = copy.deepcopy(inputs)
+    kwargs, args = dict(given), []
+    for name in parameters:
+        if name not in kwargs:
+            break
+        args.append(kwargs.pop(name))
+    try:
+        # What the function prints (a debugging print) would repeat once per case: unsaid.
+        with warnings.catch_warnings(), np.errstate(all="ignore"), \
+                contextlib.redirect_stdout(io.StringIO()):
+            warnings.simplefilter("ignore")
+            value = _called(fn, args, kwargs, parameters)
+            parts = as_parts(value, count)
+    except (Exception, SystemExit) as exc:  # the student's code: said, never raised
+        return {"error": type(exc).__name__, "message": " ".join(str(exc).split())[:160]}
+    # What it changed of its arguments, and a copy of what it returned as it returned it: a
+    # later call that changes an earlier answer shows against this copy.
+    changed = [name for name in inputs if not _same_value(given[name], inputs[name])]
+    return {"parts": parts, "returned": [np.array(part) for part in parts], "changed": changed}
+
+
+def moved_inputs(inputs):
+    """``inputs`` with every float array moved a little (same shapes, other numbers); None
+    when it holds none."""
+    found = []
+
+    def move(value):
+        if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+            found.append(True)
+            return value * 1.25 + 0.1
+        if isinstance(value, (list, tuple)):
+            return type(value)(move(v) for v in value)
+        return value
+
+    moved = {name: move(value) for name, value in inputs.items()}
+    return moved if found else None
+
+
+def _same_value(a, b):
+    if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
+        return (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple))
+                and len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b)))
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape
+                and bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f")))
+    return a == b
+
+
+def _called(fn, args, kwargs, parameters):
+    """``fn(*args, **kwargs)``; when the signature takes the last arguments only by name
+    (``*, mask=None``), those go by the statement's names, as the grade calls it."""
+    try:
+        return fn(*args, **kwargs)
+    except TypeError:
+        try:
+            signature = inspect.signature(fn)
+            signature.bind(*args, **kwargs)
+        except TypeError:
+            pass  # the call itself did not fit: try the last arguments by name
+        except ValueError:
+            raise
+        else:
+            raise  # raised inside the function
+    for keep in range(len(args) - 1, -1, -1):
+        by_name = {**kwargs, **dict(zip(parameters[keep:], args[keep:]))}
+        try:
+            signature.bind(*args[:keep], **by_name)
+        except TypeError:
+            continue
+        return fn(*args[:keep], **by_name)
+    return fn(*args, **kwargs)  # raises the call's own TypeError
+
+
+def _same_places(a, b):
+    return bool(np.array_equal(np.isnan(a), np.isnan(b))
+                and np.array_equal(np.where(np.isinf(a), np.sign(a), 0),
+                                   np.where(np.isinf(b), np.sign(b), 0)))
+
+
+def within(got, centre, allowance):
+    """Same shape, NaN and infinities in the same places, every finite entry within its
+    allowance of ``centre``."""
+    if got.shape != centre.shape or not _same_places(got, centre):
+        return False
+    finite = np.isfinite(centre)
+    return bool(np.all(np.abs(got[finite] - centre[finite]) <= np.broadcast_to(
+        allowance, centre.shape)[finite]))
+
+
+def case_passes(case, outcome):
+    """Every part within its allowance, and no property the case declares broken (a weight
+    past the mask is wrong however small: the grade's standard says so too)."""
+    parts = outcome.get("parts")
+    if parts is None or len(parts) != len(case["expected"]) or not all(
+            within(got, centre, allowance)
+            for got, centre, allowance in zip(parts, case["expected"], case["allowance"])):
+        return False
+    return not any(_broken(measure, parts) for measure in case.get("measures", []))
+
+
+def _broken(measure, parts):
+    if measure.get("kind") != "zero_where":
+        return False
+    got = parts[measure["part"]]
+    where = np.asarray(measure["where"], dtype=bool)
+    return got.shape == where.shape and bool(np.any(np.abs(got[where]) > measure["atol"]))
+
+
+# --- the checks -------------------------------------------------------------------------------
+
+
+class Checks:
+    """The public checks of one lesson, as ``make assign`` computed them."""
+
+    def __init__(self, spec):
+        self.spec = spec
+        self.functions = spec["functions"]
+        self.atol, self.rtol = spec["atol"], spec["rtol"]
+
+    def has(self, function):
+        return function in self.functions
+
+    # -- running the student's function ------------------------------------------------------
+
+    def _run(self, function, fn):
+        entry = self.functions[function]
+        results = []
+        for case in entry["cases"]:
+            outcome = call(fn, case["inputs"], len(entry["parts"]), entry["parameters"])
+            results.append((case, outcome, self._passes(case, outcome)))
+        return results
+
+    def _passes(self, case, outcome):
+        return case_passes(case, outcome)
+
+    def passes(self, function, env):
+        fn = env.get(function)
+        return callable(fn) and all(ok for _, _, ok in self._run(function, fn))
+
+    # -- the report --------------------------------------------------------------------------
+
+    def report(self, function, env):
+        """Spanish lines about ``function`` as the kernel holds it; [] when there is nothing
+        to add (it passes every case, it is not written yet, or the lesson has no checks)."""
+        if function not in self.functions:
+            return []
+        fn = env.get(function)
+        if not callable(fn):
+            return []
+        entry = self.functions[function]
+        results = self._run(function, fn)
+        failing = [(case, outcome) for case, outcome, ok in results if not ok]
+        if failing and all(outcome.get("error") in NOT_WRITTEN for _, outcome in failing):
+            return []  # not written yet: its public tests already say so
+        effects = self._side_effects(function, fn, env, results)
+        if not failing:
+            return [f"{function}: {effects[0]}"] + [f"  {e}" for e in effects[1:]] \
+                if effects else []
+        total = len(results)
+        head = (f"{function}: no se cumple{'n' if len(failing) > 1 else ''} {len(failing)} de "
+                f"{total} casos de comprobación (los mismos tipos de caso que las pruebas "
+                "ocultas, con números públicos):")
+        lines = [head] + [f"  ✗ {case['description']}" for case, _ in failing]
+        blamed = self._blame(function, entry, env)
+        if blamed:
+            return lines + [f"  Arregla primero tu {blamed}: no cumple sus propios casos de "
+                            f"comprobación (mira grader.check(\"{blamed}\")), y {function} "
+                            f"la usa, así que su fallo puede venir de ahí."]
+        passing = {case["name"] for case, _, ok in results if ok}
+        return lines + [f"  {line}" for line in self._diagnosis(entry, failing, passing, total)
+                        + effects]
+
+    # -- side effects, judged by their effect as the grade judges them --------------------
+
+    def _side_effects(self, function, fn, env, results):
+        """What the function does besides answering, in the grade's words (the spec's
+        ``side_effects``): it changes its arguments (said to matter where it changes what the
+        student's functions that call it compute), it changes an earlier answer when called
+        again, or it answers another input with part of an earlier answer."""
+        words, said = self.spec.get("side_effects", {}), []
+        changed = next((o["changed"] for _, o, _ in results if o.get("changed")), [])
+        if changed and "changed_harmless" in words:
+            names = ", ".join(changed)
+            caller = self._harmed_caller(function, env)
+            key = "changed_harmful" if caller else "changed_harmless"
+            said.append(_full_stop(words[key].format(function=function, names=names,
+                                                     name=changed[0], caller=caller)))
+        if "aliased" in words and any(
+                "parts" in o and not all(_same_value(np.asarray(p, dtype=float), r)
+                                         for p, r in zip(o["parts"], o["returned"]))
+                for _, o, _ in results):
+            said.append(_full_stop(words["aliased"].format(function=function)))
+        if "stale" in words and self._stale(function, fn, results):
+            said.append(_full_stop(words["stale"].format(function=function)))
+        return said
+
+    def _harmed_caller(self, function, env):
+        """A graded function of the kernel that calls ``function`` and computes otherwise when
+        ``function`` gets copies of its arguments; None when there is none."""
+        original = env[function]
+
+        def on_copies(*args, **kwargs):
+            return original(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+
+        for caller, entry in self.functions.items():
+            if function not in entry.get("uses", []) or not callable(env.get(caller)) \
+                    or not self._calls(caller, function, env):
+                continue
+            mine = self._run(caller, env[caller])
+            env[function] = on_copies
+            try:
+                copied = self._run(caller, env[caller])
+            finally:
+                env[function] = original
+            for (_, first, _), (_, second, _) in zip(mine, copied):
+                if ("parts" in first) != ("parts" in second) or "parts" in first and not all(
+                        _same_value(a, b) for a, b in zip(first["parts"], second["parts"])):
+                    return caller
+        return None
+
+    def _stale(self, function, fn, results):
+        """Whether an input of the same shapes with other numbers (the case's ``twin``, with
+        the reference's answer to it) gets a wrong answer that repeats, bit for bit, a part of
+        the answer to the case: a cache by sizes, not a function."""
+        entry = self.functions[function]
+        for case, outcome, ok in results:
+            twin = case.get("twin")
+            if twin is None or not ok:
+                continue
+            again = call(fn, twin["inputs"], len(entry["parts"]), entry["parameters"])
+            if "parts" in again and not case_passes(twin, again) and any(
+                    _same_value(a, b) for a, b in zip(again["parts"], outcome["returned"])):
+                return True
+        return False
+
+    def _blame(self, function, entry, env):
+        """The first graded function this one builds on that fails its own cases and that
+        this one calls, measured: a vectorised multihead that never calls attention is not
+        told to fix it first."""
+        for other in entry.get("uses", []):
+            if other in self.functions and callable(env.get(other)) \
+                    and not self.passes(other, env) and self._calls(function, other, env):
+                return other
+        return None
+
+    def _calls(self, function, other, env):
+        """Whether the kernel's ``function`` calls the kernel's ``other`` (directly or through
+        another function) on its first public case."""
+        entry, original = self.functions[function], env[other]
+
+        def sentinel(*args, **kwargs):
+            raise _Called()
+
+        env[other] = sentinel
+        try:
+            call(env[function], entry["cases"][0]["inputs"], len(entry["parts"]),
+                 entry["parameters"])
+        except _Called:
+            return True
+        finally:
+            env[other] = original
+        return False
+
+    def _diagnosis(self, entry, failing, passing, total):
+        scope = _scope(len(failing), total)
+        named = [m for m in entry["mistakes"] if self._explains(m, failing, passing)]
+        named = list({m["id"]: m for m in named}.values())  # one mistake, several forms
+        raised = all("error" in outcome for _, outcome in failing)
+        if len(named) == 1:
+            return _words(named[0], scope, raised)
+        if 1 < len(named) <= MAX_CANDIDATES:
+            return _candidates(named, scope, raised)
+        measured = _measured_everywhere(failing)
+        if measured:
+            return [f"Diagnóstico, en {scope}: {_full_stop(measured)}"]
+        return _grouped([(case, self._case_lines(entry, case, outcome))
+                         for case, outcome in failing], len(failing))
+
+    def _explains(self, mistake, failing, passing):
+        """The mistake fails exactly the failing cases, and reproduces each of them."""
+        outputs = mistake["outcomes"]
+        if any(outputs.get(name) is not None for name in passing):
+            return False
+        for case, outcome in failing:
+            theirs = outputs.get(case["name"])
+            if theirs is None or not self._same(case, outcome, theirs):
+                return False
+        return True
+
+    def _same(self, case, mine, theirs):
+        if "error" in mine or "error" in theirs:
+            # The same kind of error with the same message (NumPy's names the sizes that do
+            # not fit): one mistake. The kind alone would fit any code that raises it.
+            return (mine.get("error"), mine.get("message")) == (theirs.get("error"),
+                                                                theirs.get("message"))
+        if len(mine["parts"]) != len(theirs["parts"]):
+            return False
+        for index, (got, other) in enumerate(zip(mine["parts"], theirs["parts"])):
+            allowance = self.atol + self.rtol * np.abs(other)
+            if index < len(case["allowance"]) and other.shape == case["expected"][index].shape:
+                allowance = np.maximum(allowance, case["allowance"][index])
+            if not within(got, other, allowance):
+                return False
+        return True
+
+    # -- what is off, case by case -----------------------------------------------------------
+
+    def _case_lines(self, entry, case, outcome):
+        """What is off on one failing case: clauses, the first one the case's lead."""
+        if "error" in outcome:
+            message = f": {outcome['message']}" if outcome.get("message") else ""
+            return [f"tu función lanza {outcome['error']}{message}"]
+        parts, names = outcome["parts"], entry["parts"]
+        if len(parts) != len(names):
+            said = " y ".join(names)
+            return [f"tu función devuelve {len(parts)} valor{'es' if len(parts) != 1 else ''} "
+                    f"y deberían ser {len(names)}: {said}" + (", en ese orden" if len(names) > 1 else "")]
+        found = []
+        for index, (name, got, centre, allowance) in enumerate(
+                zip(names, parts, case["expected"], case["allowance"])):
+            if within(got, centre, allowance):
+                continue
+            if got.shape != centre.shape:
+                prefix = _right_first_rows(got, centre, allowance)
+                if prefix:
+                    found.append(prefix.format(name=name))
+                    continue
+                found.append(f"{name} tiene forma {_shape(got.shape)} y debería tener "
+                             f"{_shape(centre.shape)}")
+                continue
+            if not np.isfinite(got).all() and np.isfinite(centre).all():
+                found.append(f"hay NaN o infinitos en {name}")
+                continue
+            measured = [said for measure in case.get("measures", [])
+                        if measure["part"] == index
+                        for said in [_measure(measure, got, centre, allowance)] if said]
+            if measured:  # what a part measures explains the parts computed from it
+                return [measured[0]]
+            found.append(_where_it_differs(name, got, centre, allowance))
+        right = [name for name, got, centre, allowance in zip(names, parts, case["expected"],
+                                                              case["allowance"])
+                 if within(got, centre, allowance)]
+        if found and right:  # where the mistake is not: what comes before it is right
+            found[0] = f"tu función acierta en {' y '.join(right)}, pero {found[0]}"
+        return [found[0]] + [f"y {line}" for line in found[1:]] if found else []
+
+
+MAX_CANDIDATES = 3
+
+
+class _Called(BaseException):
+    """Raised by the stand-in of a function whose use is measured: a BaseException, so that a
+    student's ``except Exception`` lets it through."""
+
+
+def _grouped(said, failing):
+    """``[(case, clauses)]`` as lines, the cases that say the same said once together."""
+    together = {}
+    for case, clauses in said:
+        together.setdefault(tuple(clauses), []).append(case["description"])
+    lines = []
+    for clauses, cases in together.items():
+        if not clauses:
+            continue
+        if len(cases) == failing:
+            where = "En ese caso" if failing == 1 else "En todos ellos"
+        elif len(cases) == 1:
+            where = f"En el caso «{cases[0]}»"
+        else:
+            where = "En los casos " + ", ".join(f"«{c}»" for c in cases[:-1]) + f" y «{cases[-1]}»"
+        lines.append(f"{where}, {_full_stop(clauses[0])}")
+        lines += [f"  {_full_stop(clause)}" for clause in clauses[1:]]
+    return lines
+
+
+def _right_first_rows(got, centre, allowance):
+    """When ``got`` has fewer rows than it should and those are the right first ones, what
+    that says (a ``{name}`` slot for the part), else None."""
+    rows = got.shape[0] if got.ndim else 0
+    if got.ndim != centre.ndim or got.shape[1:] != centre.shape[1:] or not 0 < rows < len(centre):
+        return None
+    if not within(got, centre[:rows], np.broadcast_to(allowance, centre.shape)[:rows]):
+        return None
+    return (f"{{name}} tiene {rows} filas en lugar de {len(centre)}, y esas {rows} son las "
+            f"correctas: ¿tiene tu cálculo un tamaño máximo fijo, como una tabla de {rows} filas "
+            "que recortas? Devuelve tantas filas como te piden")
+
+
+def _scope(failing, total):
+    # The grade's scope (diagnose._scope) said of the public cases.
+    return ("el único caso de comprobación que falla" if failing == 1 else
+            f"los {failing} casos de comprobación"
+            + (", que fallan todos" if failing == total else " que fallan"))
+
+
+def _words(mistake, scope, raised):
+    if "words" in mistake:  # a known mistake: what the grade says of it on these cases
+        return mistake["words"]
+    if raised:  # an error matches by its kind alone, which other mistakes raise too
+        return [f"Diagnóstico: en {scope}, tu función lanza el mismo error que un error típico: ¿"
+                f"{_lower(mistake['name'])}? {mistake['explanation']}",
+                f"Pista: {mistake['hint']}"]
+    return [f"Diagnóstico: error típico reconocido, que explica {scope}: {mistake['name']}. "
+            f"{mistake['explanation']}", f"Pista: {mistake['hint']}"]
+
+
+def _candidates(mistakes, scope, raised):
+    names = "?; ¿o ".join(_lower(m["name"]) for m in mistakes)
+    hints = " ".join(dict.fromkeys(m["hint"] for m in mistakes if "hint" in m))
+    verb = "lanza el mismo error que" if raised else "se comporta como"
+    return [f"Diagnóstico: en {scope}, tu función {verb} {len(mistakes)} errores típicos que estos casos no "
+            f"distinguen: ¿{names}?"] + ([f"Pistas: {hints}"] if hints else [])
+
+
+def _full_stop(text):
+    return text if text.endswith((".", "?", "!")) else text + "."
+
+
+def _lower(text):
+    return text[:1].lower() + text[1:]
+
+
+def _shape(shape):
+    return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _number(value):
+    return f"{value:.3g}".replace(".", ",")
+
+
+# A tail of rows at 0 after this many right ones reads as a table of fixed size; fewer right
+# rows say nothing of a size (an array of integers keeps only row 0's cos 0 = 1).
+TABLE_ROWS = 16
+
+
+def _where_it_differs(name, got, centre, allowance):
+    """Which rows or columns of a part of the right shape differ; the whole part otherwise."""
+    if np.isfinite(got).all() and np.array_equal(got, np.round(got)) \
+            and not np.array_equal(centre, np.round(centre)):
+        return (f"todos los valores de {name} son números enteros, y no deberían: ¿los guardas "
+                "en un array de enteros (np.zeros(…, dtype=int)) o divides con //?")
+    off = np.abs(got - centre) > np.broadcast_to(allowance, centre.shape)
+    if got.ndim == 2 and off.any():
+        rows, columns = np.flatnonzero(off.any(axis=1)), np.flatnonzero(off.any(axis=0))
+        zero = np.all(got[:, columns] == 0, axis=0)
+        if columns.size < got.shape[1] and zero.all():
+            which = _indices(columns, got.shape[1])
+            verb = "vale" if columns.size == 1 else "valen"
+            return (f"{which} de {name} {verb} 0 en todas las filas, y no debería"
+                    f"{'' if columns.size == 1 else 'n'}; las demás columnas están bien")
+        if rows.size < got.shape[0] and rows[0] > 0 and np.array_equal(
+                rows, np.arange(rows[0], got.shape[0])) and np.all(got[rows] == 0) \
+                and rows[0] >= TABLE_ROWS:
+            first = ("la primera es la correcta" if rows[0] == 1 else
+                     f"las {rows[0]} primeras son las correctas")
+            return (f"las filas de {name} desde la {rows[0]} hasta la última valen 0, y {first}: "
+                    "¿tiene tu cálculo un tamaño máximo fijo?")
+        if columns.size < got.shape[1]:
+            return (f"{_indices(columns, got.shape[1])} de {name} "
+                    f"{_differ(columns)}; las demás columnas sí")
+        if rows.size < got.shape[0]:
+            return (f"{_indices(rows, got.shape[0], 'fila')} de {name} {_differ(rows)}; las "
+                    "demás filas sí")
+    return f"los valores de {name} no coinciden con los esperados"
+
+
+def _differ(found):
+    return "no coincide con la esperada" if found.size == 1 else "no coinciden con las esperadas"
+
+
+def _indices(found, size, noun="columna"):
+    if found.size == 1:
+        last = " (la última)" if found[0] == size - 1 else ""
+        return f"la {noun} {found[0]}{last}"
+    shown = ", ".join(str(i) for i in found[:6]) + (", …" if found.size > 6 else "")
+    return f"las {noun}s {shown}"
+
+
+# --- measurements a lesson declares on a part --------------------------------------------------
+
+
+def _measure(measure, got, centre, allowance):
+    """What ``measure`` reads of one failing part, in Spanish, or None."""
+    try:
+        if measure.get("kind") == "rows_sum_to_one":
+            return _rows_sum(measure, got)
+        if measure.get("kind") == "rows_standardised":
+            return _rows_standardised(measure, got, centre)
+        if measure.get("kind") == "softmax_factor":
+            keys = _factor_keys(measure, got)
+            if keys is None:
+                return None
+            if isinstance(keys, float):
+                # A factor far from any scale (a weight nearly uniform fits almost any tiny
+                # one) says a number, not a cause.
+                if not 1 / FAR_FACTOR < keys / measure["expected"] < FAR_FACTOR:
+                    return None
+                return measure["other_words"].format(factor=_number(keys),
+                                                     expected=_number(measure["expected"]))
+            return _either([measure["words"][key] for key in keys])
+    except Exception:  # a measurement that cannot read this answer says nothing
+        return None
+    return None
+
+
+FAR_FACTOR = 50
+
+
+def _measured_everywhere(failing):
+    """One reading of a declared factor that every failing case shares, in Spanish, or None:
+    the grade says a mistake for the function only when it explains every failing case."""
+    shared, words = None, {}
+    for case, outcome in failing:
+        parts = outcome.get("parts")
+        keys = None
+        for measure in case.get("measures", []):
+            if measure.get("kind") != "softmax_factor" or parts is None \
+                    or measure["part"] >= len(parts):
+                continue
+            try:
+                found = _factor_keys(measure, parts[measure["part"]])
+            except Exception:
+                found = None
+            if isinstance(found, list) and found:
+                keys, words = set(found), {**words, **measure["words"]}
+        if keys is None:
+            return None
+        shared = keys if shared is None else shared & keys
+        if not shared:
+            return None
+    return _either([words[key] for key in sorted(shared)]) if shared else None
+
+
+def _either(said):
+    """One reading said as it is; several that the cases cannot tell apart, as questions."""
+    if len(said) == 1:
+        return said[0]
+    return "tus pesos encajan con varias lecturas que estos casos no distinguen: ¿" + \
+        "?; ¿o ".join(_lower(s) for s in said) + "?"
+
+
+def _rows_sum(measure, got):
+    if got.ndim != 2:
+        return None
+    tol = measure["atol"]
+    if np.all(np.abs(got.sum(axis=1) - 1) <= tol):
+        return None
+    if got.shape[0] > 1 and np.all(np.abs(got.sum(axis=0) - 1) <= tol):
+        return measure["columns_words"]
+    return measure["rows_words"]
+
+
+def _rows_standardised(measure, got, centre):
+    """Whether each row has mean 0 and variance 1, as the lesson says each way."""
+    if got.shape != centre.shape or got.ndim != 2 or not np.isfinite(got).all():
+        return None
+    standard = (np.abs(got.mean(axis=-1)).max() <= measure["mean_atol"]
+                and np.abs(got.var(axis=-1) - 1).max() <= measure["var_atol"])
+    return measure["standard_words" if standard else "other_words"]
+
+
+def _factor_keys(measure, got):
+    """When ``got`` is a row-wise softmax of ``factor·scores`` over the allowed entries, the
+    keys of the lesson's named factors that equal the fitted one (a list), or the factor itself
+    when none does (a float); None when ``got`` is no such softmax or the factor is right."""
+    scores, allowed = measure["scores"], np.asarray(measure["allowed"], dtype=bool)
+    if got.shape != scores.shape or not np.isfinite(got).all():
+        return None
+    if np.any(np.abs(got[~allowed]) > measure["masked_atol"]):
+        return None
+    usable = allowed & (got > measure["smallest_weight"])
+    centred_s, centred_l = [], []
+    for row in range(got.shape[0]):
+        keep = usable[row]
+        if abs(got[row].sum() - 1) > measure["atol"]:
+            return None  # not a softmax by rows: another measurement says what
+        if keep.sum() < 2:
+            continue
+        s, logs = scores[row, keep], np.log(got[row, keep])
+        centred_s.append(s - s.mean())
+        centred_l.append(logs - logs.mean())
+    if not centred_s:
+        return None
+    s, logs = np.concatenate(centred_s), np.concatenate(centred_l)
+    if np.dot(s, s) < 1e-12:
+        return None
+    factor = float(np.dot(s, logs) / np.dot(s, s))
+    if np.abs(logs - factor * s).max() > measure["fit_atol"]:
+        return None  # not a softmax of the scores times one number
+    if math.isclose(factor, measure["expected"], rel_tol=measure["factor_rtol"]):
+        return None
+    keys = [key for key, value in measure["factors"]
+            if math.isclose(factor, value, rel_tol=measure["factor_rtol"])]
+    return keys or factor
