@@ -45,7 +45,10 @@ class Server:
         return self.get("api/contents/" + urllib.parse.quote(str(relative)) + "?content=1")
 
     def lab_url(self, relative):
-        return f"{self.url}/lab/tree/{urllib.parse.quote(str(relative))}?token={self.token}"
+        # reset: JupyterLab would otherwise restore the tabs a previous test left open, and
+        # a test waiting for "its" notebook could read the restored one.
+        return (f"{self.url}/lab/tree/{urllib.parse.quote(str(relative))}"
+                f"?reset&token={self.token}")
 
 
 class PortTaken(RuntimeError):

@@ -25,7 +25,8 @@ LAYERS = (
     ("report", "written", "lms", "similarity"),
     # one submission graded, and what that needs: the lesson, its zip, its build, its inputs
     ("grading", "verdicts", "submission", "bundle", "lesson", "build", "hidden_inputs", "policy",
-     "incell", "challenge", "csv_cells", "spanish_numbers", "error_lines"),
+     "incell", "challenge", "csv_cells", "spanish_numbers", "error_lines", "notebook_causes",
+     "parsing"),
     # the only code that starts student code
     ("sandbox",),
 )
@@ -234,3 +235,22 @@ def test_control_a_lower_room_importing_a_higher_one_is_named(tmp_path):
         "toy.deep imports toy.door (deep.py:1): deep is below door",
         "toy.stray: its room stray is in no layer of LAYERS; place it"]
     assert layer_violations(graph, "toy", (("door", "deep", "stray"),)) == []
+
+
+def test_the_engines_threads_build_syntax_trees_only_through_parsing_py():
+    """CPython 3.11's ast breaks when two threads build trees at once (SystemError: AST
+    constructor recursion depth mismatch: the similarity pass's parts, kept beside the grading
+    threads, met the grader's own parse). Every module that runs in make grade's threads parses
+    through kit_autograder.parsing, under its one lock. The build and the sandbox's inside run
+    in processes of their own."""
+    import re
+
+    engine = ROOT / "autograder" / "kit_autograder"
+    direct = re.compile(r"\bast\.parse\(|\bcompile\([^)]*PyCF_ONLY_AST")
+    own_process = (engine / "build", engine / "sandbox")
+    offenders = [f"{path.relative_to(engine)}:{number}"
+                 for path in sorted(engine.rglob("*.py")) if path.name != "parsing.py"
+                 and not any(folder in path.parents for folder in own_process)
+                 for number, line in enumerate(path.read_text("utf-8").splitlines(), 1)
+                 if direct.search(line.split("#")[0])]
+    assert offenders == [], offenders

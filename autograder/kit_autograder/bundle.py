@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import lesson as lesson_module
+from .parsing import parse
 
 PLUGIN = "kit_autograder.otter_plugin.VerificationPlugin"
 STUDENT_FOLDER = "student"  # files/student/: what students get beside their notebook
@@ -91,7 +92,7 @@ class Bundle:
         if not path.is_file():
             return []
         names = []
-        for node in ast.parse(path.read_bytes()).body:
+        for node in parse(path.read_bytes()).body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
                     _is_test_case(decorator) for decorator in node.decorator_list):
                 arguments = node.args

@@ -36,6 +36,7 @@ from .verdicts.messages import (cell_error_text, error_message, line_text, place
 from .verdicts.outcome import Failure, Outcome
 from .verdicts.record import Diagnosis, Flag, Record, Verdict
 from .verdicts.sizes import CaseSizes
+from .parsing import LOCK as AST_LOCK, parse
 
 MAX_EXPORT_BYTES = 1 << 20
 # A call's error kinds that say the function was not written: raise NotImplementedError (the
@@ -119,7 +120,6 @@ class Grader:
         # As the statement writes them, for messages: ("Q", "K", "V", "mask=None").
         self.statements = {name: tuple(str(p) for p in s.parameters.values())
                            for name, s in signatures.items()}
-        self._policy_lock = threading.Lock()
 
     @property
     def tests(self):
@@ -192,7 +192,7 @@ class Grader:
 
     def _graded(self, started) -> Record:
         sandbox, job, loaded, record = started.sandbox, started.job, started.loaded, started.record
-        with self._policy_lock:  # ast is not thread-safe in CPython 3.11
+        with AST_LOCK:  # ast is not thread-safe in CPython 3.11 (parsing.py)
             definitions = _definitions(loaded.cells, self.lesson.FUNCTIONS)
         conversation = _Conversation(job, self.answer_stand_in, self.parameters,
                                      self.statements, loaded.cells, definitions)
@@ -426,7 +426,7 @@ class Grader:
                         and not v.public and not v.passed]
             if not verdicts:
                 continue
-            with self._policy_lock:  # ast is not thread-safe in CPython 3.11
+            with AST_LOCK:  # ast is not thread-safe in CPython 3.11 (parsing.py)
                 said = [(notebook_causes.REDEFINED, sentence) for sentence in
                         notebook_causes.redefinitions(function, loaded.cells, spec.stand_ins)]
                 text_cell = notebook_causes.text_cell_definitions(function, loaded.text_cells)
@@ -655,7 +655,7 @@ class Grader:
                                         f"{'se detuvo' if one else 'se detuvieron'}"
                                         + ("; el resto del cuaderno se ejecutó"
                                            if slow[-1].get("more") else "")))
-        with self._policy_lock:  # ast is not thread-safe in CPython 3.11
+        with AST_LOCK:  # ast is not thread-safe in CPython 3.11 (parsing.py)
             hints = policy.review_hints(loaded.cells, self.bundle.settings.get("given", []))
         flags += [Flag("revisar", hint) for hint in hints]
         return flags
@@ -1005,7 +1005,7 @@ def _top_level_defs(source):
     does not parse. Most cells of a class's notebooks are the ones everybody received: each is
     parsed once per batch, not once per student (as policy.parsed_cells)."""
     try:
-        tree = ast.parse(source)
+        tree = parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return ()
     return tuple((node.name, node.lineno, node.end_lineno or node.lineno)

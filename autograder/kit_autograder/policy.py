@@ -17,6 +17,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 from typing import Iterable, Optional
+from .parsing import parse
 
 _FILE_OR_PROCESS = frozenset({
     "os", "posix", "nt", "subprocess", "pathlib", "shutil", "socket", "ssl", "http", "urllib",
@@ -111,6 +112,12 @@ def parsed_cells(cells) -> Iterable[tuple]:
             yield number, *parsed
 
 
+def cell_tree(source):
+    """One cell's tree (IPython's syntax read) from the parse cache, or None."""
+    parsed = _parsed(source)
+    return parsed[0] if parsed is not None else None
+
+
 # Small on purpose: the cells everybody received are met in every notebook and stay in; each
 # student's own cells pass through, so the grader's memory does not grow with the class. The
 # fingerprints are kept beside their tree, never keyed by a statement, which would keep every
@@ -121,7 +128,7 @@ def _parsed(source):
     notebooks are the ones everybody received, unchanged: each is parsed once per batch, not
     once per student. The key is the cell's exact text."""
     try:
-        tree = ast.parse(cell_python(source))
+        tree = parse(cell_python(source))
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     return tree, tuple(fingerprint(statement) for statement in tree.body)

@@ -38,6 +38,7 @@ import unicodedata
 from dataclasses import dataclass
 
 import numpy as np
+from ..parsing import parse
 
 CODE_K = 5  # tokens in a run of code
 TEXT_K = 3  # words in a run of written text
@@ -79,7 +80,7 @@ def bound_names(code) -> set:
     comprehension targets, functions, classes and their parameters (not imports: a
     library's names stay)."""
     try:
-        tree = ast.parse(code) if isinstance(code, str) else code
+        tree = parse(code) if isinstance(code, str) else code
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
     names = set()
@@ -156,7 +157,7 @@ def canonical(text: str) -> tuple:
     layout its own, one statement a line), with loops that build a list as comprehensions;
     the text itself when it does not parse."""
     try:
-        tree = ast.parse(text)
+        tree = parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return text, set()
     names = bound_names(tree)

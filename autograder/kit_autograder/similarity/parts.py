@@ -28,6 +28,7 @@ import hashlib
 import json
 import re
 from pathlib import Path
+from ..parsing import parse
 
 FOLDER = "similarity"
 FORMAT = 2
@@ -79,7 +80,7 @@ def _parse(source: str):
 
     for text in (source, None):
         try:
-            return ast.parse(cell_python(source) if text is None else text)
+            return parse(cell_python(source) if text is None else text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
     return None
