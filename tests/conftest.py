@@ -191,13 +191,16 @@ LONGEST_FIRST = (
     "test_extension",  # 172, 33
     "test_lms_end_to_end",  # 154, 49
     "test_student_journey",  # 154, 24
+    "test_public_checks",  # issue 49: a kernel runs every mistake's check, ~40 s on 2 busy cores
     "test_sandbox_modes",  # 141, 29
     "test_otter_doors_upload",  # 140, 27
     "test_locate",  # 136, 27
+    "test_misnames",  # issue 49.4: one make grade batch and in-process grading, ~30 s
     "test_explorer",  # 123, 38
     "test_second_lesson",  # 119, 41
     "test_ablation",  # 114, 20
     "test_class_report",  # 110, 32
+    "test_similarity",  # issue 50: two planted classes and a make grade batch, ~40 s
     "test_diagnosis",  # 101, 24
     "test_student_install",  # 98, 17
     "test_batch",  # 91, 23
