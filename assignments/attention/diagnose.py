@@ -54,10 +54,12 @@ NORMALIZED_VAR_ATOL = 1e-3
 
 
 # Error kinds no mutant's outcome can have: a mutant is the reference's code with one mistake,
-# so it exists ("missing") and nothing in it raises NotImplementedError (the notebook's stub).
-# An answer with one of these matches no entry, and running the catalog's mutants on its case
-# to learn that cost some forty milliseconds of every untouched notebook.
-NO_MUTANT_RAISES = frozenset({"not_implemented", "missing"})
+# so it exists ("missing"), nothing in it raises NotImplementedError (the notebook's stub) and
+# every name it reads is defined ("name": a cell of the student's failed, so a name it was to
+# define does not exist). An answer with one of these matches no entry, and running the
+# catalog's mutants on its case to learn that cost some forty milliseconds of every untouched
+# or broken notebook.
+NO_MUTANT_RAISES = frozenset({"not_implemented", "missing", "name"})
 
 
 def diagnose(function, inputs, outcome: Outcome, failures, expected, entries=None) -> list:
@@ -68,7 +70,7 @@ def diagnose(function, inputs, outcome: Outcome, failures, expected, entries=Non
         if precision:  # half precision blurs every other property: say it first
             return precision
     if outcome.parts is None and outcome.error.get("kind") in NO_MUTANT_RAISES:
-        matches = []  # the stub, or no function at all: no mistake of the catalog's
+        matches = []  # the stub, no function, a name never defined: none of the catalog's
     else:
         tried = _mutants_of(function, inputs, expected)
         if entries is not None:
