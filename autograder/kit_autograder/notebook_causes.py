@@ -16,6 +16,7 @@ their redefinitions cannot change its grade. Every lesson shares this: no lesson
 """
 
 import ast
+import functools
 
 from . import policy
 
@@ -75,13 +76,21 @@ def definitions(cells):
     notebook's code cells, in order."""
     found = {}
     for position, source in enumerate(cells):
-        tree = _tree(source)
-        if tree is None:
-            continue
-        for name, node in _bindings(tree).items():
-            found.setdefault(name, []).append((position, ast.get_source_segment(source, node)
-                                               or ast.dump(node), _stub(node)))
+        for name, segment, stub in _cell_definitions(source):
+            found.setdefault(name, []).append((position, segment, stub))
     return found
+
+
+@functools.lru_cache(maxsize=512)
+def _cell_definitions(source):
+    """``((name, source of the binding, whether it is a stub), ...)`` of one cell. Cached by
+    its text: get_source_segment splits the whole cell again for each binding, and most cells
+    of a class's notebooks are the ones everybody received. Only text is kept, no tree."""
+    tree = _tree(source)
+    if tree is None:
+        return ()
+    return tuple((name, ast.get_source_segment(source, node) or ast.dump(node), _stub(node))
+                 for name, node in _bindings(tree).items())
 
 
 def _used_names(node):

@@ -25,11 +25,16 @@ from ..written.scores import ScoresError
 from . import feedback, otter_results
 
 
+# Sets of scores whose CSV rows are kept (_rows_of): a class has few.
+MAX_KEPT_ROWS = 256
+
+
 class Outputs:
     """Writes each submission's files as it is graded; keeps only its CSV row in memory."""
 
     def __init__(self, out: Path, grader: Grader, identities=None):
         self.out, self.grader, self.rows, self.lock = out, grader, {}, threading.Lock()
+        self._rows = {}  # the CSV's rows of each set of scores met (_rows_of)
         self.config = grader.bundle.otter_config()
         self.identities = identities or {}  # file -> (student name, student id), from the LMS
         self.written = written_merge.Written(out, grader.lesson.NAME)
@@ -47,7 +52,7 @@ class Outputs:
         tests = {q: self.grader.bundle.test_file(q) for q in self.grader.tests}
         results = otter_results.grading_results(record, tests)
         gradescope = otter_results.gradescope(record, results, self.config, sections)
-        row = otter_results.final_grades([results]).to_dict("records")
+        row = self._rows_of(results)
         # A lone surrogate that slipped past the wire (the notebook's own JSON can hold one)
         # becomes "?" here rather than an exception that would lose this student's files.
         (self.out / "records" / f"{record.stem}.json").write_text(record.to_json(), "utf-8",
@@ -57,6 +62,27 @@ class Outputs:
             json.dumps(gradescope, indent=2, ensure_ascii=False), "utf-8", errors="replace")
         with self.lock:
             self.rows[record.stem] = (row, [flag.text() for flag in record.flags])
+
+    def _rows_of(self, results):
+        """``final_grades([results])``'s rows, as records. Otter's merge_scores_to_df builds
+        DataFrames from a deep copy of every test case (5 ms a submission); its rows depend only
+        on each question's score and points, as Otter typed them, and on the file's name. So
+        they are built once per distinct set of scores, and the file's name put in."""
+        if results.has_catastrophic_failure():  # its row holds Otter's error, not scores
+            return otter_results.final_grades([results]).to_dict("records")
+        key = tuple((name, type(test.score), test.score, type(test.possible), test.possible)
+                    for name, test in results.results.items())
+        with self.lock:
+            rows = self._rows.get(key)
+        if rows is None:
+            rows = otter_results.final_grades([results]).to_dict("records")
+            with self.lock:
+                self._rows[key] = rows
+                while len(self._rows) > MAX_KEPT_ROWS:  # memory that does not grow with N
+                    self._rows.pop(next(iter(self._rows)))
+        rows = [dict(row) for row in rows]
+        rows[-1]["file"] = results.file
+        return rows
 
     def write_csv(self, order):
         """``order``: the submissions' stems, in the CSV's order."""
