@@ -71,12 +71,13 @@ $(ZIP): $(STAMP) $(ZIP_SOURCES)
 # and CI must tell "tests failed" (1) from "no tests ran" (5).
 # One worker per core, each taking whole modules (--dist loadfile), so a module's fixtures are
 # built once, in conftest.py's LONGEST_FIRST order; TEST_JOBS=1 runs the suite in this process.
+# --durations=10: every run ends with its ten slowest tests, the suite's long poles (issue 52).
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 test: $(STAMP)
 	@rm -f .pytest-exit
 	$(PY) -m pytest $(if $(filter-out 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder) \
-		$(PYTEST_ARGS) || { echo $$? > .pytest-exit; exit 1; }
+		--durations=10 $(PYTEST_ARGS) || { echo $$? > .pytest-exit; exit 1; }
 
 # Everyday work: the tests that need no build, no fresh venv and no browser (under a minute).
 test-fast: $(STAMP)
