@@ -303,7 +303,14 @@ class CheckReport:
 
     def _repr_html_(self) -> str:
         color = "green" if self.passed else "#b00"
-        return f"<pre style='color: {color}'>{html.escape(repr(self))}</pre>"
+        return _shown(repr(self), color)
+
+
+def _shown(text: str, color: str) -> str:
+    """A check's text as Jupyter shows it, wrapped between words: JupyterLab's outputs break a
+    long line anywhere («las pru|ebas»)."""
+    return (f"<pre style='color: {color}; white-space: pre-wrap; word-break: normal; "
+            f"overflow-wrap: break-word'>{html.escape(text)}</pre>")
 
 
 class AllChecks:
@@ -325,7 +332,7 @@ class AllChecks:
 
     def _repr_html_(self) -> str:
         color = "green" if all(r.passed for r in self.reports) else "#b00"
-        return f"<pre style='color: {color}'>{html.escape(repr(self))}</pre>"
+        return _shown(repr(self), color)
 
 
 def spanish_failure(message: str) -> str:
