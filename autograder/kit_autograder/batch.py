@@ -251,13 +251,9 @@ def _notices(ingested):
 def _keep_caught(out, file, tracebacks, lock):
     """Bugs of ours that a file met and the grade survived (those cases count as unverified,
     and the row says so): their tracebacks, for a person to report, in the log only."""
-    text = "".join(f"--- {file}: contained, the grade went on\n{text}" for text in tracebacks)
     with lock:
-        try:
-            with open(out / INTERNAL_LOG, "a", encoding="utf-8") as f:
-                f.write(text)
-        except OSError:
-            pass
+        _append_internal(out, "".join(f"--- {file}: contained, the grade went on\n{text}"
+                                      for text in tracebacks))
 
 
 def _keep_traceback(out, file, attempt, lock, log):
@@ -267,11 +263,16 @@ def _keep_traceback(out, file, attempt, lock, log):
             f"{traceback.format_exc()}")
     with lock:
         print(text, file=log, end="")
-        try:
-            with open(out / INTERNAL_LOG, "a", encoding="utf-8") as f:
-                f.write(text)
-        except OSError:
-            pass
+        _append_internal(out, text)
+
+
+def _append_internal(out, text):
+    """``text`` at the end of ``OUT/internal-errors.log``; the caller holds the lock."""
+    try:
+        with open(out / INTERNAL_LOG, "a", encoding="utf-8") as f:
+            f.write(text)
+    except OSError:
+        pass
 
 
 def _prepare(out: Path):
