@@ -710,7 +710,9 @@ def _rows_sum(measure, got):
     tol = measure["atol"]
     if np.all(np.abs(got.sum(axis=1) - 1) <= tol):
         return None
-    if got.shape[0] > 1 and np.all(np.abs(got.sum(axis=0) - 1) <= tol):
+    # With one key, the only column's sum is the whole matrix's: a softmax over every entry at
+    # once looks the same, so "columns instead of rows" would send the student to the axis.
+    if min(got.shape) > 1 and np.all(np.abs(got.sum(axis=0) - 1) <= tol):
         return measure["columns_words"]
     return measure["rows_words"]
 

@@ -162,6 +162,22 @@ def test_each_mistake_is_named_by_its_check(checks, what, source, function, expe
     assert "no coinciden con los esperados" not in said, said
 
 
+def test_weights_normalised_over_the_whole_matrix_are_never_told_columns_instead_of_rows(checks):
+    """With one key (m = 1) the only column's sum is the matrix's: a softmax over every entry
+    at once sums to 1 there too, and is no softmax over the columns."""
+    whole = _attention("Q @ K.T / np.sqrt(d_k)").replace(
+        "softmax(scores, axis=-1)",
+        "np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum()")
+    assert whole != _attention("Q @ K.T / np.sqrt(d_k)")
+    said = "\n".join(checks.report("attention", defined(whole)))
+    assert "las filas de los pesos no suman 1" in said, said
+    assert "suman 1 las columnas" not in said, said
+    # Control: a softmax over the columns, with several keys, is still told so.
+    columns = "\n".join(checks.report("attention", defined(
+        _attention("Q @ K.T / np.sqrt(d_k)", axis="0"))))
+    assert "columnas" in columns, columns
+
+
 def test_the_scale_mistakes_are_told_apart(checks):
     # Each scale mistake's words, and none of the others': the measured factor decides.
     said = {what: "\n".join(checks.report("attention", defined(source)))
