@@ -76,6 +76,11 @@ def _function(lesson, public, name, graded, cases):
         moved = moved_inputs(inputs)
         if moved is not None:  # the same shapes, other numbers: a cache by sizes shows
             case["twin"] = answered(moved, case_name)
+        if hasattr(public, "locating"):
+            ladder = _locating(public.locating(name, inputs), getattr(lesson.REFERENCE, name),
+                               inputs, count, parameters)
+            if ladder["steps"]:
+                case["locating"] = ladder
         built.append(case)
     mistakes = []
     for mistake in public.mistakes(name):
@@ -92,6 +97,52 @@ def _function(lesson, public, name, graded, cases):
             mistakes.append({"id": form_id, "words": words, "outcomes": outcomes})
     return {"parts": list(graded.parts), "parameters": parameters,
             "uses": list(graded.stand_ins), "cases": built, "mistakes": mistakes}
+
+
+def _locating(steps, reference, inputs, count, parameters):
+    """A case's locating steps as data: each probe's inputs once (``probes``), the answers
+    its tests compare with (``answers``: the reference's on the probe where the lesson gives
+    none, computed here), and each step's tests by index, with the grade's words. A probe or
+    answer of -1 is the case's own."""
+    probes, answers, built, seen, computed = [], [], [], {}, {}
+
+    def index(value, into, make=lambda v: v):
+        if value is None:
+            return -1
+        if id(value) not in seen:  # the same object, one copy in the file
+            seen[id(value)] = (len(into), value)  # kept alive: its id stays its own
+            into.append(make(value))
+        return seen[id(value)][0]
+
+    def answered(probe):
+        if id(probe) not in computed:
+            answer = call(reference, probe, count, parameters)
+            if "parts" not in answer:
+                raise RuntimeError(f"the reference raised on a locating probe: "
+                                   f"{answer['error']}")
+            computed[id(probe)] = (answer["parts"], probe)
+        return computed[id(probe)][0]
+
+    for step in steps:
+        tests = []
+        for test in step.tests:
+            answer = test.answer
+            if answer is None and test.holds in REFERENCE_HOLDS:
+                answer = answered(inputs if test.probe is None else test.probe)
+            tests.append({"probe": index(test.probe, probes), "holds": test.holds,
+                          "answer": -1 if answer is None else index(answer, answers, list),
+                          "part": test.part, "where": test.leaks, "where_part": test.leak_part,
+                          "where_atol": test.leak_atol, "other": test.other,
+                          "columns": None if test.columns is None else list(test.columns),
+                          "min_values": test.min_values})
+        built.append({"id": step.place[0], "words": f"Diagnóstico: {_sentence(step.message)}",
+                      "tests": tests})
+    return {"probes": probes, "answers": answers, "steps": built}
+
+
+# The tests that compare the student's answer with an answer: the reference's on the probe
+# where the lesson gives none.
+REFERENCE_HOLDS = ("matches", "differs", "monotone", "permuted")
 
 
 def _outcomes(form, cases, count, parameters):
