@@ -16,8 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attention import lesson
+from attention import lesson, locate, locate_attention, locate_multihead
 from attention.cases import cases_for
+from attention.diagnosis import locating
+from attention.diagnosis.public import cases as public_cases
 from attention.diagnosis.public import public_seed
 from attention.functions import FUNCTIONS
 from kit_autograder.build import checks_data
@@ -126,6 +128,63 @@ MISTAKES = [
 ]
 
 
+# Mistakes no catalogued mutant reproduces and the grade locates: the notebook locates each on
+# the probes the build derived from its public cases, in the locator's own words (issue 49).
+MULTIHEAD = '''
+def multihead(X, heads, W_O, mask=None):
+{body}
+'''
+LOCATED = [
+    ("máscara traspuesta", _attention("Q @ K.T / np.sqrt(d_k)").replace(
+        "np.where(mask,", "np.where(np.transpose(mask),"), "attention",
+     locate_attention.MASK_TRANSPOSED),
+    ("máscara con −10", _attention("Q @ K.T / np.sqrt(d_k)").replace("-np.inf", "-10.0"),
+     "attention", locate_attention.MASK),
+    ("softmax dos veces", _attention("Q @ K.T / np.sqrt(d_k)").replace(
+        "weights = softmax(scores, axis=-1)", "weights = softmax(softmax(scores))"),
+     "attention", locate_attention.SOFTMAX_TWICE),
+    ("K y V de la primera cabeza", MULTIHEAD.format(body='''\
+    _, W_K0, W_V0 = heads[0]
+    outs = [attention(X @ W_Q, X @ W_K0, X @ W_V0, mask)[0] for W_Q, _, _ in heads]
+    return np.concatenate(outs, axis=1) @ W_O'''), "multihead", locate_multihead.OTHER_HEADS),
+    ("cabezas separadas con paso h", MULTIHEAD.format(body='''\
+    h, n = len(heads), X.shape[0]
+    Qs, Ks, Vs = (X @ np.hstack([head[i] for head in heads]) for i in range(3))
+    split = lambda M: M.reshape(n, M.shape[1] // h, h).transpose(2, 0, 1)
+    outs = [attention(q, k, v, mask)[0] for q, k, v in zip(split(Qs), split(Ks), split(Vs))]
+    return np.concatenate(outs, axis=1) @ W_O'''), "multihead", locate_multihead.SPLITTING),
+    ("tanh de la concatenación", MULTIHEAD.format(body='''\
+    outs = [attention(X @ q, X @ k, X @ v, mask)[0] for q, k, v in heads]
+    return np.tanh(np.concatenate(outs, axis=1)) @ W_O'''), "multihead",
+     locate_multihead.AFTER_HEADS),
+    ("puntuaciones que pasan de una cabeza a otra", MULTIHEAD.format(body='''\
+    carried, outs = 0, []
+    for W_Q, W_K, W_V in heads:
+        carried = carried + (X @ W_Q) @ (X @ W_K).T / np.sqrt(W_K.shape[1])
+        s = carried if mask is None else np.where(mask, carried, -np.inf)
+        outs.append(softmax(s) @ (X @ W_V))
+    return np.hstack(outs) @ W_O'''), "multihead", locate_multihead.SHARED_WEIGHTS),
+]
+# The same code written right: each stays silent (the controls).
+LOCATED_CONTROLS = [
+    ("máscara leída bien", _attention("Q @ K.T / np.sqrt(d_k)"), "attention"),
+    ("cabezas separadas bien", MULTIHEAD.format(body='''\
+    h, n = len(heads), X.shape[0]
+    Qs, Ks, Vs = (X @ np.hstack([head[i] for head in heads]) for i in range(3))
+    split = lambda M: M.reshape(n, h, M.shape[1] // h).transpose(1, 0, 2)
+    outs = [attention(q, k, v, mask)[0] for q, k, v in zip(split(Qs), split(Ks), split(Vs))]
+    return np.concatenate(outs, axis=1) @ W_O'''), "multihead"),
+    ("cada cabeza con sus matrices", MULTIHEAD.format(body='''\
+    outs = [attention(X @ q, X @ k, X @ v, mask)[0] for q, k, v in heads]
+    return np.concatenate(outs, axis=1) @ W_O'''), "multihead"),
+]
+
+
+def located_words(place):
+    # As the grade's feedback says a located place (checks_data.grade_words).
+    return f"Diagnóstico: {checks_data._sentence(f'el fallo está en {place[1]}')}"
+
+
 def defined(source, names=None):
     """The notebook's globals after ``source``, with the reference standing in for every graded
     function ``source`` does not define (as the solution's cells would)."""
@@ -160,6 +219,47 @@ def test_each_mistake_is_named_by_its_check(checks, what, source, function, expe
         assert phrase in said, said
     # Named, not the fallback that only says which values are off.
     assert "no coinciden con los esperados" not in said, said
+
+
+@pytest.mark.parametrize("what, source, function, place", LOCATED, ids=[m[0] for m in LOCATED])
+def test_each_unnamed_mistake_is_located_as_the_grade_locates_it(checks, what, source, function,
+                                                                  place):
+    env = defined(source)
+    said = "\n".join(checks.report(function, env))
+    assert located_words(place) in said, said
+    assert "no coinciden con los esperados" not in said, said
+    # The grade's own diagnosis of the same function on the same public cases (its judge,
+    # summary and locators, with the reference) says the same place.
+    assert located_words(place) in checks_data.grade_words(
+        lesson, function, env[function], public_cases(function))
+
+
+@pytest.mark.parametrize("what, source, function", LOCATED_CONTROLS,
+                         ids=[m[0] for m in LOCATED_CONTROLS])
+def test_the_same_code_written_right_is_not_located(checks, what, source, function):
+    assert checks.report(function, defined(source)) == []
+
+
+def test_every_locating_step_says_a_locators_own_words(checks):
+    # Single source: each step's place is one of the locators' constants (or locate.py's own
+    # sentence for a mask used when there is none), never words retyped for the notebook.
+    constants = [value for module in (locate_attention, locate_multihead)
+                 for value in vars(module).values() if isinstance(value, tuple)]
+    assert all(any(place is constant for constant in constants) for place in locating.PLACES)
+    shipped = set()
+    for function in FUNCTIONS:
+        for case in checks.functions[function]["cases"]:
+            shipped |= {step["words"] for step in case.get("locating", {}).get("steps", [])}
+        for _, _, inputs in public_cases(function):
+            for step in locating.steps(function, inputs):
+                assert step.place in locating.PLACES or step.place == \
+                    locate.none_mask_place(function), step.place
+    allowed = {located_words(place) for place in locating.PLACES} | {
+        f"Diagnóstico: {checks_data._sentence(locate.none_mask_place(f)[1])}"
+        for f in locate.MASK_SHAPES}
+    assert shipped and shipped <= allowed, shipped - allowed
+    # Control: a place the locators do not say is caught.
+    assert located_words(("x", "otro sitio")) not in allowed
 
 
 def test_the_scale_mistakes_are_told_apart(checks):
@@ -318,6 +418,8 @@ def kernel_run(built_dist, tmp_path_factory):
     cells += [_checked_cell(what, source, question) for what, source, question, _ in MISTAKES]
     cells += [_checked_cell("attention sin √d_k, multihead correcta",
                             _attention("Q @ K.T"), "multihead")]
+    cells += [_checked_cell(what, source, question)
+              for what, source, question, _ in LOCATED_IN_KERNEL]
     nb.cells += [nbformat.v4.new_code_cell(source) for source in cells]
     nbformat.write(nb, folder / "mi_cuaderno.ipynb")
     return execute(folder, "mi_cuaderno.ipynb"), public_checks.load(folder)
@@ -347,6 +449,19 @@ def test_in_the_kernel_grader_check_names_each_mistake(kernel_run, what, source,
     assert f"{function}: no se cumple" in said, said
     for phrase in words_of(checks, function, expected):
         assert phrase in said, said
+
+
+LOCATED_IN_KERNEL = [LOCATED[0], LOCATED[4]]
+
+
+@pytest.mark.parametrize("what, source, function, place", LOCATED_IN_KERNEL,
+                         ids=[m[0] for m in LOCATED_IN_KERNEL])
+def test_in_the_kernel_grader_check_locates_an_unnamed_mistake(kernel_run, what, source,
+                                                                function, place):
+    nb, _ = kernel_run
+    said = printed(nb, what)
+    assert f"{function}: no se cumple" in said, said
+    assert located_words(place) in said, said
 
 
 def test_in_the_kernel_multihead_sends_a_broken_attention_first(kernel_run):
