@@ -68,18 +68,21 @@ def names_a_cause(lines):
 # --- the data file ----------------------------------------------------------------------------
 
 
-def encode(value, arrays):
-    """``value`` as JSON with every array stored in ``arrays`` under a key of its own."""
+def encode(value, arrays, seen=None):
+    """``value`` as JSON with every array stored in ``arrays`` under a key of its own, once
+    however many times it is held (probes share their unchanged arguments)."""
+    seen = {} if seen is None else seen
     if isinstance(value, np.ndarray):
-        key = f"a{len(arrays)}"
-        arrays[key] = value
-        return {"array": key}
+        if id(value) not in seen:  # ``value`` lives as long as the spec: its id is its own
+            seen[id(value)] = f"a{len(arrays)}"
+            arrays[seen[id(value)]] = value
+        return {"array": seen[id(value)]}
     if isinstance(value, tuple):
-        return {"tuple": [encode(v, arrays) for v in value]}
+        return {"tuple": [encode(v, arrays, seen) for v in value]}
     if isinstance(value, list):
-        return [encode(v, arrays) for v in value]
+        return [encode(v, arrays, seen) for v in value]
     if isinstance(value, dict):
-        return {"dict": {k: encode(v, arrays) for k, v in value.items()}}
+        return {"dict": {k: encode(v, arrays, seen) for k, v in value.items()}}
     if isinstance(value, (np.integer, np.floating, np.bool_)):
         return value.item()
     return value
@@ -485,12 +488,15 @@ class Checks:
                     other = (mine(step["tests"][test["other"]]["probe"])
                              if test.get("other") is not None else None)
                     answer = (case["expected"] if test["probe"] == -1 else None) \
-                        if test["answer"] == -1 else ladder["answers"][test["answer"]]
-                    if not _holds(test, got["parts"], answer, other, self.atol, self.rtol):
+                        if test.get("answer", -1) == -1 else ladder["answers"][test["answer"]]
+                    second = ladder["answers"][test["second"]] \
+                        if test.get("second") is not None else None
+                    if not _holds(test, got["parts"], answer, other, self.atol, self.rtol,
+                                  second):
                         held = False
                         break
-                if held:
-                    return step["words"]
+                if held:  # a step without words: what it measured allows no place
+                    return None if step["words"] is None else entry["places"][step["words"]]
         except Exception:  # a measurement that cannot read this answer says nothing
             return None
         return None
@@ -567,15 +573,35 @@ class Checks:
 MAX_CANDIDATES = 3
 
 
-def _holds(test, parts, answer, other, atol, rtol):
-    """Whether one locating test holds of the student's ``parts`` on its probe: ``matches``
-    or ``differs`` from ``answer`` (a weight where ``where`` forbids counts as a difference),
-    ``not_finite``, ``monotone`` (departs, and is one monotone function of the answer entry by
-    entry), ``permuted`` (departs, with the answer's columns in another order), or ``same`` /
-    ``moved`` against the student's own answer on another probe (``other``), on ``columns``."""
-    holds, index = test["holds"], test.get("part")
+def _holds(test, parts, answer, other, atol, rtol, second=None):
+    """Whether one locating test holds of the student's ``parts`` on its probe:
+
+    * against ``answer``: ``matches``; ``departs`` (anything but a match); ``differs`` (the
+      same shapes, finite, not a match); ``monotone`` (differs, one monotone function of the
+      answer entry by entry); ``permuted`` (differs, the answer's columns in another order);
+      ``rows_either`` (each row ``answer``'s or ``second``'s, some of each). A value of part
+      ``where_part`` above ``where_atol`` where ``where`` forbids (a weight past the mask)
+      is no match;
+    * against the student's own answer on another probe (``other``): ``same`` or ``moved``
+      on ``columns``, ``identical`` bit for bit or ``changed``;
+    * of the answer alone: ``not_finite``, ``informative`` (finite, not all 0)."""
+    holds, index = test["holds"], test.get("part")  # keys a test leaves unset are absent
     if holds == "not_finite":
         return not all(np.isfinite(p).all() for p in parts)
+    if holds == "informative":  # finite and not all 0: an answer that can show what it reads
+        return all(np.isfinite(p).all() for p in parts) and any(np.any(p) for p in parts)
+    if holds in ("identical", "changed"):  # bit for bit the answer on the other probe or not
+        same = len(parts) == len(other["parts"]) and all(
+            _same_value(a, b) for a, b in zip(parts, other["parts"]))
+        return same if holds == "identical" else not same
+    if holds == "rows_either":  # each row one answer's or the other's, some of each
+        got, first, other_rows = (np.asarray(a[index or 0], dtype=float)
+                                  for a in (parts, answer, second))
+        if got.ndim != 2 or got.shape != first.shape or got.shape != other_rows.shape:
+            return False
+        ones = [within(g, w, atol + rtol * np.abs(w)) for g, w in zip(got, first)]
+        twos = [within(g, w, atol + rtol * np.abs(w)) for g, w in zip(got, other_rows)]
+        return all(a or b for a, b in zip(ones, twos)) and any(ones) and not all(ones)
     if holds in ("same", "moved"):
         start, stop = test["columns"]
         mine, theirs = (np.asarray(p[index or 0])[:, start:stop] for p in (parts,
@@ -592,12 +618,12 @@ def _holds(test, parts, answer, other, atol, rtol):
     close = all(within(g, w, atol + rtol * np.abs(w)) for g, w in zip(got, want))
     where = test.get("where")
     if where is not None:  # entries that must be 0 however small (a weight past the mask)
-        leak = parts[test["where_part"]]
+        leak = parts[test.get("where_part", -1)]
         where = np.asarray(where, dtype=bool)
         close = close and not (leak.shape == where.shape
                                and bool(np.any(np.abs(leak[where]) > test["where_atol"])))
-    if holds == "matches":
-        return close
+    if holds in ("matches", "departs"):  # departs: anything but a match (NaN, a shape…)
+        return close if holds == "matches" else not close
     comparable = all(g.shape == w.shape and np.isfinite(g).all() for g, w in zip(got, want))
     if not comparable or close:
         return False

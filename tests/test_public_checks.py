@@ -8,6 +8,7 @@ solution notebook in a kernel) must pass every check with nothing said. The data
 reference code, and answering its public cases by heart must earn nothing on the hidden ones.
 """
 
+import inspect
 import json
 import re
 import shutil
@@ -16,7 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attention import lesson, locate, locate_attention, locate_multihead
+from attention import lesson, locate, locate_attention, locate_block, locate_ignored
+from attention import locate_multihead
 from attention.cases import cases_for
 from attention.diagnosis import locating
 from attention.diagnosis.public import cases as public_cases
@@ -28,6 +30,7 @@ from kit_autograder.lesson import LessonError
 from reference import attention as reference
 
 import public_checks
+from test_misnames import BLOCK as MISNAMES_BLOCK
 
 # --- the mistakes, as students write them ----------------------------------------------------
 
@@ -134,6 +137,10 @@ MULTIHEAD = '''
 def multihead(X, heads, W_O, mask=None):
 {body}
 '''
+# A block over a normalisation of its own (``norm``), as test_misnames.py writes it.
+BLOCK_NORMALISED = MISNAMES_BLOCK
+
+
 LOCATED = [
     ("máscara traspuesta", _attention("Q @ K.T / np.sqrt(d_k)").replace(
         "np.where(mask,", "np.where(np.transpose(mask),"), "attention",
@@ -164,9 +171,28 @@ LOCATED = [
         s = carried if mask is None else np.where(mask, carried, -np.inf)
         outs.append(softmax(s) @ (X @ W_V))
     return np.hstack(outs) @ W_O'''), "multihead", locate_multihead.SHARED_WEIGHTS),
+    # Issue 49 saw these sent to «¿sumas la entrada x…?», though their residuals are right.
+    ("RMSNorm en el bloque", BLOCK_NORMALISED.format(
+        norm="return z / np.sqrt((z * z).mean(axis=-1, keepdims=True) + 1e-5)"),
+     "transformer_block", locate_block.RMS_NORM),
+    ("LayerNorm de la matriz entera", BLOCK_NORMALISED.format(
+        norm="return (z - z.mean()) / np.sqrt(z.var() + 1e-5)"),
+     "transformer_block", locate_block.NORM_WHOLE_MATRIX),
+    ("codificación posicional dentro del bloque", BLOCK_NORMALISED.format(
+        norm="return layer_norm(z)").replace("    x1 = norm(x +", '''\
+    n, d = x.shape
+    angles = np.arange(n)[:, None] / 10000 ** (np.arange(0, d, 2) / d)
+    pe = np.zeros((n, d))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles[:, : d // 2])
+    x = x + pe
+    x1 = norm(x +'''), "transformer_block", locate_block.POSITIONS_ADDED),
 ]
 # The same code written right: each stays silent (the controls).
 LOCATED_CONTROLS = [
+    ("bloque con su propia LayerNorm", BLOCK_NORMALISED.format(
+        norm="return (z - z.mean(axis=-1, keepdims=True)) / "
+             "np.sqrt(z.var(axis=-1, keepdims=True) + 1e-5)"),
+     "transformer_block"),
     ("máscara leída bien", _attention("Q @ K.T / np.sqrt(d_k)"), "attention"),
     ("cabezas separadas bien", MULTIHEAD.format(body='''\
     h, n = len(heads), X.shape[0]
@@ -243,20 +269,22 @@ def test_the_same_code_written_right_is_not_located(checks, what, source, functi
 def test_every_locating_step_says_a_locators_own_words(checks):
     # Single source: each step's place is one of the locators' constants (or locate.py's own
     # sentence for a mask used when there is none), never words retyped for the notebook.
-    constants = [value for module in (locate_attention, locate_multihead)
+    constants = [value for module in (locate_attention, locate_multihead, locate_block)
                  for value in vars(module).values() if isinstance(value, tuple)]
     assert all(any(place is constant for constant in constants) for place in locating.PLACES)
     shipped = set()
     for function in FUNCTIONS:
-        for case in checks.functions[function]["cases"]:
-            shipped |= {step["words"] for step in case.get("locating", {}).get("steps", [])}
+        shipped |= set(checks.functions[function].get("places", []))
         for _, _, inputs in public_cases(function):
             for step in locating.steps(function, inputs):
-                assert step.place in locating.PLACES or step.place == \
-                    locate.none_mask_place(function), step.place
+                assert step.place is None or step.place in locating.PLACES or step.place in (
+                    locate.none_mask_place(function),) or step.place[0] == \
+                    f"{function}.located_ignored_arguments", step.place
     allowed = {located_words(place) for place in locating.PLACES} | {
         f"Diagnóstico: {checks_data._sentence(locate.none_mask_place(f)[1])}"
-        for f in locate.MASK_SHAPES}
+        for f in locate.MASK_SHAPES} | {
+        f"Diagnóstico: {checks_data._sentence(locate_ignored.message(f, [name])[1])}"
+        for f in FUNCTIONS for name in inspect.signature(getattr(reference, f)).parameters}
     assert shipped and shipped <= allowed, shipped - allowed
     # Control: a place the locators do not say is caught.
     assert located_words(("x", "otro sitio")) not in allowed

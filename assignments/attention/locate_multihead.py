@@ -240,31 +240,31 @@ def whole_answer(inputs, call):
     for, the output transposed, each of its rows normalised (the block's LayerNorm), or the
     heads' concatenation returned without W_O."""
     inputs = _fresh(inputs)
-    X = np.asarray(inputs["X"], dtype=np.float64)
     answer = _answer(call, inputs)
     if answer is None or agrees(*answer):
         return None
-    got, expected = answer
-    found = None
+    for value, found in whole_forms(inputs):  # agrees compares shapes too
+        if value is not None and agrees(answer[0], value):
+            return found[0], f"el fallo está en {found[1]}"
+    return None
+
+
+def whole_forms(inputs):
+    """``[(value, place)]``: the whole wrong answers whole_answer recognises on the probe
+    ``inputs``, in its order (a value None where the form does not fit)."""
+    X = np.asarray(inputs["X"], dtype=np.float64)
+    expected = reference.multihead(**inputs)
+    concat = _concatenation(inputs)
     n = X.shape[0]
-    if got.shape == X.shape and agrees(got, expected + X):
-        found = RESIDUAL_INSIDE
-    elif n > 1 and agrees(got, reference.multihead(**dict(inputs, mask=_causal(n)))):
-        found = ALWAYS_CAUSAL
-    elif got.shape == expected.T.shape and agrees(got, expected.T):
-        found = TRANSPOSED_OUTPUT
-    elif got.shape == expected.shape and any(
+    return ([(expected + X, RESIDUAL_INSIDE),
+             (reference.multihead(**dict(inputs, mask=_causal(n))) if n > 1 else None,
+              ALWAYS_CAUSAL),
+             (expected.T, TRANSPOSED_OUTPUT)]
             # Any epsilon the judge accepts for a LayerNorm: a row of small variance shows it.
-            agrees(got, reference.layer_norm(expected, eps))
-            for eps in tolerances.LAYER_NORM_EPS):
-        found = NORMALISED_OUTPUT
-    elif agrees(got, concat := _concatenation(inputs)):  # agrees compares shapes too
-        found = CONCATENATION_ONLY
-    elif _elementwise_w_o(inputs, got, concat):
-        found = ELEMENTWISE_W_O
-    elif _reversed_w_o(inputs, got, concat):
-        found = REVERSED_W_O
-    return None if found is None else (found[0], f"el fallo está en {found[1]}")
+            + [(reference.layer_norm(expected, eps), NORMALISED_OUTPUT)
+               for eps in tolerances.LAYER_NORM_EPS]
+            + [(concat, CONCATENATION_ONLY), (_elementwise_w_o(inputs, concat), ELEMENTWISE_W_O),
+               (_reversed_w_o(inputs, concat), REVERSED_W_O)])
 
 
 def _concatenation(inputs):
@@ -273,20 +273,19 @@ def _concatenation(inputs):
                            for W_Q, W_K, W_V in inputs["heads"]], axis=1)
 
 
-def _elementwise_w_o(inputs, got, concat):
-    """True when ``got`` is the right concatenation ``concat`` times W_O entry by entry
-    (where the two shapes broadcast), not as a product of matrices."""
+def _elementwise_w_o(inputs, concat):
+    """The right concatenation ``concat`` times W_O entry by entry (where the two shapes
+    broadcast, else None), not as a product of matrices."""
     try:
-        product = concat * np.asarray(inputs["W_O"], dtype=np.float64)
+        return concat * np.asarray(inputs["W_O"], dtype=np.float64)
     except ValueError:
-        return False
-    return agrees(got, product)
+        return None
 
 
-def _reversed_w_o(inputs, got, concat):
-    """True when ``got`` is W_O @ the right concatenation (where the shapes allow it)."""
+def _reversed_w_o(inputs, concat):
+    """W_O @ the right concatenation, where the shapes allow it (else None)."""
     W_O = np.asarray(inputs["W_O"], dtype=np.float64)
-    return W_O.shape[1] == concat.shape[0] and agrees(got, W_O @ concat)
+    return W_O @ concat if W_O.shape[1] == concat.shape[0] else None
 
 
 def _integer_valued(got, expected):

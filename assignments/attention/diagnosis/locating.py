@@ -16,16 +16,20 @@ fitted on the scores) are left out: the notebook then says no place rather than 
 Runs at build time only: nothing of this module ships, only its answers and words do.
 """
 
+import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from kit_autograder import hidden_inputs
 from reference import attention as reference
 
-from .. import locate
+from .. import locate, locate_ignored
 from .. import locate_attention as la
+from .. import locate_block as lb
 from .. import locate_multihead as lm
 from .. import tolerances
+from ..probe_compare import agrees
 
 
 @dataclass
@@ -47,28 +51,67 @@ class Test:
     other: int = None
     columns: tuple = None
     min_values: int = None
+    second: list = None  # rows_either: the other answer a row may be
 
 
 @dataclass
 class Step:
-    place: tuple  # (finding id, the locator's Spanish place)
+    place: tuple  # (finding id, the locator's Spanish place); None: stop, saying nothing
     tests: list = field(default_factory=list)
     whole: bool = False  # the place is the whole message already (locate.none_mask_place)
 
     @property
     def message(self):
         # As the grade's locators say a place (locate_attention.locate, locate_multihead.locate).
+        if self.place is None:
+            return None
         return self.place[1] if self.whole else f"el fallo está en {self.place[1]}"
 
 
 def steps(function, inputs):
     """The ladder of locating steps for ``function`` on one public case's ``inputs``, in the
-    order locate.locate tries them: a mask used when there is none, then the function's own."""
-    if function == "attention":
-        return _none_mask(function, inputs) + _attention(inputs)
-    if function == "multihead":
-        return _none_mask(function, inputs) + _multihead(inputs)
-    return []
+    order locate.locate tries them: a mask used when there is none, a whole wrong answer, an
+    argument never read, then the function's own locator."""
+    own = {"attention": _attention, "multihead": _multihead, "transformer_block": _block}
+    if function not in own:
+        return []
+    whole = {"multihead": lambda i: _multihead_whole(lm._fresh(i)), "transformer_block":
+             lambda i: _block_whole(lb._probe(i))}.get(function, lambda i: [])
+    return (_none_mask(function, inputs) + whole(inputs) + _ignored(function, inputs)
+            + own[function](inputs))
+
+
+def _ignored(function, inputs):
+    """locate_ignored.ignored on locate.PROBES's probe: the arguments whose redrawing
+    changes the reference's answer and leaves the student's bit for bit the same. One step per
+    such argument (the others moving the answer), then a stop: two or more are left unsaid
+    rather than said in part."""
+    probe = locate.PROBES[function](inputs)
+    rng = np.random.default_rng(locate_ignored.PROBE_SEED)
+    expected = _parts(function, probe)
+    redrawn = {}
+    for name, value in probe.items():
+        new = hidden_inputs.redrawn(value, rng)
+        if new is None:
+            continue
+        changed = dict(probe, **{name: new})
+        if not all(agrees(a, b) for a, b in zip(_parts(function, changed), expected)):
+            redrawn[name] = changed
+    base = Test(probe, "informative")
+    names = list(redrawn)
+    found = []
+    for chosen in names:
+        tests = [base] + [Test(redrawn[name], "identical" if name == chosen else "changed",
+                               other=0) for name in names]
+        found.append(Step(locate_ignored.message(function, [chosen]), tests, whole=True))
+    found += [Step(None, [base] + [Test(redrawn[name], "identical", other=0) for name in pair])
+              for pair in itertools.combinations(names, 2)]
+    return found
+
+
+def _parts(function, inputs):
+    answer = getattr(reference, function)(**inputs)
+    return answer if isinstance(answer, tuple) else (answer,)
 
 
 def _none_mask(function, inputs):
@@ -83,13 +126,23 @@ def _none_mask(function, inputs):
 
 # Every place a step may say: the locators' own constants (tests/test_public_checks.py checks
 # that each step's words are one of them).
-PLACES = (lm.RESIDUAL_INSIDE, lm.ALWAYS_CAUSAL, lm.TRANSPOSED_OUTPUT, lm.NORMALISED_OUTPUT,
-          lm.CONCATENATION_ONLY, lm.ELEMENTWISE_W_O, lm.REVERSED_W_O, la.ONE_KEY, la.SCORES_AS_WEIGHTS, la.SOFTMAX_TWICE, la.ALWAYS_CAUSAL,
-          la.NO_EXPONENTIAL, la.WEIGHTS_TIMES_V, la.MASK_NAN_MARKED, la.MASK_NAN,
-          la.MASK_TRANSPOSED, la.UNMASKED_WEIGHTS, la.MASK, la.FORBIDDEN_DOMINATE,
-          la.LARGE_SCORES, lm.MASK_TRANSPOSED, lm.MASK, lm.HEAD_SOFTMAX_AXIS, lm.AFTER_HEADS,
-          lm.EACH_HEAD, lm.CONCATENATION, lm.OTHER_HEADS, lm.SHARED_WEIGHTS, lm.SPLITTING,
-          lm.OUTPUT_PROJECTION)
+PLACES = (
+    # multihead's whole answers; attention's steps; multihead's steps
+    lm.RESIDUAL_INSIDE, lm.ALWAYS_CAUSAL, lm.TRANSPOSED_OUTPUT, lm.NORMALISED_OUTPUT,
+    lm.CONCATENATION_ONLY, lm.ELEMENTWISE_W_O, lm.REVERSED_W_O,
+    la.ONE_KEY, la.SCORES_AS_WEIGHTS, la.SOFTMAX_TWICE, la.ALWAYS_CAUSAL, la.NO_EXPONENTIAL,
+    la.WEIGHTS_TIMES_V, la.MASK_NAN_MARKED, la.MASK_NAN, la.MASK_TRANSPOSED,
+    la.UNMASKED_WEIGHTS, la.MASK, la.FORBIDDEN_DOMINATE, la.LARGE_SCORES,
+    lm.MASK_TRANSPOSED, lm.MASK, lm.HEAD_SOFTMAX_AXIS, lm.AFTER_HEADS, lm.EACH_HEAD,
+    lm.CONCATENATION, lm.OTHER_HEADS, lm.SHARED_WEIGHTS, lm.SPLITTING, lm.OUTPUT_PROJECTION,
+    # the block's whole answers, then its steps
+    lb.RETURNS_FIRST_SUBLAYER, lb.RETURNS_BEFORE_LAST_NORM, lb.INPUT_ADDED_AFTER,
+    lb.B2_AFTER_LAST_NORM, lb.NORM_BEFORE_SUM, lb.POSITIONS_ADDED, lb.INPUT_NORMALISED,
+    lb.ALWAYS_CAUSAL, lb.FIRST_ROW_OF_ATTENTION, lb.W_O_TWICE,
+    lb.ZERO_TOKENS, lb.NORM_SHIFT, lb.NORM_NOT_FINITE, lb.NORM_INSIDE, lb.NOTHING_ADDED,
+    lb.RMS_NORM, lb.NORM_WHOLE_MATRIX, lb.NORM_BY_VARIANCE, lb.ATTENTION_MASK,
+    lb.ATTENTION_SUBLAYER, lb.FFN_LAST_TOKEN, lb.FFN_SOME_TOKENS, lb.FFN_ACTIVATION,
+    lb.FFN_INPUT, lb.FFN_INSIDE, lb.SECOND_RESIDUAL, lb.CHAINING, lb.MASK_WITH_BOTH)
 
 
 # --- attention (locate_attention.locate, in its order) -------------------------------------------
@@ -162,7 +215,7 @@ def _softmax_over_queries(probe):
 def _multihead(inputs):
     mask, heads = inputs.get("mask"), list(inputs["heads"])
     unmasked = lm._fresh(inputs)
-    found = _multihead_whole(unmasked)
+    found = []
     if mask is not None:
         allowed = np.asarray(mask, dtype=bool)
         if allowed.ndim == 2 and allowed.shape[0] == allowed.shape[1] and not np.array_equal(
@@ -192,25 +245,9 @@ def _multihead(inputs):
 
 
 def _multihead_whole(probe):
-    """locate_multihead.whole_answer: whole wrong forms of the answer on the unmasked probe,
-    in its order."""
-    X = np.asarray(probe["X"], dtype=np.float64)
-    W_O = np.asarray(probe["W_O"], dtype=np.float64)
-    expected = reference.multihead(**probe)
-    concat = lm._concatenation(probe)
-    forms = [(lm.RESIDUAL_INSIDE, expected + X),
-             (lm.ALWAYS_CAUSAL, reference.multihead(**dict(probe, mask=lm._causal(len(X))))),
-             (lm.TRANSPOSED_OUTPUT, expected.T)]
-    forms += [(lm.NORMALISED_OUTPUT, reference.layer_norm(expected, eps))
-              for eps in tolerances.LAYER_NORM_EPS]
-    forms.append((lm.CONCATENATION_ONLY, concat))
-    try:
-        forms.append((lm.ELEMENTWISE_W_O, concat * W_O))
-    except ValueError:  # shapes that do not broadcast: no such form here
-        pass
-    if W_O.shape[1] == concat.shape[0]:
-        forms.append((lm.REVERSED_W_O, W_O @ concat))
-    return [Step(place, [Test(probe, answer=[answer])]) for place, answer in forms]
+    """locate_multihead.whole_answer: whole wrong forms of the answer on the unmasked probe."""
+    return [Step(place, [Test(probe, answer=[value])])
+            for value, place in lm.whole_forms(probe) if value is not None]
 
 
 def _shared_weights(unmasked, heads, together):
@@ -234,3 +271,75 @@ def _shared_weights(unmasked, heads, together):
     return [Step(lm.SHARED_WEIGHTS, [Test(together, "differs"),
                                      Test(scores, "moved", other=0, columns=blocks[i])] + still)
             for i, (scores, _) in enumerate(redrawn)]
+
+
+# --- transformer_block (locate_block.locate, in its order) ---------------------------------------
+
+
+def _block_whole(probe):
+    """locate_block.whole_answer: whole wrong forms of the block on its fresh probe."""
+    return [Step(place, [Test(probe, answer=[value])])
+            for value, place in lb.whole_forms(probe) if value is not None]
+
+
+def _block(inputs):
+    found = []
+    x = np.asarray(inputs["x"], dtype=np.float64)
+    zero = np.all(x == 0, axis=1)
+    if zero.any():  # locate_block._zero_tokens
+        noise = lb.NUDGE * np.random.default_rng(lb.PROBE_SEED).normal(size=x.shape)
+        found.append(Step(lb.ZERO_TOKENS, [Test(dict(inputs, x=np.where(zero[:, None], noise,
+                                                                         x)))]))
+    probe = lb._probe(inputs)
+    off = {name: lb._switched_off(probe, names) for name, names in lb.PROBES.items()}
+    both, ffn, attention = (Test(off[name]) for name in ("both_off", "ffn_off", "attention_off"))
+    both_off, ffn_off, attention_off = off["both_off"], off["ffn_off"], off["attention_off"]
+    # Both sublayers off: the residuals and the two LayerNorms (locate_block._normalisation).
+    shifted = dict(both_off, x=both_off["x"] + lb.SHIFT, b2=both_off["b2"] + lb.SHIFT)
+    shifted_right = reference.transformer_block(**shifted)
+    found.append(Step(lb.NORM_SHIFT, [both, Test(shifted, "differs"), Test(
+        shifted, "differs", answer=[shifted_right + lb.SHIFT])]))
+    # Only where that probe departs: LayerNorm(x) is itself, within the tolerance, its own
+    # RMSNorm or its own division by the variance.
+    departs = Test(both_off, "departs")
+    found += [Step(lb.NORM_NOT_FINITE, [Test(both_off, "not_finite")]),
+              Step(lb.NORM_INSIDE, [departs, Test(both_off, answer=[both_off["x"]])]),
+              Step(lb.NOTHING_ADDED, [departs, Test(both_off, answer=[
+                  np.zeros_like(both_off["x"])])])]
+    forms = [(lb.RMS_NORM, lb._rms), (lb.NORM_BY_VARIANCE, lb._by_variance)]
+    if len(both_off["x"]) > 1:
+        forms.insert(1, (lb.NORM_WHOLE_MATRIX, lb._whole))
+    for place, norm in forms:
+        for eps in tolerances.LAYER_NORM_EPS:
+            once = norm(both_off["x"], eps)
+            found += [Step(place, [departs, Test(both_off, answer=[candidate])]) for candidate in (
+                once, norm(once, eps), norm(reference.layer_norm(both_off["x"], eps), eps))]
+    # Other departures there (an offset, the wrong axis, another scale) are measured by the
+    # locator's readings of the rows, not by an answer: nothing is said.
+    found.append(Step(None, [departs]))
+    # The first sublayer alone departs.
+    first = [both, Test(ffn_off, "departs"), attention]
+    if inputs.get("mask") is not None:
+        found.append(Step(lb.ATTENTION_MASK, first + [Test(dict(ffn_off, mask=None))]))
+    found.append(Step(lb.ATTENTION_SUBLAYER, first))
+    # The second sublayer alone departs (locate_block._second_sublayer, on a fresh probe).
+    second = [both, ffn, Test(attention_off, "departs")]
+    right = reference.transformer_block(**attention_off)
+    without = reference.transformer_block(**lb._switched_off(attention_off, lb.FFN))
+    if len(right) > 1:
+        last = np.vstack([right[:-1], without[-1:]])
+        found += [Step(lb.FFN_LAST_TOKEN, second + [Test(attention_off, answer=[last])]),
+                  Step(lb.FFN_SOME_TOKENS, second + [Test(attention_off, "rows_either",
+                                                          answer=[right], second=[without])])]
+    no_w1 = lb._switched_off(attention_off, ("W1",))
+    found += [Step(lb.FFN_ACTIVATION, second + [Test(no_w1),
+                                                Test(lb.linear_probe(attention_off))]),
+              Step(lb.FFN_INPUT, second + [Test(no_w1)]),
+              Step(lb.FFN_INSIDE, second + [Test(lb._switched_off(attention_off, ("W1", "W2")))]),
+              Step(lb.SECOND_RESIDUAL, second),
+              Step(lb.CHAINING, [both, Test(ffn_off, "departs"), Test(attention_off, "departs")])]
+    # Every sublayer probe agrees: a departure that needs both at once, with the mask.
+    if inputs.get("mask") is not None:
+        found.append(Step(lb.MASK_WITH_BOTH, [both, ffn, attention, Test(probe, "departs"),
+                                              Test(dict(probe, mask=None))]))
+    return found

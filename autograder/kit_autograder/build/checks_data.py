@@ -96,7 +96,21 @@ def _function(lesson, public, name, graded, cases):
         if words:
             mistakes.append({"id": form_id, "words": words, "outcomes": outcomes})
     return {"parts": list(graded.parts), "parameters": parameters,
-            "uses": list(graded.stand_ins), "cases": built, "mistakes": mistakes}
+            "uses": list(graded.stand_ins), "cases": built, "mistakes": mistakes,
+            "places": _places_once(built)}
+
+
+def _places_once(cases):
+    """Each locating step's words written once for the function (``places``), the steps
+    holding their index: the same few places recur in every case's ladder."""
+    places = []
+    for case in cases:
+        for step in case.get("locating", {}).get("steps", []):
+            if step["words"] is not None:
+                if step["words"] not in places:
+                    places.append(step["words"])
+                step["words"] = places.index(step["words"])
+    return places
 
 
 def _locating(steps, reference, inputs, count, parameters):
@@ -129,20 +143,26 @@ def _locating(steps, reference, inputs, count, parameters):
             answer = test.answer
             if answer is None and test.holds in REFERENCE_HOLDS:
                 answer = answered(inputs if test.probe is None else test.probe)
-            tests.append({"probe": index(test.probe, probes), "holds": test.holds,
+            tests.append({key: value for key, value in {
+                          "probe": index(test.probe, probes), "holds": test.holds,
                           "answer": -1 if answer is None else index(answer, answers, list),
-                          "part": test.part, "where": test.leaks, "where_part": test.leak_part,
-                          "where_atol": test.leak_atol, "other": test.other,
+                          "part": test.part, "where": test.leaks, "other": test.other,
+                          **({"where_part": test.leak_part, "where_atol": test.leak_atol}
+                             if test.leaks is not None else {}),
                           "columns": None if test.columns is None else list(test.columns),
-                          "min_values": test.min_values})
-        built.append({"id": step.place[0], "words": f"Diagnóstico: {_sentence(step.message)}",
-                      "tests": tests})
+                          "second": None if test.second is None else index(
+                              test.second, answers, list),
+                          "min_values": test.min_values}.items()
+                          if value is not None})  # what a test leaves unset, unwritten
+        # A step without a place stops the ladder with nothing said.
+        built.append({"id": step.place and step.place[0], "tests": tests,
+                      "words": step.place and f"Diagnóstico: {_sentence(step.message)}"})
     return {"probes": probes, "answers": answers, "steps": built}
 
 
 # The tests that compare the student's answer with an answer: the reference's on the probe
 # where the lesson gives none.
-REFERENCE_HOLDS = ("matches", "differs", "monotone", "permuted")
+REFERENCE_HOLDS = ("matches", "departs", "differs", "monotone", "permuted", "rows_either")
 
 
 def _outcomes(form, cases, count, parameters):
