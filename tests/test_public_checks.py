@@ -171,6 +171,14 @@ LOCATED = [
         s = carried if mask is None else np.where(mask, carried, -np.inf)
         outs.append(softmax(s) @ (X @ W_V))
     return np.hstack(outs) @ W_O'''), "multihead", locate_multihead.SHARED_WEIGHTS),
+    # Vectorised, one softmax over the heads' axis: issue 49 saw it sent to «¿pasas la máscara
+    # a cada cabeza?», and the grade said only «cada cabeza».
+    ("softmax sobre el eje de las cabezas", MULTIHEAD_SOFTMAX_OVER_HEADS, "multihead",
+     locate_multihead.HEADS_AXIS),
+    ("W_Q también para las claves", MULTIHEAD.format(body='''\
+    outs = [attention(X @ q, X @ q, X @ v, mask)[0] for q, k, v in heads]
+    return np.concatenate(outs, axis=1) @ W_O'''), "multihead",
+     locate_multihead.roles_place("W_Q para las claves")),
     # Issue 49 saw these sent to «¿sumas la entrada x…?», though their residuals are right.
     ("RMSNorm en el bloque", BLOCK_NORMALISED.format(
         norm="return z / np.sqrt((z * z).mean(axis=-1, keepdims=True) + 1e-5)"),
@@ -194,6 +202,8 @@ LOCATED_CONTROLS = [
              "np.sqrt(z.var(axis=-1, keepdims=True) + 1e-5)"),
      "transformer_block"),
     ("máscara leída bien", _attention("Q @ K.T / np.sqrt(d_k)"), "attention"),
+    ("softmax de todas las cabezas sobre las claves", MULTIHEAD_SOFTMAX_OVER_HEADS.replace(
+        "axis=0", "axis=-1"), "multihead"),
     ("cabezas separadas bien", MULTIHEAD.format(body='''\
     h, n = len(heads), X.shape[0]
     Qs, Ks, Vs = (X @ np.hstack([head[i] for head in heads]) for i in range(3))
@@ -266,6 +276,12 @@ def test_the_same_code_written_right_is_not_located(checks, what, source, functi
     assert checks.report(function, defined(source)) == []
 
 
+# Every assignment of a head's matrices to roles the locator words (all shapes equal: all fit).
+ROLES_PLACES = tuple(locate_multihead.roles_place(roles) for _, roles in
+                     locate_multihead.roles_forms(dict(X=np.eye(3), heads=[(np.eye(3),) * 3],
+                                                       W_O=np.eye(3), mask=None)))
+
+
 def test_every_locating_step_says_a_locators_own_words(checks):
     # Single source: each step's place is one of the locators' constants (or locate.py's own
     # sentence for a mask used when there is none), never words retyped for the notebook.
@@ -278,13 +294,14 @@ def test_every_locating_step_says_a_locators_own_words(checks):
         for _, _, inputs in public_cases(function):
             for step in locating.steps(function, inputs):
                 assert step.place is None or step.place in locating.PLACES or step.place in (
-                    locate.none_mask_place(function),) or step.place[0] == \
+                    locate.none_mask_place(function),) + ROLES_PLACES or step.place[0] == \
                     f"{function}.located_ignored_arguments", step.place
     allowed = {located_words(place) for place in locating.PLACES} | {
         f"Diagnóstico: {checks_data._sentence(locate.none_mask_place(f)[1])}"
         for f in locate.MASK_SHAPES} | {
         f"Diagnóstico: {checks_data._sentence(locate_ignored.message(f, [name])[1])}"
-        for f in FUNCTIONS for name in inspect.signature(getattr(reference, f)).parameters}
+        for f in FUNCTIONS for name in inspect.signature(getattr(reference, f)).parameters} | {
+        located_words(place) for place in ROLES_PLACES}
     assert shipped and shipped <= allowed, shipped - allowed
     # Control: a place the locators do not say is caught.
     assert located_words(("x", "otro sitio")) not in allowed

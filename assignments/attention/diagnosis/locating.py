@@ -133,7 +133,8 @@ PLACES = (
     la.ONE_KEY, la.SCORES_AS_WEIGHTS, la.SOFTMAX_TWICE, la.ALWAYS_CAUSAL, la.NO_EXPONENTIAL,
     la.WEIGHTS_TIMES_V, la.MASK_NAN_MARKED, la.MASK_NAN, la.MASK_TRANSPOSED,
     la.UNMASKED_WEIGHTS, la.MASK, la.FORBIDDEN_DOMINATE, la.LARGE_SCORES,
-    lm.MASK_TRANSPOSED, lm.MASK, lm.HEAD_SOFTMAX_AXIS, lm.AFTER_HEADS, lm.EACH_HEAD,
+    lm.MASK_TRANSPOSED, lm.MASK, lm.HEAD_SOFTMAX_AXIS, lm.HEADS_AXIS, lm.AFTER_HEADS,
+    lm.EACH_HEAD,
     lm.CONCATENATION, lm.OTHER_HEADS, lm.SHARED_WEIGHTS, lm.SPLITTING, lm.OUTPUT_PROJECTION,
     # the block's whole answers, then its steps
     lb.RETURNS_FIRST_SUBLAYER, lb.RETURNS_BEFORE_LAST_NORM, lb.INPUT_ADDED_AFTER,
@@ -201,17 +202,6 @@ def _attention(inputs):
 # --- multihead (locate_multihead.locate, in its order) -------------------------------------------
 
 
-def _softmax_over_queries(probe):
-    """The one-head ``probe``'s answer with its weights normalised over the queries
-    (locate_multihead._softmax_over_queries)."""
-    ((W_Q, W_K, W_V),) = probe["heads"]
-    X = np.asarray(probe["X"], dtype=np.float64)
-    scores = (X @ W_Q) @ (X @ W_K).T / np.sqrt(np.shape(W_K)[1])
-    if probe.get("mask") is not None:
-        scores = np.where(np.asarray(probe["mask"], dtype=bool), scores, -np.inf)
-    return [reference.softmax(scores, axis=0) @ (X @ W_V) @ probe["W_O"]]
-
-
 def _multihead(inputs):
     mask, heads = inputs.get("mask"), list(inputs["heads"])
     unmasked = lm._fresh(inputs)
@@ -225,14 +215,22 @@ def _multihead(inputs):
             found.append(Step(lm.MASK_TRANSPOSED, [Test(unmasked), Test(answer=transposed)]))
         found.append(Step(lm.MASK, [Test(unmasked)]))
     # Each head alone, with W_O = I, in order: the first that departs is the place.
+    together = lm._padded(unmasked, heads)
+    several = lm._padded(unmasked, lm.several_heads(heads))
+    over_heads = Test(several, answer=[lm.over_the_heads(several)])
     for index, head in enumerate(heads):
         alone = lm._padded(unmasked, [head])
         again = lm._padded(lm._fresh(inputs, lm.PROBE_SEED + 1), [head])
-        found += [Step(lm.HEAD_SOFTMAX_AXIS, [Test(alone, answer=_softmax_over_queries(alone))]),
-                  Step(lm.AFTER_HEADS, [Test(alone, "monotone", min_values=lm.MIN_VALUES),
+        found += [Step(lm.HEAD_SOFTMAX_AXIS, [Test(alone, answer=[lm.over_the_queries(alone)])]),
+                  Step(lm.HEADS_AXIS, [Test(alone, answer=[lm.weights_of_one(alone)]),
+                                       over_heads])]
+        # Roles swapped are code shared by every head: the first head shows them (the data
+        # file stays small), a later one is said at «cada cabeza».
+        found += [Step(lm.roles_place(roles), [Test(alone, answer=[answer])])
+                  for answer, roles in (lm.roles_forms(alone) if index == 0 else [])]
+        found += [Step(lm.AFTER_HEADS, [Test(alone, "monotone", min_values=lm.MIN_VALUES),
                                         Test(again, "monotone", min_values=lm.MIN_VALUES)]),
                   Step(lm.EACH_HEAD, [Test(alone, "differs")])]
-    together = lm._padded(unmasked, heads)
     if len(heads) > 1:
         # Every head right alone and wrong together (_heads_step, in its order).
         found += [Step(lm.CONCATENATION, [Test(together, "permuted")]),
