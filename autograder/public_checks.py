@@ -10,9 +10,12 @@ of the mutants.
 
 ``Checks.report(function, env)`` runs the student's own function on those cases and, where it
 departs, says what the grade would: the mistake whose output it reproduces on every failing
-case and only there, in the grade's words; several with «¿…?»; otherwise, case by case, what
-is off (an error, a shape, NaN, what a declared measurement reads, the rows or columns that
-differ). A function that calls other graded functions is blamed on them first when they fail
+case and only there, in the grade's words; several with «¿…?»; otherwise where the grade's
+locators place it: the build derived their probes from each public case and wrote the
+reference's answers on them, and the first step of the case's ladder whose tests the student's
+function meets is the place, said only when every failing case that answered shows the same
+one; otherwise, case by case, what is off (an error, a shape, NaN, what a declared
+measurement reads, the rows or columns that differ). A function that calls other graded functions is blamed on them first when they fail
 their own cases. Nothing here raises into the notebook: a missing or unreadable file is an old
 folder, and says nothing. Student-facing text is Spanish.
 """

@@ -270,6 +270,27 @@ def test_each_unnamed_mistake_is_located_as_the_grade_locates_it(checks, what, s
         lesson, function, env[function], public_cases(function))
 
 
+def test_cases_that_depart_at_different_places_are_not_located(checks):
+    # Concatenated in reverse where d_k ≠ d_v, a tanh after the heads elsewhere: the probes
+    # keep each case's shapes, so each case has a place, and no place is every case's: none
+    # is said (the grade's rule: a place that explains one case only would be a guess).
+    mixed = MULTIHEAD.format(body='''\
+    outs = [attention(X @ q, X @ k, X @ v, mask)[0] for q, k, v in heads]
+    if heads[0][0].shape[1] != heads[0][2].shape[1]:
+        return np.concatenate(outs[::-1], axis=1) @ W_O
+    return np.tanh(np.concatenate(outs, axis=1)) @ W_O''')
+    said = "\n".join(checks.report("multihead", defined(mixed)))
+    assert "no se cumple" in said and "El fallo está en" not in said, said
+    # Control: each mistake alone is located.
+    condition = "heads[0][0].shape[1] != heads[0][2].shape[1]"
+    reversed_only = mixed.replace(condition, "True")
+    tanh_only = mixed.replace(condition, "False")
+    assert located_words(locate_multihead.CONCATENATION) in "\n".join(
+        checks.report("multihead", defined(reversed_only)))
+    assert located_words(locate_multihead.AFTER_HEADS) in "\n".join(
+        checks.report("multihead", defined(tanh_only)))
+
+
 @pytest.mark.parametrize("what, source, function", LOCATED_CONTROLS,
                          ids=[m[0] for m in LOCATED_CONTROLS])
 def test_the_same_code_written_right_is_not_located(checks, what, source, function):
