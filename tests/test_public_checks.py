@@ -150,6 +150,9 @@ LOCATED = [
     ("softmax dos veces", _attention("Q @ K.T / np.sqrt(d_k)").replace(
         "weights = softmax(scores, axis=-1)", "weights = softmax(softmax(scores))"),
      "attention", locate_attention.SOFTMAX_TWICE),
+    ("pesos redondeados a 2 decimales", _attention("Q @ K.T / np.sqrt(d_k)").replace(
+        "weights = softmax(scores, axis=-1)", "weights = np.round(softmax(scores), 2)"),
+     "attention", (locate_attention.ROUNDED[0], locate_attention.ROUNDED[1].format(digits=2))),
     ("K y V de la primera cabeza", MULTIHEAD.format(body='''\
     _, W_K0, W_V0 = heads[0]
     outs = [attention(X @ W_Q, X @ W_K0, X @ W_V0, mask)[0] for W_Q, _, _ in heads]
@@ -303,6 +306,10 @@ ROLES_PLACES = tuple(locate_multihead.roles_place(roles) for _, roles in
                                                        W_O=np.eye(3), mask=None)))
 
 
+ROUNDED_PLACES = tuple((locate_attention.ROUNDED[0], locate_attention.ROUNDED[1].format(
+    digits=digits)) for digits in range(1, 5))
+
+
 def test_every_locating_step_says_a_locators_own_words(checks):
     # Single source: each step's place is one of the locators' constants (or locate.py's own
     # sentence for a mask used when there is none), never words retyped for the notebook.
@@ -315,14 +322,15 @@ def test_every_locating_step_says_a_locators_own_words(checks):
         for _, _, inputs in public_cases(function):
             for step in locating.steps(function, inputs):
                 assert step.place is None or step.place in locating.PLACES or step.place in (
-                    locate.none_mask_place(function),) + ROLES_PLACES or step.place[0] == \
+                    locate.none_mask_place(function),) + ROLES_PLACES + ROUNDED_PLACES or \
+                    step.place[0] == \
                     f"{function}.located_ignored_arguments", step.place
     allowed = {located_words(place) for place in locating.PLACES} | {
         f"Diagnóstico: {checks_data._sentence(locate.none_mask_place(f)[1])}"
         for f in locate.MASK_SHAPES} | {
         f"Diagnóstico: {checks_data._sentence(locate_ignored.message(f, [name])[1])}"
         for f in FUNCTIONS for name in inspect.signature(getattr(reference, f)).parameters} | {
-        located_words(place) for place in ROLES_PLACES}
+        located_words(place) for place in ROLES_PLACES + ROUNDED_PLACES}
     assert shipped and shipped <= allowed, shipped - allowed
     # Control: a place the locators do not say is caught.
     assert located_words(("x", "otro sitio")) not in allowed

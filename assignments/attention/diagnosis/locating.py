@@ -130,7 +130,8 @@ PLACES = (
     # multihead's whole answers; attention's steps; multihead's steps
     lm.RESIDUAL_INSIDE, lm.ALWAYS_CAUSAL, lm.TRANSPOSED_OUTPUT, lm.NORMALISED_OUTPUT,
     lm.CONCATENATION_ONLY, lm.ELEMENTWISE_W_O, lm.REVERSED_W_O,
-    la.ONE_KEY, la.SCORES_AS_WEIGHTS, la.SOFTMAX_TWICE, la.ALWAYS_CAUSAL, la.NO_EXPONENTIAL,
+    la.ONE_KEY, la.SCORES_AS_WEIGHTS, la.ROWS_MISSING, la.SOFTMAX_TWICE, la.QUERIES_AS_KEYS,
+    la.ALWAYS_CAUSAL, la.NO_EXPONENTIAL,
     la.WEIGHTS_TIMES_V, la.MASK_NAN_MARKED, la.MASK_NAN, la.MASK_TRANSPOSED,
     la.UNMASKED_WEIGHTS, la.MASK, la.FORBIDDEN_DOMINATE, la.LARGE_SCORES,
     lm.MASK_TRANSPOSED, lm.MASK, lm.HEAD_SOFTMAX_AXIS, lm.HEADS_AXIS, lm.AFTER_HEADS,
@@ -159,12 +160,21 @@ def _attention(inputs):
     Q, K, V = probe["Q"], probe["K"], probe["V"]
     scores = Q @ K.T / np.sqrt(K.shape[-1])
     output, weights = reference.attention(**probe)
-    found += [
-        Step(la.SCORES_AS_WEIGHTS, [Test(probe, part=0), Test(probe, answer=[output, scores],
-                                                              part=1)]),
-        Step(la.SOFTMAX_TWICE, [Test(probe, part=1, answer=[
-            output, reference.softmax(weights, axis=-1)])]),
-    ]
+    found.append(Step(la.SCORES_AS_WEIGHTS, [Test(probe, part=0), Test(
+        probe, answer=[output, scores], part=1)]))
+    # The rows after the first k left at 0 in both parts (a return inside the loop).
+    found += [Step(la.ROWS_MISSING, [Test(probe, answer=[
+        np.where(np.arange(len(output))[:, None] < k, output, 0.0),
+        np.where(np.arange(len(weights))[:, None] < k, weights, 0.0)])])
+        for k in range(1, len(weights))]
+    found.append(Step(la.SOFTMAX_TWICE, [Test(probe, part=1, answer=[
+        output, reference.softmax(weights, axis=-1)])]))
+    found += [Step(rounded_place(digits), [Test(probe, "departs", part=1), Test(
+        probe, part=1, answer=[output, np.round(weights, digits)])])
+        for digits in ROUNDED_DIGITS]
+    if Q.shape == K.shape:
+        found.append(Step(la.QUERIES_AS_KEYS, [Test(probe, part=1, answer=[
+            output, reference.softmax(Q @ Q.T / np.sqrt(K.shape[-1]))])]))
     if mask is None:
         causal = np.tril(np.ones(scores.shape, dtype=bool))
         found.append(Step(la.ALWAYS_CAUSAL, [Test(probe, part=1, answer=list(
@@ -197,6 +207,15 @@ def _attention(inputs):
             found.append(Step(la.FORBIDDEN_DOMINATE, quiet + [Test(dict(inputs, mask=None))]))
         found.append(Step(la.LARGE_SCORES, quiet))
     return found
+
+
+# Weights rounded to more decimals than these stay within the judge's tolerance of the right
+# ones (locate_attention._rounded_digits finds no departure there).
+ROUNDED_DIGITS = (1, 2)
+
+
+def rounded_place(digits):
+    return la.ROUNDED[0], la.ROUNDED[1].format(digits=digits)
 
 
 # --- multihead (locate_multihead.locate, in its order) -------------------------------------------
