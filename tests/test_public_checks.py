@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from attention import lesson, locate, locate_attention, locate_block, locate_ignored
-from attention import locate_multihead
+from attention import locate_multihead, locate_positional
 from attention.cases import cases_for
 from attention.diagnosis import locating
 from attention.diagnosis.public import cases as public_cases
@@ -153,6 +153,14 @@ LOCATED = [
     ("pesos redondeados a 2 decimales", _attention("Q @ K.T / np.sqrt(d_k)").replace(
         "weights = softmax(scores, axis=-1)", "weights = np.round(softmax(scores), 2)"),
      "attention", (locate_attention.ROUNDED[0], locate_attention.ROUNDED[1].format(digits=2))),
+    ("posiciones contadas desde el final", '''
+def positional_encoding(n_positions, d_model):
+    omega = 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)
+    angles = np.arange(n_positions - 1, -1, -1)[:, None] * omega
+    pe = np.zeros((n_positions, d_model))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles[:, : d_model // 2])
+    return pe, omega
+''', "positional_encoding", locate_positional.ROWS_REVERSED_PLACE),
     ("K y V de la primera cabeza", MULTIHEAD.format(body='''\
     _, W_K0, W_V0 = heads[0]
     outs = [attention(X @ W_Q, X @ W_K0, X @ W_V0, mask)[0] for W_Q, _, _ in heads]
@@ -205,6 +213,14 @@ LOCATED_CONTROLS = [
              "np.sqrt(z.var(axis=-1, keepdims=True) + 1e-5)"),
      "transformer_block"),
     ("máscara leída bien", _attention("Q @ K.T / np.sqrt(d_k)"), "attention"),
+    ("posiciones contadas desde el principio", '''
+def positional_encoding(n_positions, d_model):
+    omega = 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)
+    angles = np.arange(n_positions)[:, None] * omega
+    pe = np.zeros((n_positions, d_model))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles[:, : d_model // 2])
+    return pe, omega
+''', "positional_encoding"),
     ("softmax de todas las cabezas sobre las claves", MULTIHEAD_SOFTMAX_OVER_HEADS.replace(
         "axis=0", "axis=-1"), "multihead"),
     ("cabezas separadas bien", MULTIHEAD.format(body='''\
@@ -313,21 +329,24 @@ ROUNDED_PLACES = tuple((locate_attention.ROUNDED[0], locate_attention.ROUNDED[1]
 def test_every_locating_step_says_a_locators_own_words(checks):
     # Single source: each step's place is one of the locators' constants (or locate.py's own
     # sentence for a mask used when there is none), never words retyped for the notebook.
-    constants = [value for module in (locate_attention, locate_multihead, locate_block)
+    constants = [value for module in (locate_attention, locate_multihead, locate_block,
+                                      locate_positional)
                  for value in vars(module).values() if isinstance(value, tuple)]
     assert all(any(place is constant for constant in constants) for place in locating.PLACES)
+    # The whole messages locate.py and locate_positional.py say as they are.
+    whole = {locate.none_mask_place(f) for f in locate.MASK_SHAPES} | {
+        locate_positional.ONE_POSITION}
     shipped = set()
     for function in FUNCTIONS:
         shipped |= set(checks.functions[function].get("places", []))
         for _, _, inputs in public_cases(function):
             for step in locating.steps(function, inputs):
                 assert step.place is None or step.place in locating.PLACES or step.place in (
-                    locate.none_mask_place(function),) + ROLES_PLACES + ROUNDED_PLACES or \
+                    tuple(whole) + ROLES_PLACES + ROUNDED_PLACES) or \
                     step.place[0] == \
                     f"{function}.located_ignored_arguments", step.place
     allowed = {located_words(place) for place in locating.PLACES} | {
-        f"Diagnóstico: {checks_data._sentence(locate.none_mask_place(f)[1])}"
-        for f in locate.MASK_SHAPES} | {
+        f"Diagnóstico: {checks_data._sentence(place[1])}" for place in whole} | {
         f"Diagnóstico: {checks_data._sentence(locate_ignored.message(f, [name])[1])}"
         for f in FUNCTIONS for name in inspect.signature(getattr(reference, f)).parameters} | {
         located_words(place) for place in ROLES_PLACES + ROUNDED_PLACES}

@@ -28,6 +28,7 @@ from .. import locate, locate_ignored
 from .. import locate_attention as la
 from .. import locate_block as lb
 from .. import locate_multihead as lm
+from .. import locate_positional as lp
 from .. import tolerances
 from ..probe_compare import agrees
 
@@ -72,7 +73,8 @@ def steps(function, inputs):
     """The ladder of locating steps for ``function`` on one public case's ``inputs``, in the
     order locate.locate tries them: a mask used when there is none, a whole wrong answer, an
     argument never read, then the function's own locator."""
-    own = {"attention": _attention, "multihead": _multihead, "transformer_block": _block}
+    own = {"attention": _attention, "multihead": _multihead, "transformer_block": _block,
+           "positional_encoding": _positional}
     if function not in own:
         return []
     whole = {"multihead": lambda i: _multihead_whole(lm._fresh(i)), "transformer_block":
@@ -86,7 +88,7 @@ def _ignored(function, inputs):
     changes the reference's answer and leaves the student's bit for bit the same. One step per
     such argument (the others moving the answer), then a stop: two or more are left unsaid
     rather than said in part."""
-    probe = locate.PROBES[function](inputs)
+    probe = locate.PROBES[function](inputs) if function in locate.PROBES else inputs
     rng = np.random.default_rng(locate_ignored.PROBE_SEED)
     expected = _parts(function, probe)
     redrawn = {}
@@ -144,7 +146,10 @@ PLACES = (
     lb.ZERO_TOKENS, lb.NORM_SHIFT, lb.NORM_NOT_FINITE, lb.NORM_INSIDE, lb.NOTHING_ADDED,
     lb.RMS_NORM, lb.NORM_WHOLE_MATRIX, lb.NORM_BY_VARIANCE, lb.ATTENTION_MASK,
     lb.ATTENTION_SUBLAYER, lb.FFN_LAST_TOKEN, lb.FFN_SOME_TOKENS, lb.FFN_ACTIVATION,
-    lb.FFN_INPUT, lb.FFN_INSIDE, lb.SECOND_RESIDUAL, lb.CHAINING, lb.MASK_WITH_BOTH)
+    lb.FFN_INPUT, lb.FFN_INSIDE, lb.SECOND_RESIDUAL, lb.CHAINING, lb.MASK_WITH_BOTH,
+    # the positional encoding's whole forms
+    lp.ROWS_REVERSED_PLACE, lp.POS_AND_I_SWAPPED_PLACE, lp.ROWS_AND_COLUMNS_SWAPPED_PLACE,
+    lp.FLAT_INTERLEAVED_PLACE)
 
 
 # --- attention (locate_attention.locate, in its order) -------------------------------------------
@@ -360,3 +365,21 @@ def _block(inputs):
         found.append(Step(lb.MASK_WITH_BOTH, [both, ffn, attention, Test(probe, "departs"),
                                               Test(dict(probe, mask=None))]))
     return found
+
+
+# --- positional_encoding (locate_positional.locate: its whole forms of pe) -----------------------
+
+
+def _positional(inputs):
+    """The pe of a layout or an angle swapped, on the case itself; a case of one position on
+    more positions, or said to be the place when the function is right there."""
+    found = []
+    if inputs["n_positions"] == 1:
+        longer = dict(inputs, n_positions=lp.ROWS_OF_ONE_POSITION_PROBE)
+        found.append(Step(lp.ONE_POSITION, [Test(longer)], whole=True))
+        inputs = longer
+    expected_pe, expected_omega = reference.positional_encoding(**inputs)
+    forms = [(expected_pe[::-1] if inputs["n_positions"] > 1 else None,
+              lp.ROWS_REVERSED_PLACE)] + lp.swapped_forms(inputs, expected_omega)
+    return found + [Step(place, [Test(inputs, part=0, answer=[value, expected_omega])])
+                    for value, place in forms if value is not None]

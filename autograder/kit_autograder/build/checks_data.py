@@ -14,6 +14,8 @@ import functools
 import inspect
 from pathlib import Path
 
+import numpy as np
+
 from public_checks import DATA_NAME, FORMAT, call, case_passes, moved_inputs, save
 
 from ..verdicts import summary
@@ -145,19 +147,25 @@ def _locating(steps, reference, inputs, count, parameters):
                 answer = answered(inputs if test.probe is None else test.probe)
             tests.append({key: value for key, value in {
                           "probe": index(test.probe, probes), "holds": test.holds,
-                          "answer": -1 if answer is None else index(answer, answers, list),
+                          "answer": -1 if answer is None else index(answer, answers, _stored),
                           "part": test.part, "where": test.leaks, "other": test.other,
                           **({"where_part": test.leak_part, "where_atol": test.leak_atol}
                              if test.leaks is not None else {}),
                           "columns": None if test.columns is None else list(test.columns),
                           "second": None if test.second is None else index(
-                              test.second, answers, list),
+                              test.second, answers, _stored),
                           "min_values": test.min_values}.items()
                           if value is not None})  # what a test leaves unset, unwritten
         # A step without a place stops the ladder with nothing said.
         built.append({"id": step.place and step.place[0], "tests": tests,
                       "words": step.place and f"Diagnóstico: {_sentence(step.message)}"})
     return {"probes": probes, "answers": answers, "steps": built}
+
+
+def _stored(parts):
+    """An answer's parts as the file holds them: in float32, whose rounding (1e-7 of each
+    value) is far inside the tolerance they are compared with, at half the bytes."""
+    return [np.asarray(part, dtype=np.float32) for part in parts]
 
 
 # The tests that compare the student's answer with an answer: the reference's on the probe
