@@ -10,9 +10,12 @@ of the mutants.
 
 ``Checks.report(function, env)`` runs the student's own function on those cases and, where it
 departs, says what the grade would: the mistake whose output it reproduces on every failing
-case and only there, in the grade's words; several with «¿…?»; otherwise, case by case, what
-is off (an error, a shape, NaN, what a declared measurement reads, the rows or columns that
-differ). A function that calls other graded functions is blamed on them first when they fail
+case and only there, in the grade's words; several with «¿…?»; otherwise where the grade's
+locators place it: the build derived their probes from each public case and wrote the
+reference's answers on them, and the first step of the case's ladder whose tests the student's
+function meets is the place, said only when every failing case that answered shows the same
+one; otherwise, case by case, what is off (an error, a shape, NaN, what a declared
+measurement reads, the rows or columns that differ). A function that calls other graded functions is blamed on them first when they fail
 their own cases. Nothing here raises into the notebook: a missing or unreadable file is an old
 folder, and says nothing. Student-facing text is Spanish.
 """
@@ -68,18 +71,21 @@ def names_a_cause(lines):
 # --- the data file ----------------------------------------------------------------------------
 
 
-def encode(value, arrays):
-    """``value`` as JSON with every array stored in ``arrays`` under a key of its own."""
+def encode(value, arrays, seen=None):
+    """``value`` as JSON with every array stored in ``arrays`` under a key of its own, once
+    however many times it is held (probes share their unchanged arguments)."""
+    seen = {} if seen is None else seen
     if isinstance(value, np.ndarray):
-        key = f"a{len(arrays)}"
-        arrays[key] = value
-        return {"array": key}
+        if id(value) not in seen:  # ``value`` lives as long as the spec: its id is its own
+            seen[id(value)] = f"a{len(arrays)}"
+            arrays[seen[id(value)]] = value
+        return {"array": seen[id(value)]}
     if isinstance(value, tuple):
-        return {"tuple": [encode(v, arrays) for v in value]}
+        return {"tuple": [encode(v, arrays, seen) for v in value]}
     if isinstance(value, list):
-        return [encode(v, arrays) for v in value]
+        return [encode(v, arrays, seen) for v in value]
     if isinstance(value, dict):
-        return {"dict": {k: encode(v, arrays) for k, v in value.items()}}
+        return {"dict": {k: encode(v, arrays, seen) for k, v in value.items()}}
     if isinstance(value, (np.integer, np.floating, np.bool_)):
         return value.item()
     return value
@@ -332,8 +338,8 @@ class Checks:
                             f"comprobación (mira grader.check(\"{blamed}\")), y {function} "
                             f"la usa, así que su fallo puede venir de ahí."]
         passing = {case["name"] for case, _, ok in results if ok}
-        return lines + [f"  {line}" for line in self._diagnosis(entry, failing, passing, total)
-                        + effects]
+        return lines + [f"  {line}" for line in self._diagnosis(entry, failing, passing, total,
+                                                                fn) + effects]
 
     # -- side effects, judged by their effect as the grade judges them --------------------
 
@@ -426,7 +432,7 @@ class Checks:
             env[other] = original
         return False
 
-    def _diagnosis(self, entry, failing, passing, total):
+    def _diagnosis(self, entry, failing, passing, total, fn=None):
         scope = _scope(len(failing), total)
         named = [m for m in entry["mistakes"] if self._explains(m, failing, passing)]
         named = list({m["id"]: m for m in named}.values())  # one mistake, several forms
@@ -438,8 +444,65 @@ class Checks:
         measured = _measured_everywhere(failing)
         if measured:
             return [f"Diagnóstico, en {scope}: {_full_stop(measured)}"]
+        located = self._located(entry, failing, fn) if fn is not None else None
+        if located is not None:
+            # As the grade: the place covers the cases that answered; those that raised keep
+            # their error, which explains them.
+            raised = [(case, outcome) for case, outcome in failing if "error" in outcome]
+            return [located] + _grouped([(case, self._case_lines(entry, case, outcome))
+                                         for case, outcome in raised], len(failing))
         return _grouped([(case, self._case_lines(entry, case, outcome))
                          for case, outcome in failing], len(failing))
+
+    # -- where it departs: the grade's locating probes ---------------------------------------
+
+    def _located(self, entry, failing, fn):
+        """The grade's words for the place where every failing case that answered departs
+        first, measured on the probes the build derived from it (its ``locating`` steps); None
+        when a case has none, a probe raises, or two cases depart at different places: a place
+        that explains one case only would be a guess for the others."""
+        answered = [(case, outcome) for case, outcome in failing if "parts" in outcome]
+        if not answered or any("locating" not in case for case, _ in answered):
+            return None
+        if any(_before_locating(case, outcome) for case, outcome in answered):
+            return None  # a measurement explains the answer whole: the case lines say it
+        places = {self._place(entry, case, outcome, fn) for case, outcome in answered}
+        if len(places) != 1 or None in places:
+            return None
+        return places.pop()
+
+    def _place(self, entry, case, outcome, fn):
+        """The words of the first step of the case's ladder whose tests all hold, or None."""
+        ladder, count = case["locating"], len(entry["parts"])
+        answers = {-1: outcome}
+
+        def mine(index):
+            if index not in answers:
+                answers[index] = call(fn, ladder["probes"][index], count, entry["parameters"])
+            return answers[index]
+
+        try:
+            for step in ladder["steps"]:
+                held = True
+                for test in step["tests"]:
+                    got = mine(test["probe"])
+                    if "parts" not in got or len(got["parts"]) != count:
+                        return None  # what it cannot take says nothing of a place
+                    other = (mine(step["tests"][test["other"]]["probe"])
+                             if test.get("other") is not None else None)
+                    answer = (case["expected"] if test["probe"] == -1 else None) \
+                        if test.get("answer", -1) == -1 else ladder["answers"][test["answer"]]
+                    second = ladder["answers"][test["second"]] \
+                        if test.get("second") is not None else None
+                    if not _holds(test, got["parts"], answer, other, self.atol, self.rtol,
+                                  second):
+                        held = False
+                        break
+                if held:  # a step without words: what it measured allows no place
+                    return None if step["words"] is None else entry["places"][step["words"]]
+        except Exception:  # a measurement that cannot read this answer says nothing
+            return None
+        return None
 
     def _explains(self, mistake, failing, passing):
         """The mistake fails exactly the failing cases, and reproduces each of them."""
@@ -511,6 +574,100 @@ class Checks:
 
 
 MAX_CANDIDATES = 3
+
+
+def _holds(test, parts, answer, other, atol, rtol, second=None):
+    """Whether one locating test holds of the student's ``parts`` on its probe:
+
+    * against ``answer``: ``matches``; ``departs`` (anything but a match); ``differs`` (the
+      same shapes, finite, not a match); ``monotone`` (differs, one monotone function of the
+      answer entry by entry); ``permuted`` (differs, the answer's columns in another order);
+      ``rows_either`` (each row ``answer``'s or ``second``'s, some of each). A value of part
+      ``where_part`` above ``where_atol`` where ``where`` forbids (a weight past the mask)
+      is no match;
+    * against the student's own answer on another probe (``other``): ``same`` or ``moved``
+      on ``columns``, ``identical`` bit for bit or ``changed``;
+    * of the answer alone: ``not_finite``, ``informative`` (finite, not all 0)."""
+    holds, index = test["holds"], test.get("part")  # keys a test leaves unset are absent
+    if holds == "not_finite":
+        return not all(np.isfinite(p).all() for p in parts)
+    if holds == "informative":  # finite and not all 0: an answer that can show what it reads
+        return all(np.isfinite(p).all() for p in parts) and any(np.any(p) for p in parts)
+    if holds in ("identical", "changed"):  # bit for bit the answer on the other probe or not
+        same = len(parts) == len(other["parts"]) and all(
+            _same_value(a, b) for a, b in zip(parts, other["parts"]))
+        return same if holds == "identical" else not same
+    if holds == "rows_either":  # each row one answer's or the other's, some of each
+        got, first, other_rows = (np.asarray(a[index or 0], dtype=float)
+                                  for a in (parts, answer, second))
+        if got.ndim != 2 or got.shape != first.shape or got.shape != other_rows.shape:
+            return False
+        ones = [within(g, w, atol + rtol * np.abs(w)) for g, w in zip(got, first)]
+        twos = [within(g, w, atol + rtol * np.abs(w)) for g, w in zip(got, other_rows)]
+        return all(a or b for a, b in zip(ones, twos)) and any(ones) and not all(ones)
+    if holds in ("same", "moved"):
+        start, stop = test["columns"]
+        mine, theirs = (np.asarray(p[index or 0])[:, start:stop] for p in (parts,
+                                                                          other["parts"]))
+        if mine.shape != theirs.shape or not (np.isfinite(mine).all()
+                                              and np.isfinite(theirs).all()):
+            return False
+        same = within(mine, theirs, atol + rtol * np.abs(theirs))
+        return same if holds == "same" else not same
+    if answer is None or len(parts) != len(answer):
+        return False
+    chosen = range(len(parts)) if index is None else [index]
+    got, want = [parts[i] for i in chosen], [np.asarray(answer[i], dtype=float) for i in chosen]
+    close = all(within(g, w, atol + rtol * np.abs(w)) for g, w in zip(got, want))
+    where = test.get("where")
+    if where is not None:  # entries that must be 0 however small (a weight past the mask)
+        leak = parts[test.get("where_part", -1)]
+        where = np.asarray(where, dtype=bool)
+        close = close and not (leak.shape == where.shape
+                               and bool(np.any(np.abs(leak[where]) > test["where_atol"])))
+    if holds in ("matches", "departs"):  # departs: anything but a match (NaN, a shape…)
+        return close if holds == "matches" else not close
+    comparable = all(g.shape == w.shape and np.isfinite(g).all() for g, w in zip(got, want))
+    if not comparable or close:
+        return False
+    if holds == "differs":
+        return True
+    if holds == "monotone":
+        return all(_monotone(g, w, test.get("min_values") or 0, atol) for g, w in zip(got, want))
+    if holds == "permuted":
+        return all(_permuted(g, w, atol, rtol) for g, w in zip(got, want))
+    return False
+
+
+def _before_locating(case, outcome):
+    """Whether a measurement the lesson says comes before any place (a whole answer in half
+    precision) reads on a failing part of ``outcome``."""
+    parts = outcome["parts"]
+    return any(measure.get("before_locating") and measure["part"] < len(parts)
+               and _measure(measure, parts[measure["part"]], case["expected"][measure["part"]],
+                            None)
+               for measure in case.get("measures", []))
+
+
+def _monotone(got, expected, min_values, atol):
+    if np.unique(np.round(expected, 9)).size < min_values:
+        return False
+    order = np.argsort(expected, axis=None)
+    steps = np.diff(got.ravel()[order])
+    return bool((steps >= -atol).all() or (steps <= atol).all())
+
+
+def _permuted(got, expected, atol, rtol):
+    if got.ndim != 2:
+        return False
+    unused = list(range(expected.shape[1]))
+    for column in got.T:
+        match = next((j for j in unused if within(column, expected[:, j],
+                                                  atol + rtol * np.abs(expected[:, j]))), None)
+        if match is None:
+            return False
+        unused.remove(match)
+    return True
 
 
 class _Called(BaseException):
@@ -651,6 +808,8 @@ def _measure(measure, got, centre, allowance):
             return _rows_sum(measure, got)
         if measure.get("kind") == "rows_standardised":
             return _rows_standardised(measure, got, centre)
+        if measure.get("kind") == "half_precision":
+            return _half_precision(measure, got, centre)
         if measure.get("kind") == "softmax_factor":
             keys = _factor_keys(measure, got)
             if keys is None:
@@ -715,6 +874,31 @@ def _rows_sum(measure, got):
     if min(got.shape) > 1 and np.all(np.abs(got.sum(axis=0) - 1) <= tol):
         return measure["columns_words"]
     return measure["rows_words"]
+
+
+def _half_precision(measure, got, centre):
+    """The measure's words when every entry of ``got`` is a float16 number, and enough need
+    most of its bits (simple numbers are float16 numbers in any precision), where the right
+    answer's are not."""
+    entries, bits = measure["entries"], measure["rich_bits"]
+    if got.shape != centre.shape or not float16_valued(got, entries, bits) or float16_valued(
+            centre, entries, bits):
+        return None
+    return measure["words"]
+
+
+def float16_valued(array, entries, rich_bits):
+    """Every entry of ``array`` is a float16 number, and at least ``entries`` need
+    ``rich_bits`` or more of its 11 significant bits (the grade's judge reads precision with
+    this too: attention/findings.py)."""
+    array = np.asarray(array, dtype=float)
+    if not np.isfinite(array).all() or not np.array_equal(
+            array.astype(np.float16).astype(np.float64), array):
+        return False
+    significands = np.abs(np.frexp(array[array != 0])[0] * 2 ** 11).astype(np.int64)
+    lowest_bit = significands & -significands  # 2^(trailing zero bits)
+    bits = 11 - np.log2(lowest_bit).astype(int)
+    return int((bits >= rich_bits).sum()) >= entries
 
 
 def _rows_standardised(measure, got, centre):

@@ -904,9 +904,10 @@ def places(function, student, seed=3):
     ("attention", scaled_after_softmax, "attention.located_scaled_after_softmax"),
     ("attention", row_mean_subtracted, "attention.located_mask_nan"),
     ("multihead", heads_get_mask_transposed, "multihead.located_mask_transposed"),
-    # With one head alone its softmax over the heads' axis gives weights of 1: that head's
-    # own attention already departs, and that is what is said.
-    ("multihead", softmax_across_heads, "multihead.located_each_head"),
+    # With one head alone its softmax over the heads' axis gives weights of 1, and with
+    # several the weights sum to 1 over the heads: both measured, the heads' axis is said
+    # (issue 49; it was «cada cabeza», true but not where).
+    ("multihead", softmax_across_heads, "multihead.located_heads_axis"),
     # A thirteenth probe's: «cada cabeza … revisa las tres proyecciones», which are right.
     # softmax_across_heads above is the control: one head alone is not a softmax over queries.
     ("multihead", batched_softmax_over_queries, "multihead.located_head_softmax_axis"),

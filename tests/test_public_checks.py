@@ -8,6 +8,7 @@ solution notebook in a kernel) must pass every check with nothing said. The data
 reference code, and answering its public cases by heart must earn nothing on the hidden ones.
 """
 
+import inspect
 import json
 import re
 import shutil
@@ -16,8 +17,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attention import lesson
+from attention import lesson, locate, locate_attention, locate_block, locate_ignored
+from attention import locate_multihead, locate_positional
 from attention.cases import cases_for
+from attention.diagnosis import locating
+from attention.diagnosis.public import cases as public_cases
 from attention.diagnosis.public import public_seed
 from attention.functions import FUNCTIONS
 from kit_autograder.build import checks_data
@@ -26,6 +30,7 @@ from kit_autograder.lesson import LessonError
 from reference import attention as reference
 
 import public_checks
+from test_misnames import BLOCK as MISNAMES_BLOCK
 
 # --- the mistakes, as students write them ----------------------------------------------------
 
@@ -126,6 +131,115 @@ MISTAKES = [
 ]
 
 
+# Mistakes no catalogued mutant reproduces and the grade locates: the notebook locates each on
+# the probes the build derived from its public cases, in the locator's own words (issue 49).
+MULTIHEAD = '''
+def multihead(X, heads, W_O, mask=None):
+{body}
+'''
+# A block over a normalisation of its own (``norm``), as test_misnames.py writes it.
+BLOCK_NORMALISED = MISNAMES_BLOCK
+
+
+LOCATED = [
+    ("máscara traspuesta", _attention("Q @ K.T / np.sqrt(d_k)").replace(
+        "np.where(mask,", "np.where(np.transpose(mask),"), "attention",
+     locate_attention.MASK_TRANSPOSED),
+    ("máscara con −10", _attention("Q @ K.T / np.sqrt(d_k)").replace("-np.inf", "-10.0"),
+     "attention", locate_attention.MASK),
+    ("softmax dos veces", _attention("Q @ K.T / np.sqrt(d_k)").replace(
+        "weights = softmax(scores, axis=-1)", "weights = softmax(softmax(scores))"),
+     "attention", locate_attention.SOFTMAX_TWICE),
+    ("pesos redondeados a 2 decimales", _attention("Q @ K.T / np.sqrt(d_k)").replace(
+        "weights = softmax(scores, axis=-1)", "weights = np.round(softmax(scores), 2)"),
+     "attention", (locate_attention.ROUNDED[0], locate_attention.ROUNDED[1].format(digits=2))),
+    ("posiciones contadas desde el final", '''
+def positional_encoding(n_positions, d_model):
+    omega = 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)
+    angles = np.arange(n_positions - 1, -1, -1)[:, None] * omega
+    pe = np.zeros((n_positions, d_model))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles[:, : d_model // 2])
+    return pe, omega
+''', "positional_encoding", locate_positional.ROWS_REVERSED_PLACE),
+    ("K y V de la primera cabeza", MULTIHEAD.format(body='''\
+    _, W_K0, W_V0 = heads[0]
+    outs = [attention(X @ W_Q, X @ W_K0, X @ W_V0, mask)[0] for W_Q, _, _ in heads]
+    return np.concatenate(outs, axis=1) @ W_O'''), "multihead", locate_multihead.OTHER_HEADS),
+    ("cabezas separadas con paso h", MULTIHEAD.format(body='''\
+    h, n = len(heads), X.shape[0]
+    Qs, Ks, Vs = (X @ np.hstack([head[i] for head in heads]) for i in range(3))
+    split = lambda M: M.reshape(n, M.shape[1] // h, h).transpose(2, 0, 1)
+    outs = [attention(q, k, v, mask)[0] for q, k, v in zip(split(Qs), split(Ks), split(Vs))]
+    return np.concatenate(outs, axis=1) @ W_O'''), "multihead", locate_multihead.SPLITTING),
+    ("tanh de la concatenación", MULTIHEAD.format(body='''\
+    outs = [attention(X @ q, X @ k, X @ v, mask)[0] for q, k, v in heads]
+    return np.tanh(np.concatenate(outs, axis=1)) @ W_O'''), "multihead",
+     locate_multihead.AFTER_HEADS),
+    ("puntuaciones que pasan de una cabeza a otra", MULTIHEAD.format(body='''\
+    carried, outs = 0, []
+    for W_Q, W_K, W_V in heads:
+        carried = carried + (X @ W_Q) @ (X @ W_K).T / np.sqrt(W_K.shape[1])
+        s = carried if mask is None else np.where(mask, carried, -np.inf)
+        outs.append(softmax(s) @ (X @ W_V))
+    return np.hstack(outs) @ W_O'''), "multihead", locate_multihead.SHARED_WEIGHTS),
+    # Vectorised, one softmax over the heads' axis: issue 49 saw it sent to «¿pasas la máscara
+    # a cada cabeza?», and the grade said only «cada cabeza».
+    ("softmax sobre el eje de las cabezas", MULTIHEAD_SOFTMAX_OVER_HEADS, "multihead",
+     locate_multihead.HEADS_AXIS),
+    ("W_Q también para las claves", MULTIHEAD.format(body='''\
+    outs = [attention(X @ q, X @ q, X @ v, mask)[0] for q, k, v in heads]
+    return np.concatenate(outs, axis=1) @ W_O'''), "multihead",
+     locate_multihead.roles_place("W_Q para las claves")),
+    # Issue 49 saw these sent to «¿sumas la entrada x…?», though their residuals are right.
+    ("RMSNorm en el bloque", BLOCK_NORMALISED.format(
+        norm="return z / np.sqrt((z * z).mean(axis=-1, keepdims=True) + 1e-5)"),
+     "transformer_block", locate_block.RMS_NORM),
+    ("LayerNorm de la matriz entera", BLOCK_NORMALISED.format(
+        norm="return (z - z.mean()) / np.sqrt(z.var() + 1e-5)"),
+     "transformer_block", locate_block.NORM_WHOLE_MATRIX),
+    ("codificación posicional dentro del bloque", BLOCK_NORMALISED.format(
+        norm="return layer_norm(z)").replace("    x1 = norm(x +", '''\
+    n, d = x.shape
+    angles = np.arange(n)[:, None] / 10000 ** (np.arange(0, d, 2) / d)
+    pe = np.zeros((n, d))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles[:, : d // 2])
+    x = x + pe
+    x1 = norm(x +'''), "transformer_block", locate_block.POSITIONS_ADDED),
+]
+# The same code written right: each stays silent (the controls).
+LOCATED_CONTROLS = [
+    ("bloque con su propia LayerNorm", BLOCK_NORMALISED.format(
+        norm="return (z - z.mean(axis=-1, keepdims=True)) / "
+             "np.sqrt(z.var(axis=-1, keepdims=True) + 1e-5)"),
+     "transformer_block"),
+    ("máscara leída bien", _attention("Q @ K.T / np.sqrt(d_k)"), "attention"),
+    ("posiciones contadas desde el principio", '''
+def positional_encoding(n_positions, d_model):
+    omega = 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)
+    angles = np.arange(n_positions)[:, None] * omega
+    pe = np.zeros((n_positions, d_model))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles[:, : d_model // 2])
+    return pe, omega
+''', "positional_encoding"),
+    ("softmax de todas las cabezas sobre las claves", MULTIHEAD_SOFTMAX_OVER_HEADS.replace(
+        "axis=0", "axis=-1"), "multihead"),
+    ("cabezas separadas bien", MULTIHEAD.format(body='''\
+    h, n = len(heads), X.shape[0]
+    Qs, Ks, Vs = (X @ np.hstack([head[i] for head in heads]) for i in range(3))
+    split = lambda M: M.reshape(n, h, M.shape[1] // h).transpose(1, 0, 2)
+    outs = [attention(q, k, v, mask)[0] for q, k, v in zip(split(Qs), split(Ks), split(Vs))]
+    return np.concatenate(outs, axis=1) @ W_O'''), "multihead"),
+    ("cada cabeza con sus matrices", MULTIHEAD.format(body='''\
+    outs = [attention(X @ q, X @ k, X @ v, mask)[0] for q, k, v in heads]
+    return np.concatenate(outs, axis=1) @ W_O'''), "multihead"),
+]
+
+
+def located_words(place):
+    # As the grade's feedback says a located place (checks_data.grade_words).
+    return f"Diagnóstico: {checks_data._sentence(f'el fallo está en {place[1]}')}"
+
+
 def defined(source, names=None):
     """The notebook's globals after ``source``, with the reference standing in for every graded
     function ``source`` does not define (as the solution's cells would)."""
@@ -176,6 +290,85 @@ def test_weights_normalised_over_the_whole_matrix_are_never_told_columns_instead
     columns = "\n".join(checks.report("attention", defined(
         _attention("Q @ K.T / np.sqrt(d_k)", axis="0"))))
     assert "columnas" in columns, columns
+
+
+@pytest.mark.parametrize("what, source, function, place", LOCATED, ids=[m[0] for m in LOCATED])
+def test_each_unnamed_mistake_is_located_as_the_grade_locates_it(checks, what, source, function,
+                                                                  place):
+    env = defined(source)
+    said = "\n".join(checks.report(function, env))
+    assert located_words(place) in said, said
+    assert "no coinciden con los esperados" not in said, said
+    # The grade's own diagnosis of the same function on the same public cases (its judge,
+    # summary and locators, with the reference) says the same place.
+    assert located_words(place) in checks_data.grade_words(
+        lesson, function, env[function], public_cases(function))
+
+
+def test_cases_that_depart_at_different_places_are_not_located(checks):
+    # Concatenated in reverse where d_k ≠ d_v, a tanh after the heads elsewhere: the probes
+    # keep each case's shapes, so each case has a place, and no place is every case's: none
+    # is said (the grade's rule: a place that explains one case only would be a guess).
+    mixed = MULTIHEAD.format(body='''\
+    outs = [attention(X @ q, X @ k, X @ v, mask)[0] for q, k, v in heads]
+    if heads[0][0].shape[1] != heads[0][2].shape[1]:
+        return np.concatenate(outs[::-1], axis=1) @ W_O
+    return np.tanh(np.concatenate(outs, axis=1)) @ W_O''')
+    said = "\n".join(checks.report("multihead", defined(mixed)))
+    assert "no se cumple" in said and "El fallo está en" not in said, said
+    # Control: each mistake alone is located.
+    condition = "heads[0][0].shape[1] != heads[0][2].shape[1]"
+    reversed_only = mixed.replace(condition, "True")
+    tanh_only = mixed.replace(condition, "False")
+    assert located_words(locate_multihead.CONCATENATION) in "\n".join(
+        checks.report("multihead", defined(reversed_only)))
+    assert located_words(locate_multihead.AFTER_HEADS) in "\n".join(
+        checks.report("multihead", defined(tanh_only)))
+
+
+@pytest.mark.parametrize("what, source, function", LOCATED_CONTROLS,
+                         ids=[m[0] for m in LOCATED_CONTROLS])
+def test_the_same_code_written_right_is_not_located(checks, what, source, function):
+    assert checks.report(function, defined(source)) == []
+
+
+# Every assignment of a head's matrices to roles the locator words (all shapes equal: all fit).
+ROLES_PLACES = tuple(locate_multihead.roles_place(roles) for _, roles in
+                     locate_multihead.roles_forms(dict(X=np.eye(3), heads=[(np.eye(3),) * 3],
+                                                       W_O=np.eye(3), mask=None)))
+
+
+ROUNDED_PLACES = tuple((locate_attention.ROUNDED[0], locate_attention.ROUNDED[1].format(
+    digits=digits)) for digits in range(1, 5))
+
+
+def test_every_locating_step_says_a_locators_own_words(checks):
+    # Single source: each step's place is one of the locators' constants (or locate.py's own
+    # sentence for a mask used when there is none), never words retyped for the notebook.
+    constants = [value for module in (locate_attention, locate_multihead, locate_block,
+                                      locate_positional)
+                 for value in vars(module).values() if isinstance(value, tuple)]
+    assert all(any(place is constant for constant in constants) for place in locating.PLACES)
+    # The whole messages locate.py and locate_positional.py say as they are.
+    whole = {locate.none_mask_place(f) for f in locate.MASK_SHAPES} | {
+        locate_positional.ONE_POSITION}
+    shipped = set()
+    for function in FUNCTIONS:
+        shipped |= set(checks.functions[function].get("places", []))
+        for _, _, inputs in public_cases(function):
+            for step in locating.steps(function, inputs):
+                assert step.place is None or step.place in locating.PLACES or step.place in (
+                    tuple(whole) + ROLES_PLACES + ROUNDED_PLACES) or \
+                    step.place[0] == \
+                    f"{function}.located_ignored_arguments", step.place
+    allowed = {located_words(place) for place in locating.PLACES} | {
+        f"Diagnóstico: {checks_data._sentence(place[1])}" for place in whole} | {
+        f"Diagnóstico: {checks_data._sentence(locate_ignored.message(f, [name])[1])}"
+        for f in FUNCTIONS for name in inspect.signature(getattr(reference, f)).parameters} | {
+        located_words(place) for place in ROLES_PLACES + ROUNDED_PLACES}
+    assert shipped and shipped <= allowed, shipped - allowed
+    # Control: a place the locators do not say is caught.
+    assert located_words(("x", "otro sitio")) not in allowed
 
 
 def test_the_scale_mistakes_are_told_apart(checks):
@@ -334,6 +527,8 @@ def kernel_run(built_dist, tmp_path_factory):
     cells += [_checked_cell(what, source, question) for what, source, question, _ in MISTAKES]
     cells += [_checked_cell("attention sin √d_k, multihead correcta",
                             _attention("Q @ K.T"), "multihead")]
+    cells += [_checked_cell(what, source, question)
+              for what, source, question, _ in LOCATED_IN_KERNEL]
     nb.cells += [nbformat.v4.new_code_cell(source) for source in cells]
     nbformat.write(nb, folder / "mi_cuaderno.ipynb")
     return execute(folder, "mi_cuaderno.ipynb"), public_checks.load(folder)
@@ -363,6 +558,19 @@ def test_in_the_kernel_grader_check_names_each_mistake(kernel_run, what, source,
     assert f"{function}: no se cumple" in said, said
     for phrase in words_of(checks, function, expected):
         assert phrase in said, said
+
+
+LOCATED_IN_KERNEL = [LOCATED[0], LOCATED[4]]
+
+
+@pytest.mark.parametrize("what, source, function, place", LOCATED_IN_KERNEL,
+                         ids=[m[0] for m in LOCATED_IN_KERNEL])
+def test_in_the_kernel_grader_check_locates_an_unnamed_mistake(kernel_run, what, source,
+                                                                function, place):
+    nb, _ = kernel_run
+    said = printed(nb, what)
+    assert f"{function}: no se cumple" in said, said
+    assert located_words(place) in said, said
 
 
 def test_in_the_kernel_multihead_sends_a_broken_attention_first(kernel_run):

@@ -60,13 +60,10 @@ RICH_BITS = 8
 
 def _float16(array):
     """Every entry is a float16 number, and enough of them need most of its bits."""
-    if not np.isfinite(array).all() or not np.array_equal(
-            array.astype(np.float16).astype(np.float64), array):
-        return False
-    significands = np.abs(np.frexp(array[array != 0])[0] * 2 ** 11).astype(np.int64)
-    lowest_bit = significands & -significands  # 2^(trailing zero bits)
-    bits = 11 - np.log2(lowest_bit).astype(int)
-    return int((bits >= RICH_BITS).sum()) >= FLOAT16_ENTRIES
+    # The one reading of it, shared with the notebook's checks, which say the same.
+    from public_checks import float16_valued
+
+    return float16_valued(array, FLOAT16_ENTRIES, RICH_BITS)
 
 
 def precision_findings(parts, expected, part_names):
@@ -77,13 +74,15 @@ def precision_findings(parts, expected, part_names):
     for name, part, reference_part in zip(part_names, parts, expected):
         if (part.shape == reference_part.shape and _float16(part)
                 and not _float16(reference_part)):
-            return [_finding(
-                "precision.float16",
-                f"{name} tiene la precisión de float16: todos sus valores son números de media "
-                "precisión, con unas 3 cifras significativas, y sus redondeos superan la "
-                "tolerancia; calcula en float64, el tipo por defecto de NumPy (o en float32), y "
-                "no conviertas a float16")]
+            return [_finding("precision.float16", FLOAT16_WORDS.format(name=name))]
     return []
+
+
+# What precision_findings says of a part ``{name}`` (the notebook's checks say it too).
+FLOAT16_WORDS = ("{name} tiene la precisión de float16: todos sus valores son números de media "
+                 "precisión, con unas 3 cifras significativas, y sus redondeos superan la "
+                 "tolerancia; calcula en float64, el tipo por defecto de NumPy (o en float32), y "
+                 "no conviertas a float16")
 
 
 # --- multihead ----------------------------------------------------------------------------------

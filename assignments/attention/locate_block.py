@@ -400,14 +400,19 @@ def _linear_region(call, attention_off):
     """Whether the block agrees when every input of the ReLU lies in (0.4, 0.6), where
     ReLU(z) = z: b1 = 0.5 and W1 scaled down. Agreeing there and not on the case puts the
     departure in the activation, not in what enters the FFN. None if it raised."""
+    probe = linear_probe(attention_off)
+    answer = _answer(call, probe)
+    return None if answer is None else agrees(answer, reference.transformer_block(**probe))
+
+
+def linear_probe(attention_off):
+    """``attention_off`` with b1 = 0.5 and W1 scaled down so that every input of the ReLU
+    lies in (0.4, 0.6), where ReLU(z) = z."""
     W1 = np.asarray(attention_off["W1"], dtype=np.float64)
     first = reference.layer_norm(np.asarray(attention_off["x"], dtype=np.float64))
     largest = np.abs(first @ W1).max()
     scale = 0.1 / largest if largest > 0 else 1.0
-    probe = dict(attention_off, W1=W1 * scale,
-                 b1=np.full(np.shape(attention_off["b1"]), 0.5))
-    answer = _answer(call, probe)
-    return None if answer is None else agrees(answer, reference.transformer_block(**probe))
+    return dict(attention_off, W1=W1 * scale, b1=np.full(np.shape(attention_off["b1"]), 0.5))
 
 
 def _first_sublayer(call, inputs):
@@ -428,27 +433,33 @@ def whole_answer(inputs, call):
     answer = _answer(call, inputs)
     if answer is None:
         return None
-    first = reference.transformer_block(**_switched_off(inputs, FFN))  # LN(x + MH(x))
-    correct = reference.transformer_block(**inputs)
-    shifted = dict(inputs, x=inputs["x"] + reference.positional_encoding(*np.shape(inputs["x"]))[0])
-    for value, found in ((first, RETURNS_FIRST_SUBLAYER),
-                         (first + _ffn(first, inputs), RETURNS_BEFORE_LAST_NORM),
-                         (correct + inputs["x"], INPUT_ADDED_AFTER),
-                         (reference.transformer_block(**dict(inputs, b2=0 * inputs["b2"]))
-                          + inputs["b2"], B2_AFTER_LAST_NORM),
-                         (_norm_before_sum(inputs), NORM_BEFORE_SUM),
-                         (reference.transformer_block(**shifted), POSITIONS_ADDED),
-                         (reference.transformer_block(**dict(
-                             inputs, x=reference.layer_norm(inputs["x"]))), INPUT_NORMALISED),
-                         (_causal_when_unmasked(inputs), ALWAYS_CAUSAL),
-                         (_with_attention(inputs, lambda a: np.broadcast_to(a[0], a.shape)),
-                          FIRST_ROW_OF_ATTENTION),
-                         (_with_attention(inputs, lambda a: a @ inputs["W_O"]
-                                          if a.shape[1] == np.shape(inputs["W_O"])[0] else None),
-                          W_O_TWICE)):
+    for value, found in whole_forms(inputs):
         if value is not None and agrees(answer, value):
             return found[0], f"el fallo está en {found[1]}"
     return None
+
+
+def whole_forms(inputs):
+    """``[(value, place)]``: the whole wrong answers whole_answer recognises on the probe
+    ``inputs``, in its order (a value None where the form does not fit)."""
+    first = reference.transformer_block(**_switched_off(inputs, FFN))  # LN(x + MH(x))
+    correct = reference.transformer_block(**inputs)
+    shifted = dict(inputs, x=inputs["x"] + reference.positional_encoding(*np.shape(inputs["x"]))[0])
+    return ((first, RETURNS_FIRST_SUBLAYER),
+            (first + _ffn(first, inputs), RETURNS_BEFORE_LAST_NORM),
+            (correct + inputs["x"], INPUT_ADDED_AFTER),
+            (reference.transformer_block(**dict(inputs, b2=0 * inputs["b2"]))
+             + inputs["b2"], B2_AFTER_LAST_NORM),
+            (_norm_before_sum(inputs), NORM_BEFORE_SUM),
+            (reference.transformer_block(**shifted), POSITIONS_ADDED),
+            (reference.transformer_block(**dict(
+                inputs, x=reference.layer_norm(inputs["x"]))), INPUT_NORMALISED),
+            (_causal_when_unmasked(inputs), ALWAYS_CAUSAL),
+            (_with_attention(inputs, lambda a: np.broadcast_to(a[0], a.shape)),
+             FIRST_ROW_OF_ATTENTION),
+            (_with_attention(inputs, lambda a: a @ inputs["W_O"]
+                             if a.shape[1] == np.shape(inputs["W_O"])[0] else None),
+             W_O_TWICE))
 
 
 def _with_attention(inputs, change):

@@ -34,6 +34,14 @@ HEAD_SOFTMAX_AXIS = ("multihead.located_head_softmax_axis",
                      "filas. Cada consulta (fila) reparte su atención entre las claves: con "
                      "las puntuaciones de todas las cabezas juntas, de forma (h, n, n), la "
                      "softmax va sobre el último eje, axis=-1, no axis=1 (paso 6)")
+HEADS_AXIS = ("multihead.located_heads_axis",
+              "el eje de la softmax: con una sola cabeza y W_O igual a la identidad, todos tus "
+              "pesos valen 1 (cada token recibe la suma de los valores de todas las claves), que "
+              "es lo que da una softmax sobre un eje de tamaño 1, el de las cabezas, y con "
+              "varias cabezas tus pesos suman 1 entre las cabezas, no entre las claves. Con las "
+              "puntuaciones de todas las cabezas juntas, de forma (h, n, n), la softmax va sobre "
+              "el último eje, el de las claves (axis=-1), no sobre el de las cabezas (axis=0) "
+              "(paso 6)")
 CONCATENATION = ("multihead.located_concatenation",
                  "la concatenación de cabezas: cada cabeza sola es correcta, y con todas y W_O "
                  "igual a la identidad tu salida tiene las columnas de [cabeza_1 | … | "
@@ -240,31 +248,31 @@ def whole_answer(inputs, call):
     for, the output transposed, each of its rows normalised (the block's LayerNorm), or the
     heads' concatenation returned without W_O."""
     inputs = _fresh(inputs)
-    X = np.asarray(inputs["X"], dtype=np.float64)
     answer = _answer(call, inputs)
     if answer is None or agrees(*answer):
         return None
-    got, expected = answer
-    found = None
+    for value, found in whole_forms(inputs):  # agrees compares shapes too
+        if value is not None and agrees(answer[0], value):
+            return found[0], f"el fallo está en {found[1]}"
+    return None
+
+
+def whole_forms(inputs):
+    """``[(value, place)]``: the whole wrong answers whole_answer recognises on the probe
+    ``inputs``, in its order (a value None where the form does not fit)."""
+    X = np.asarray(inputs["X"], dtype=np.float64)
+    expected = reference.multihead(**inputs)
+    concat = _concatenation(inputs)
     n = X.shape[0]
-    if got.shape == X.shape and agrees(got, expected + X):
-        found = RESIDUAL_INSIDE
-    elif n > 1 and agrees(got, reference.multihead(**dict(inputs, mask=_causal(n)))):
-        found = ALWAYS_CAUSAL
-    elif got.shape == expected.T.shape and agrees(got, expected.T):
-        found = TRANSPOSED_OUTPUT
-    elif got.shape == expected.shape and any(
+    return ([(expected + X, RESIDUAL_INSIDE),
+             (reference.multihead(**dict(inputs, mask=_causal(n))) if n > 1 else None,
+              ALWAYS_CAUSAL),
+             (expected.T, TRANSPOSED_OUTPUT)]
             # Any epsilon the judge accepts for a LayerNorm: a row of small variance shows it.
-            agrees(got, reference.layer_norm(expected, eps))
-            for eps in tolerances.LAYER_NORM_EPS):
-        found = NORMALISED_OUTPUT
-    elif agrees(got, concat := _concatenation(inputs)):  # agrees compares shapes too
-        found = CONCATENATION_ONLY
-    elif _elementwise_w_o(inputs, got, concat):
-        found = ELEMENTWISE_W_O
-    elif _reversed_w_o(inputs, got, concat):
-        found = REVERSED_W_O
-    return None if found is None else (found[0], f"el fallo está en {found[1]}")
+            + [(reference.layer_norm(expected, eps), NORMALISED_OUTPUT)
+               for eps in tolerances.LAYER_NORM_EPS]
+            + [(concat, CONCATENATION_ONLY), (_elementwise_w_o(inputs, concat), ELEMENTWISE_W_O),
+               (_reversed_w_o(inputs, concat), REVERSED_W_O)])
 
 
 def _concatenation(inputs):
@@ -273,20 +281,19 @@ def _concatenation(inputs):
                            for W_Q, W_K, W_V in inputs["heads"]], axis=1)
 
 
-def _elementwise_w_o(inputs, got, concat):
-    """True when ``got`` is the right concatenation ``concat`` times W_O entry by entry
-    (where the two shapes broadcast), not as a product of matrices."""
+def _elementwise_w_o(inputs, concat):
+    """The right concatenation ``concat`` times W_O entry by entry (where the two shapes
+    broadcast, else None), not as a product of matrices."""
     try:
-        product = concat * np.asarray(inputs["W_O"], dtype=np.float64)
+        return concat * np.asarray(inputs["W_O"], dtype=np.float64)
     except ValueError:
-        return False
-    return agrees(got, product)
+        return None
 
 
-def _reversed_w_o(inputs, got, concat):
-    """True when ``got`` is W_O @ the right concatenation (where the shapes allow it)."""
+def _reversed_w_o(inputs, concat):
+    """W_O @ the right concatenation, where the shapes allow it (else None)."""
     W_O = np.asarray(inputs["W_O"], dtype=np.float64)
-    return W_O.shape[1] == concat.shape[0] and agrees(got, W_O @ concat)
+    return W_O @ concat if W_O.shape[1] == concat.shape[0] else None
 
 
 def _integer_valued(got, expected):
@@ -313,13 +320,55 @@ def _integer_valued_larger(call, probe, answer):
 def _softmax_over_queries(probe, got):
     """True when ``got`` is the one-head ``probe``'s output with its weights normalised over
     the queries (each column summing to 1) instead of over the keys."""
+    return agrees(got, over_the_queries(probe))
+
+
+def over_the_queries(probe):
+    """The one-head ``probe``'s output with its weights normalised over the queries."""
     ((W_Q, W_K, W_V),) = probe["heads"]
     X = np.asarray(probe["X"], dtype=np.float64)
     scores = (X @ W_Q) @ (X @ W_K).T / np.sqrt(np.shape(W_K)[1])
     if probe.get("mask") is not None:
         scores = np.where(np.asarray(probe["mask"], dtype=bool), scores, -np.inf)
     weights = reference.softmax(scores, axis=0)
-    return agrees(got, weights @ (X @ W_V) @ probe["W_O"])
+    return weights @ (X @ W_V) @ probe["W_O"]
+
+
+def weights_of_one(probe):
+    """The one-head ``probe``'s answer with every weight 1: a softmax over an axis of size 1
+    (the heads', when there is one head)."""
+    ((_, _, W_V),) = probe["heads"]
+    X = np.asarray(probe["X"], dtype=np.float64)
+    return np.ones((len(X), len(X))) @ (X @ W_V) @ probe["W_O"]
+
+
+def over_the_heads(probe):
+    """The ``probe``'s answer with each head's weights normalised over the heads: at each
+    query and key, the weights of all heads sum to 1 (a softmax on axis 0 of the (h, n, n)
+    scores)."""
+    X = np.asarray(probe["X"], dtype=np.float64)
+    scores = np.stack([(X @ W_Q) @ (X @ W_K).T / np.sqrt(np.shape(W_K)[1])
+                       for W_Q, W_K, _ in probe["heads"]])
+    if probe.get("mask") is not None:
+        scores = np.where(np.asarray(probe["mask"], dtype=bool), scores, -np.inf)
+    weights = reference.softmax(scores, axis=0)
+    return np.concatenate([w @ (X @ W_V) for w, (_, _, W_V) in zip(weights, probe["heads"])],
+                          axis=1) @ probe["W_O"]
+
+
+def several_heads(heads):
+    """``heads``, or its one head twice: a sum over the heads shows only with several."""
+    return list(heads) if len(heads) > 1 else list(heads) * 2
+
+
+def _softmax_over_heads(call, unmasked, heads, probe, got):
+    """True when, with one head alone (``probe``), every weight is 1, and with several heads
+    (W_O = I) the weights sum to 1 over the heads: the softmax on the heads' axis."""
+    if not agrees(got, weights_of_one(probe)):
+        return False
+    together = _padded(unmasked, several_heads(heads))
+    answer = _answer(call, together)
+    return answer is not None and agrees(answer[0], over_the_heads(together))
 
 
 # Each of a head's three roles, and the matrix that plays it in (W_Q, W_K, W_V) order.
@@ -331,17 +380,33 @@ def _roles_swapped(probe, got):
     """The Spanish words for the head's matrices put in the wrong roles (W_K for the queries,
     W_Q for the keys…) when ``got`` is the one-head ``probe``'s output with them; else None.
     Only shape-compatible assignments are tried: W_V fits a query or key role when d_v = d_k."""
+    for answer, roles in roles_forms(probe):
+        if agrees(got, answer):
+            return roles
+    return None
+
+
+def roles_forms(probe):
+    """``[(answer, roles)]``: the one-head ``probe``'s answer with its matrices in each other
+    shape-compatible assignment of roles, and the Spanish words for it, in order."""
     ((W_Q, W_K, W_V),) = probe["heads"]
-    matrices = (W_Q, W_K, W_V)
+    matrices, forms = (W_Q, W_K, W_V), []
     for chosen in itertools.product(range(3), repeat=3):
         if chosen == (0, 1, 2) or np.shape(matrices[chosen[0]]) != np.shape(
                 matrices[chosen[1]]) or np.shape(matrices[chosen[2]])[1] != np.shape(W_V)[1]:
             continue
         head = tuple(matrices[index] for index in chosen)
-        if agrees(got, reference.multihead(**dict(probe, heads=[head]))):
-            return " y ".join(f"{MATRICES[index]} para {ROLES[role]}"
-                              for role, index in enumerate(chosen) if index != role)
-    return None
+        forms.append((reference.multihead(**dict(probe, heads=[head])),
+                      " y ".join(f"{MATRICES[index]} para {ROLES[role]}"
+                                 for role, index in enumerate(chosen) if index != role)))
+    return forms
+
+
+def roles_place(roles):
+    """``(finding id, place)`` of a head's matrices in the ``roles`` said."""
+    return (ROLES_SWAPPED, f"los papeles de las matrices de cada cabeza: usas {roles}. Cada "
+            "cabeza es la tupla (W_Q, W_K, W_V), en ese orden, y calcula "
+            "attention(X·W_Q, X·W_K, X·W_V) (paso 6)")
 
 
 def _best_log_factor(error):
@@ -684,10 +749,11 @@ def locate(inputs, call):
             step = INTEGER_VALUES
         elif departs and step is EACH_HEAD and _softmax_over_queries(probe, answer[0]):
             step = HEAD_SOFTMAX_AXIS
+        elif departs and step is EACH_HEAD and _softmax_over_heads(call, unmasked, heads, probe,
+                                                                    answer[0]):
+            step = HEADS_AXIS
         elif departs and step is EACH_HEAD and (roles := _roles_swapped(probe, answer[0])):
-            step = (ROLES_SWAPPED, f"los papeles de las matrices de cada cabeza: usas {roles}. "
-                    "Cada cabeza es la tupla (W_Q, W_K, W_V), en ese orden, y calcula "
-                    "attention(X·W_Q, X·W_K, X·W_V) (paso 6)")
+            step = roles_place(roles)
         elif departs and step is EACH_HEAD and _scores_factor(probe, answer[0]) is not None:
             measured = scale_said(call, SCALE_LAW)
             step = HEAD_SCORES_SCALED if measured is None else (HEAD_SCORES_SCALED[0], measured)

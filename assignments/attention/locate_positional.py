@@ -150,6 +150,44 @@ def _flat_interleaved(n_positions, d_model, omega):
     return pe
 
 
+ROWS_REVERSED_PLACE = (
+    ROWS_REVERSED,
+    "el orden de las filas: tu pe es la correcta con las filas al revés, así que cuentas las "
+    "posiciones desde el final. La fila 0 es la posición 0, (0, 1, 0, 1, …), y la última, la "
+    "posición n_positions − 1 (paso 7)")
+POS_AND_I_SWAPPED_PLACE = (
+    POS_AND_I_SWAPPED,
+    "el ángulo: intercambias pos e i, y calculas sin(i / 10000^(2·pos/d_model)). El ángulo de "
+    "la posición pos en la pareja i es pos·ω_i = pos / 10000^(2i/d_model): la posición "
+    "multiplica, y el índice de la pareja va en el exponente (paso 7)")
+ROWS_AND_COLUMNS_SWAPPED_PLACE = (
+    ROWS_AND_COLUMNS_SWAPPED,
+    "qué es fila y qué es columna: en tu pe, el índice de la columna hace de posición, y el de "
+    "la fila elige la frecuencia y si es seno o coseno, pe[p, j] = sin(j·ω_(p//2)). "
+    "¿Desempaquetas np.indices o np.meshgrid en el orden al revés? La fila es la posición y la "
+    "columna la pareja: pe[pos, 2i] = sin(pos·ω_i) y pe[pos, 2i + 1] = cos(pos·ω_i) (paso 7)")
+FLAT_INTERLEAVED_PLACE = (
+    FLAT_INTERLEAVED,
+    "cómo alternas senos y cosenos: los alternas sobre todo el array aplanado (pe.flat[0::2], "
+    "o un ravel), no dentro de cada fila. Con d_model impar cada fila tiene un seno más que "
+    "cosenos, así que desde la fila 1 la alternancia cae en otras columnas. Alterna por "
+    "columnas, fila a fila: pe[:, 0::2] = senos y pe[:, 1::2] = cosenos (paso 7)")
+
+
+def _said(place):
+    return place[0], f"el fallo está en {place[1]}"
+
+
+def swapped_forms(inputs, expected_omega):
+    """``[(pe, place)]``: the pe of an angle or a layout swapped, in _whole_forms's order
+    (None where the form does not apply)."""
+    n_positions, d_model = inputs["n_positions"], inputs["d_model"]
+    return [(_swapped(n_positions, d_model), POS_AND_I_SWAPPED_PLACE),
+            (_rows_and_columns_swapped(n_positions, d_model), ROWS_AND_COLUMNS_SWAPPED_PLACE),
+            (_flat_interleaved(n_positions, d_model, expected_omega) if d_model % 2 else None,
+             FLAT_INTERLEAVED_PLACE)]
+
+
 def _whole_forms(pe, omega, expected_pe, expected_omega, inputs):
     """A whole wrong form that the answer shows at once, or None: every value an integer,
     the last columns never filled, one ω per column, pos and i swapped in the angle."""
@@ -179,10 +217,7 @@ def _whole_forms(pe, omega, expected_pe, expected_omega, inputs):
                 "llegar a la última pareja de columnas. Hay una frecuencia por pareja, "
                 "⌈d_model/2⌉ en total, y cada pareja ocupa dos columnas (paso 7)")
         if pe.shape[0] > 1 and agrees(pe, expected_pe[::-1]):
-            return ROWS_REVERSED, (
-                "el fallo está en el orden de las filas: tu pe es la correcta con las filas al "
-                "revés, así que cuentas las posiciones desde el final. La fila 0 es la posición "
-                "0, (0, 1, 0, 1, …), y la última, la posición n_positions − 1 (paso 7)")
+            return _said(ROWS_REVERSED_PLACE)
         affine = _affine(pe, expected_pe)
         if affine is not None:
             a, b = (f"{v:.2f}".replace(".", ",").replace("-", "−") for v in affine)
@@ -197,27 +232,9 @@ def _whole_forms(pe, omega, expected_pe, expected_omega, inputs):
                 "el fallo está en lo que haces después de los senos y cosenos: cada fila de tu "
                 "pe es la correcta dividida por su norma. No se normaliza: cada pareja ya "
                 "cumple sin² + cos² = 1 (paso 7)")
-        if agrees(pe, _swapped(inputs["n_positions"], d_model)):
-            return POS_AND_I_SWAPPED, (
-                "el fallo está en el ángulo: intercambias pos e i, y calculas "
-                "sin(i / 10000^(2·pos/d_model)). El ángulo de la posición pos en la pareja i "
-                "es pos·ω_i = pos / 10000^(2i/d_model): la posición multiplica, y el índice "
-                "de la pareja va en el exponente (paso 7)")
-        if agrees(pe, _rows_and_columns_swapped(inputs["n_positions"], d_model)):
-            return ROWS_AND_COLUMNS_SWAPPED, (
-                "el fallo está en qué es fila y qué es columna: en tu pe, el índice de la "
-                "columna hace de posición, y el de la fila elige la frecuencia y si es seno o "
-                "coseno, pe[p, j] = sin(j·ω_(p//2)). ¿Desempaquetas np.indices o np.meshgrid "
-                "en el orden al revés? La fila es la posición y la columna la pareja: "
-                "pe[pos, 2i] = sin(pos·ω_i) y pe[pos, 2i + 1] = cos(pos·ω_i) (paso 7)")
-        if d_model % 2 and agrees(pe, _flat_interleaved(inputs["n_positions"], d_model,
-                                                         expected_omega)):
-            return FLAT_INTERLEAVED, (
-                "el fallo está en cómo alternas senos y cosenos: los alternas sobre todo el "
-                "array aplanado (pe.flat[0::2], o un ravel), no dentro de cada fila. Con "
-                "d_model impar cada fila tiene un seno más que cosenos, así que desde la fila 1 "
-                "la alternancia cae en otras columnas. Alterna por columnas, fila a fila: "
-                "pe[:, 0::2] = senos y pe[:, 1::2] = cosenos (paso 7)")
+        for value, place in swapped_forms(inputs, expected_omega):
+            if value is not None and agrees(pe, value):
+                return _said(place)
     if (omega.shape == (d_model,) and omega.shape != expected_omega.shape
             and agrees(omega[0::2], expected_omega, OMEGA_ATOL)):
         return OMEGA_PER_COLUMN, (

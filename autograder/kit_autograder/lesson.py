@@ -52,7 +52,12 @@ and may provide:
   ``mistakes(function)`` (the catalog: ``{id, name, explanation, hint, forms}``),
   ``known_forms(function)`` (``[(id, implementation)]`` of mistakes outside the catalog, whose
   words the build asks of the grade) and ``measures(function, inputs)`` (measurements of a
-  failing part, as data: public_checks.py reads ``rows_sum_to_one`` and ``softmax_factor``);
+  failing part, as data: public_checks.py reads ``rows_sum_to_one``, ``softmax_factor``,
+  ``rows_standardised`` and ``half_precision``); optionally ``locating(function, inputs)``,
+  the lesson's locators' probes derived from a public case as a ladder of steps (each a
+  place in the locator's words, or None to stop, and tests: a probe, what the student's
+  answer on it must do against an answer the build computes, by default the reference's),
+  so that the notebook locates as the grade does (checks_data._locating);
 
 Everything else a lesson may bring lives in its folder under a fixed name, each optional:
 ``master.py`` (required by ``make assign``), ``figures/``, ``explorer/index.html``, and

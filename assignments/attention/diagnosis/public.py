@@ -9,6 +9,8 @@ checks_data.py): lesson 055's side of the contract's ``public_checks()``.
 * ``mistakes``: the catalog (misconceptions.py) with its mutants and its words;
 * ``known_forms``: mistakes outside the catalog (known_forms.py), whose words the build asks
   of the grade itself;
+* ``locating``: the grade's locating probes derived from a public case, with the locators'
+  words (locating.py), for the notebook to locate where nothing names the mistake;
 * ``measures``: what a failing part can be measured for: attention's weights, a row softmax
   of Q·Kᵀ times which factor, and whether their rows sum to 1.
 
@@ -17,11 +19,13 @@ Runs at build time only: nothing of this module, the reference or the mutants sh
 
 import numpy as np
 
-from .. import misconceptions, tolerances
+from .. import findings, misconceptions, tolerances
 from ..cases import cases_for
 from ..diagnose import GENERIC_HINTS, NORMALIZED_VAR_ATOL
+from ..functions import FUNCTIONS
 from ..standard import allowances as judge_allowances
 from . import known_forms as known
+from . import locating as locating_steps
 
 ATOL, RTOL = tolerances.ATOL, tolerances.RTOL
 
@@ -65,6 +69,11 @@ def mistakes(function):
     return [{"id": entry.id, "name": entry.name, "explanation": entry.explanation,
              "hint": entry.hint, "forms": entry.forms}
             for entry in misconceptions.for_function(function)]
+
+
+def locating(function, inputs):
+    """The grade's locating probes derived from one public case (locating.py), as steps."""
+    return locating_steps.steps(function, inputs)
 
 
 def known_forms(function):
@@ -131,7 +140,20 @@ def _block_words(inputs):
     return standard, other
 
 
+def _precision(function):
+    """The judge's float16 finding (findings.precision_findings) on every returned part: a
+    whole answer in half precision is said before any place is located, as the grade does."""
+    return [{"kind": "half_precision", "part": index, "entries": findings.FLOAT16_ENTRIES,
+             "rich_bits": findings.RICH_BITS, "before_locating": True,
+             "words": findings.FLOAT16_WORDS.format(name=name)}
+            for index, name in enumerate(FUNCTIONS[function].parts)]
+
+
 def measures(function, inputs):
+    return _measures(function, inputs) + _precision(function)
+
+
+def _measures(function, inputs):
     if function == "transformer_block":
         standard, other = _block_words(inputs)
         return [{"kind": "rows_standardised", "part": 0, "mean_atol": tolerances.ATOL,

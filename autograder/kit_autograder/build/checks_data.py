@@ -14,6 +14,8 @@ import functools
 import inspect
 from pathlib import Path
 
+import numpy as np
+
 from public_checks import DATA_NAME, FORMAT, call, case_passes, moved_inputs, save
 
 from ..verdicts import summary
@@ -76,6 +78,11 @@ def _function(lesson, public, name, graded, cases):
         moved = moved_inputs(inputs)
         if moved is not None:  # the same shapes, other numbers: a cache by sizes shows
             case["twin"] = answered(moved, case_name)
+        if hasattr(public, "locating"):
+            ladder = _locating(public.locating(name, inputs), getattr(lesson.REFERENCE, name),
+                               inputs, count, parameters)
+            if ladder["steps"]:
+                case["locating"] = ladder
         built.append(case)
     mistakes = []
     for mistake in public.mistakes(name):
@@ -91,7 +98,79 @@ def _function(lesson, public, name, graded, cases):
         if words:
             mistakes.append({"id": form_id, "words": words, "outcomes": outcomes})
     return {"parts": list(graded.parts), "parameters": parameters,
-            "uses": list(graded.stand_ins), "cases": built, "mistakes": mistakes}
+            "uses": list(graded.stand_ins), "cases": built, "mistakes": mistakes,
+            "places": _places_once(built)}
+
+
+def _places_once(cases):
+    """Each locating step's words written once for the function (``places``), the steps
+    holding their index: the same few places recur in every case's ladder."""
+    places = []
+    for case in cases:
+        for step in case.get("locating", {}).get("steps", []):
+            if step["words"] is not None:
+                if step["words"] not in places:
+                    places.append(step["words"])
+                step["words"] = places.index(step["words"])
+    return places
+
+
+def _locating(steps, reference, inputs, count, parameters):
+    """A case's locating steps as data: each probe's inputs once (``probes``), the answers
+    its tests compare with (``answers``: the reference's on the probe where the lesson gives
+    none, computed here), and each step's tests by index, with the grade's words. A probe or
+    answer of -1 is the case's own."""
+    probes, answers, built, seen, computed = [], [], [], {}, {}
+
+    def index(value, into, make=lambda v: v):
+        if value is None:
+            return -1
+        if id(value) not in seen:  # the same object, one copy in the file
+            seen[id(value)] = (len(into), value)  # kept alive: its id stays its own
+            into.append(make(value))
+        return seen[id(value)][0]
+
+    def answered(probe):
+        if id(probe) not in computed:
+            answer = call(reference, probe, count, parameters)
+            if "parts" not in answer:
+                raise RuntimeError(f"the reference raised on a locating probe: "
+                                   f"{answer['error']}")
+            computed[id(probe)] = (answer["parts"], probe)
+        return computed[id(probe)][0]
+
+    for step in steps:
+        tests = []
+        for test in step.tests:
+            answer = test.answer
+            if answer is None and test.holds in REFERENCE_HOLDS:
+                answer = answered(inputs if test.probe is None else test.probe)
+            tests.append({key: value for key, value in {
+                          "probe": index(test.probe, probes), "holds": test.holds,
+                          "answer": -1 if answer is None else index(answer, answers, _stored),
+                          "part": test.part, "where": test.leaks, "other": test.other,
+                          **({"where_part": test.leak_part, "where_atol": test.leak_atol}
+                             if test.leaks is not None else {}),
+                          "columns": None if test.columns is None else list(test.columns),
+                          "second": None if test.second is None else index(
+                              test.second, answers, _stored),
+                          "min_values": test.min_values}.items()
+                          if value is not None})  # what a test leaves unset, unwritten
+        # A step without a place stops the ladder with nothing said.
+        built.append({"id": step.place and step.place[0], "tests": tests,
+                      "words": step.place and f"Diagnóstico: {_sentence(step.message)}"})
+    return {"probes": probes, "answers": answers, "steps": built}
+
+
+def _stored(parts):
+    """An answer's parts as the file holds them: in float32, whose rounding (1e-7 of each
+    value) is far inside the tolerance they are compared with, at half the bytes."""
+    return [np.asarray(part, dtype=np.float32) for part in parts]
+
+
+# The tests that compare the student's answer with an answer: the reference's on the probe
+# where the lesson gives none.
+REFERENCE_HOLDS = ("matches", "departs", "differs", "monotone", "permuted", "rows_either")
 
 
 def _outcomes(form, cases, count, parameters):
