@@ -15,9 +15,10 @@ locators place it: the build derived their probes from each public case and wrot
 reference's answers on them, and the first step of the case's ladder whose tests the student's
 function meets is the place, said only when every failing case that answered shows the same
 one; otherwise, case by case, what is off (an error, a shape, NaN, what a declared
-measurement reads, the rows or columns that differ). A function that calls other graded functions is blamed on them first when they fail
-their own cases. Nothing here raises into the notebook: a missing or unreadable file is an old
-folder, and says nothing. Student-facing text is Spanish.
+measurement reads, the rows or columns that differ). A function that calls other graded
+functions is blamed on them first when they fail their own cases. Nothing here raises into
+the notebook: a missing or unreadable file is an old folder, and says nothing. Student-facing
+text is Spanish.
 """
 
 import contextlib
