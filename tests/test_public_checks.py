@@ -371,6 +371,35 @@ def test_every_locating_step_says_a_locators_own_words(checks):
     assert located_words(("x", "otro sitio")) not in allowed
 
 
+def test_grader_check_prints_no_english_warning_of_the_students_code(built_dist, tmp_path,
+                                                                   monkeypatch):
+    """A softmax over the heads' axis gives NaN (−∞ − −∞) on the public tests' causal mask, and
+    numpy's English RuntimeWarning printed under the Spanish report, seen in a real kernel."""
+    import warnings
+
+    from notebook_grader import Grader
+
+    folder = tmp_path / "alumno"
+    shutil.copytree(built_dist / "student", folder)
+    monkeypatch.chdir(folder)
+    first_cells = " ".join(cell["source"] if isinstance(cell["source"], str)
+                           else "".join(cell["source"]) for path in folder.glob("*.ipynb")
+                           for cell in json.loads(path.read_text("utf-8"))["cells"])
+    assignment = re.search(r'Grader\(assignment="([^"]+)"\)', first_cells).group(1)
+    grader = Grader(assignment=assignment, folder=folder)
+    env = defined(MULTIHEAD_SOFTMAX_OVER_HEADS)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        report = grader._check("multihead", env)
+    assert not [w for w in seen if issubclass(w.category, RuntimeWarning)], seen
+    assert "el eje de la softmax" in str(report), report
+    # Control: Otter's own run of the same public tests does warn.
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        grader._otter.check("multihead", global_env=env)
+    assert [w for w in seen if issubclass(w.category, RuntimeWarning)]
+
+
 def test_the_scale_mistakes_are_told_apart(checks):
     # Each scale mistake's words, and none of the others': the measured factor decides.
     said = {what: "\n".join(checks.report("attention", defined(source)))
