@@ -72,9 +72,13 @@ def test_every_number_printed_survives_a_nudge_of_1e_12(measured):
 
 
 def test_seed_0_prints_the_same_with_two_blas_threads_and_a_nudge(measured):
-    """Two threads sum the products in another order (round-off, like a nudge far smaller than
-    1e-12). One seed only: with two threads OpenBLAS is many times slower on these tiny products
-    (the reason ablacion.py uses one), and every seed is its own training."""
+    """A second thread count, as a machine with another BLAS set-up would run it. A BLAS may
+    split a product's sums between threads (round-off, like a nudge far smaller than 1e-12);
+    the OpenBLAS measured here splits these small products by blocks of the result, so the
+    chaotic loss of seed 0 without √d_k came out bit for bit the same with one and two
+    threads: here the −1e-12 nudge is what moves the trajectory. One seed only: with two
+    threads OpenBLAS is many times slower on these tiny products (the reason ablacion.py uses
+    one), and every seed is its own training."""
     result, _, _ = measured
     threaded, _ = run_command("--semillas", "0", "--hilos", "2", "--perturbacion", "-1e-12")
     for fact, alone in zip(result["evidence"], threaded["evidence"]):
