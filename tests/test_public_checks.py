@@ -82,6 +82,18 @@ def positional_encoding(n_positions, d_model):
     return table[:n_positions], omega
 '''
 
+# The Annotated Transformer's table, written as it is there: every frequency for the cosines,
+# which NumPy refuses to store in the odd columns when d_model is odd.
+PE_COSINES_TAKE_EVERY_OMEGA = '''
+def positional_encoding(n_positions, d_model):
+    position = np.arange(0, n_positions)[:, None]
+    div_term = np.exp(np.arange(0, d_model, 2) * -(np.log(10000.0) / d_model))
+    pe = np.zeros((n_positions, d_model))
+    pe[:, 0::2] = np.sin(position * div_term)
+    pe[:, 1::2] = np.cos(position * div_term)
+    return pe, div_term
+'''
+
 PE_LAST_COLUMN_ZERO = '''
 def positional_encoding(n_positions, d_model):
     omega = 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)
@@ -124,6 +136,8 @@ MISTAKES = [
      "pe tiene 64 filas en lugar de"),
     ("última columna a 0 con d_model impar", PE_LAST_COLUMN_ZERO, "positional_encoding",
      {"id": "positional_encoding.known_last_column_zero"}),
+    ("cosenos con todas las omega", PE_COSINES_TAKE_EVERY_OMEGA, "positional_encoding",
+     {"id": "positional_encoding.known_cosines_take_every_omega"}),
     ("sin la primera LayerNorm", BLOCK_WITHOUT_FIRST_NORM, "transformer_block",
      {"id": "transformer_block.known_first_norm_missing"}),
     ("SiLU en lugar de ReLU", BLOCK_SILU, "transformer_block",

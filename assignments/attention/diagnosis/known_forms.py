@@ -9,7 +9,8 @@ there becomes the words the notebook says when a student's function gives the sa
 
 import numpy as np
 
-from reference.attention import attention, layer_norm, multihead, softmax
+from reference.attention import (attention, layer_norm, multihead, positional_encoding,
+                                 softmax)
 
 
 def _attention_always_causal(Q, K, V, mask=None):
@@ -50,6 +51,15 @@ def _pe_last_column_zero(n_positions, d_model):
     return pe, omega
 
 
+def _pe_cosines_take_every_omega(n_positions, d_model):
+    # Every frequency for the cosines too (a widespread public table): with an odd d_model
+    # there is one odd column fewer, and NumPy refuses the assignment with a message naming
+    # both shapes, which every code that does this raises alike.
+    pe, omega = positional_encoding(n_positions, d_model)
+    pe[:, 1::2] = np.cos(np.arange(n_positions)[:, None] * omega)
+    return pe, omega
+
+
 def _block_without_first_norm(x, heads, W_O, W1, b1, W2, b2, mask=None):
     h = x + multihead(x, heads, W_O, mask)
     return layer_norm(h + np.maximum(0, h @ W1 + b1) @ W2 + b2)
@@ -73,6 +83,8 @@ FORMS = (
     ("multihead.known_interleaved_heads", "multihead", _multihead_interleaved),
     ("multihead.known_residual_inside", "multihead", _multihead_residual_inside),
     ("positional_encoding.known_last_column_zero", "positional_encoding", _pe_last_column_zero),
+    ("positional_encoding.known_cosines_take_every_omega", "positional_encoding",
+     _pe_cosines_take_every_omega),
     ("transformer_block.known_first_norm_missing", "transformer_block",
      _block_without_first_norm),
     ("transformer_block.known_silu", "transformer_block", _block_silu),
