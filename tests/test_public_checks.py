@@ -414,6 +414,22 @@ def test_grader_check_prints_no_english_warning_of_the_students_code(built_dist,
     assert [w for w in seen if issubclass(w.category, RuntimeWarning)]
 
 
+def test_numpys_english_errors_of_the_students_function_are_said_in_spanish(checks):
+    """The same gloss the grade's feedback gives a cell's error (verdicts/messages.py calls
+    public_checks.cell_error_text), with NumPy's original kept for a search."""
+    from kit_autograder.verdicts.messages import cell_error_text
+
+    broadcast = _attention("Q @ K.T / np.sqrt(d_k) + np.zeros((len(Q), len(Q)))")
+    said = "\n".join(checks.report("attention", defined(broadcast)))
+    assert "NumPy no puede combinar elemento a elemento arrays de formas" in said, said
+    assert cell_error_text("ValueError", "operands could not be broadcast together with "
+                           "shapes (4,6) (4,4)") in said, said
+    # Control: a message of the student's own is said as they wrote it.
+    own = _attention('(_ for _ in ()).throw(ValueError("mi propio error"))')
+    assert "tu función lanza ValueError: mi propio error" in "\n".join(
+        checks.report("attention", defined(own)))
+
+
 def test_the_scale_mistakes_are_told_apart(checks):
     # Each scale mistake's words, and none of the others': the measured factor decides.
     said = {what: "\n".join(checks.report("attention", defined(source)))
