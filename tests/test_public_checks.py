@@ -414,6 +414,24 @@ def test_grader_check_prints_no_english_warning_of_the_students_code(built_dist,
     assert [w for w in seen if issubclass(w.category, RuntimeWarning)]
 
 
+def test_one_hot_weights_are_never_told_to_be_an_integer_array(checks):
+    """Hard attention (each query all on its best key) gives rows of 0s and one 1, as a
+    saturated softmax does: integers, but «¿los guardas en un array de enteros?» would send the
+    student to a dtype they never wrote."""
+    hard = _attention("Q @ K.T / np.sqrt(d_k)").replace(
+        "weights = softmax(scores, axis=-1)",
+        "weights = (scores == scores.max(axis=-1, keepdims=True)).astype(float)")
+    assert hard != _attention("Q @ K.T / np.sqrt(d_k)")
+    said = "\n".join(checks.report("attention", defined(hard)))
+    assert "no coinciden" in said and "números enteros" not in said, said
+    # Control: a table stored in an array of integers is still told so.
+    integers = PE_LAST_COLUMN_ZERO.replace("np.zeros((n_positions, d_model))",
+                                           "np.zeros((n_positions, d_model), dtype=int)")
+    assert integers != PE_LAST_COLUMN_ZERO
+    said = "\n".join(checks.report("positional_encoding", defined(integers)))
+    assert "números enteros" in said, said
+
+
 def test_numpys_english_errors_of_the_students_function_are_said_in_spanish(checks):
     """The same gloss the grade's feedback gives a cell's error (verdicts/messages.py calls
     public_checks.cell_error_text), with NumPy's original kept for a search."""
