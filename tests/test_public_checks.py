@@ -448,6 +448,24 @@ def test_numpys_english_errors_of_the_students_function_are_said_in_spanish(chec
         checks.report("attention", defined(own)))
 
 
+def test_a_public_test_stopped_by_numpy_says_the_error_in_spanish():
+    """Otter's failure text for a public test that NumPy stopped, as grader.check shows it:
+    the same gloss as the function's own checks (seen in JupyterLab: the public test's line
+    was the one English sentence of the report)."""
+    from notebook_grader import spanish_failure
+
+    otter_says = ("❌ Test case failed\nError at line 3 in test attention:\n"
+                  "  output, weights = attention(Q, K, V)\n"
+                  "ValueError: operands could not be broadcast together with shapes (3,5) (3,3)")
+    said = spanish_failure(otter_says)
+    assert said.startswith("la prueba se detuvo en «output, weights = attention(Q, K, V)» con "
+                           "ValueError: NumPy no puede combinar"), said
+    # Control: a failed assertion says the test's own Spanish sentence, untouched.
+    assert spanish_failure("❌ Test case failed\nError at line 3 in test attention:\n"
+                           "  assert ok\nAssertionError: Los pesos no suman 1.") == \
+        "Los pesos no suman 1."
+
+
 def test_the_scale_mistakes_are_told_apart(checks):
     # Each scale mistake's words, and none of the others': the measured factor decides.
     said = {what: "\n".join(checks.report("attention", defined(source)))
