@@ -11,6 +11,7 @@ Submissions are built from the session's build: the student notebook (the untouc
 the solution (correct), and either with cells appended or a function's cell replaced.
 """
 
+import ast
 import csv
 import json
 import os
@@ -60,14 +61,32 @@ class Notebooks:
         nb.cells += [nbformat.v4.new_code_cell(source) for source in extra_cells]
         return self.to_bytes(nb)
 
+    def bare(self, extra_cells=()):
+        """The stub without the lesson's demonstrations: of its code cells, only those that
+        start with an import or a definition (the graded functions' stubs, their helpers).
+
+        For a test about what an added cell does to the grader, not about the lesson: the
+        demonstrations (step 4's experiment alone is half a second of CPU) run in every job
+        and change nothing of what such a test shows. Markdown cells stay, written answers
+        included."""
+        nb = nbformat.from_dict(self.student)
+        nb.cells = [cell for cell in nb.cells
+                    if cell.cell_type != "code" or _starts_with_definition(cell.source)]
+        nb.cells += [nbformat.v4.new_code_cell(source) for source in extra_cells]
+        return self.to_bytes(nb)
+
     def correct(self, extra_cells=()):
         nb = nbformat.from_dict(self._correct)
         nb.cells += [nbformat.v4.new_code_cell(source) for source in extra_cells]
         return self.to_bytes(nb)
 
     def with_function(self, base, name, source, extra_cells=()):
-        """``base`` ("stub" or "correct") with the cell that defines ``name`` replaced."""
-        nb = nbformat.from_dict(self.student if base == "stub" else self._correct)
+        """``base`` ("stub", "bare" or "correct") with the cell that defines ``name``
+        replaced."""
+        if base == "bare":
+            nb = nbformat.reads(self.bare().decode("utf-8"), as_version=4)
+        else:
+            nb = nbformat.from_dict(self.student if base == "stub" else self._correct)
         for cell in nb.cells:
             if cell.cell_type == "code" and cell.source.lstrip().startswith(f"def {name}("):
                 cell.source = source
@@ -76,6 +95,17 @@ class Notebooks:
             raise ValueError(f"no cell defines {name}")
         nb.cells += [nbformat.v4.new_code_cell(s) for s in extra_cells]
         return self.to_bytes(nb)
+
+
+def _starts_with_definition(source):
+    """Whether a cell's first statement imports or defines something (a cell Python cannot
+    parse, an IPython magic say, does not)."""
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return False
+    return bool(body) and isinstance(body[0], (ast.Import, ast.ImportFrom, ast.FunctionDef,
+                                               ast.ClassDef))
 
 
 def inject(notebook, function, source):

@@ -107,9 +107,9 @@ class Arena:
             roots=["/tmp/gradescope-*"])
         self.notebooks = Notebooks(dist)
         self.leak = self.notebooks.with_function(
-            "stub", "attention", attacks.LEAKY_FUNCTIONS["attention"],
+            "bare", "attention", attacks.LEAKY_FUNCTIONS["attention"],
             [attacks.LEAKY_FUNCTIONS["multihead"]])
-        self.spelling = self.notebooks.stub([attacks.SPELLS_IN_SMALL_INTEGERS])
+        self.spelling = self.notebooks.bare([attacks.SPELLS_IN_SMALL_INTEGERS])
         self._renamed_name = None
         self.files = self._files(dist)
         self.folder = write_folder(shared_folder("arena-submissions-"), self.files)
@@ -120,36 +120,36 @@ class Arena:
         t, nb = self.targets, self.notebooks
         files = {name: nb.correct() for name in CLASSMATES}
         files[STUB] = nb.stub()
-        files["10_forge_outputs.ipynb"] = nb.stub([attacks.forge_outputs_cell(t)])
-        files["11_daemon.ipynb"] = nb.stub([attacks.daemon_cell(t, DAEMON_DELAY)])
-        files["12_pth.ipynb"] = nb.stub([attacks.pth_cell(t)])
-        files["13_parser_bomb.ipynb"] = nb.stub([attacks.PARSER_BOMB,
+        files["10_forge_outputs.ipynb"] = nb.bare([attacks.forge_outputs_cell(t)])
+        files["11_daemon.ipynb"] = nb.bare([attacks.daemon_cell(t, DAEMON_DELAY)])
+        files["12_pth.ipynb"] = nb.bare([attacks.pth_cell(t)])
+        files["13_parser_bomb.ipynb"] = nb.bare([attacks.PARSER_BOMB,
                                                  attacks.forged_results_cell(t)])
-        files["14_forged_lab.ipynb"] = nb.stub([self.forged_lab_cell()])
+        files["14_forged_lab.ipynb"] = nb.bare([self.forged_lab_cell()])
         files["14_honest_stub_extension.ipynb"] = nb.stub([self.honest_extension_cell()])
         files["15_leak.ipynb"] = self.leak
-        files["16_table.ipynb"] = nb.with_function("stub", "attention", self.table_source())
-        files["17_network.ipynb"] = nb.stub([attacks.network_cell(t)])
-        files["18_deep_tree.ipynb"] = nb.stub([attacks.deep_tree_cell()])
-        files["19_process_hog.ipynb"] = nb.stub([attacks.process_hog_cell()])
-        files["20_disk_fill.ipynb"] = nb.stub([attacks.disk_fill_cell()])
-        files["21_kill.ipynb"] = nb.stub([attacks.KILL_CELL])
+        files["16_table.ipynb"] = nb.with_function("bare", "attention", self.table_source())
+        files["17_network.ipynb"] = nb.bare([attacks.network_cell(t)])
+        files["18_deep_tree.ipynb"] = nb.bare([attacks.deep_tree_cell()])
+        files["19_process_hog.ipynb"] = nb.bare([attacks.process_hog_cell()])
+        files["20_disk_fill.ipynb"] = nb.bare([attacks.disk_fill_cell()])
+        files["21_kill.ipynb"] = nb.bare([attacks.KILL_CELL])
         files["22_secret_reader.ipynb"] = nb.with_function(
-            "stub", "attention", attacks.secret_reader_function(t))
+            "bare", "attention", attacks.secret_reader_function(t))
         files["23_hang.ipynb"] = nb.with_function("correct", "positional_encoding",
                                                   attacks.HANG_IN_CALL)
-        files["24_exit.ipynb"] = nb.stub([attacks.EXIT_CELL])
+        files["24_exit.ipynb"] = nb.bare([attacks.EXIT_CELL])
         files["25_huge.ipynb"] = huge_notebook()
         # Issue 19: numbers spelled into errors and shapes, a zeros answer, the name as a
         # table (the upload's, and the notebook's inside an export zip), markup in every text a
         # student controls (the file's name first), and a kernelspec that is a string.
         files["26_small_ints.ipynb"] = self.spelling
-        files["27_zeros.ipynb"] = nb.stub([attacks.RETURNS_ZEROS])
-        self.renamed = nb.with_function("stub", "attention", attacks.READS_ITS_OWN_NAME)
+        files["27_zeros.ipynb"] = nb.bare([attacks.RETURNS_ZEROS])
+        self.renamed = nb.with_function("bare", "attention", attacks.READS_ITS_OWN_NAME)
         files[self.renamed_name] = self.renamed
         files["29_zip_renamed.zip"] = zip_bytes({self.table_name("29_"): self.renamed})
         definition, cells = attacks.markup_cells(payload)
-        hostile = json.loads(nb.with_function("stub", "attention", definition, cells))
+        hostile = json.loads(nb.with_function("bare", "attention", definition, cells))
         hostile["metadata"]["kernelspec"]["name"] = payload("kernel")
         files[MARKUP_NAME] = json.dumps(hostile).encode()
         # The same tricks in student_extension's texts and keys, on a working notebook, so
