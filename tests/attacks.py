@@ -4,9 +4,9 @@ Written from the classes the issue describes, not from any list of known exploit
 attack is an ordinary notebook: the untouched stub (or the correct solution, where the attack
 needs working functions) plus cells of the attacker's; the stub without the lesson's
 demonstrations (grading_harness.Notebooks.bare), which run in every job and take no part in
-any attack. Each comes with a *control*: the same
-code run without the sandbox, in a plain process of the grader's user, showing that the
-attack does what it claims when nothing stops it. A test that only showed the attack failing
+any attack. Each comes with a *control*: the same code run without the sandbox, in a plain
+process of the grader's user, showing that the attack does what it claims when nothing stops
+it. A test that only showed the attack failing
 could pass because the attack was broken; the control rules that out.
 """
 

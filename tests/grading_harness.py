@@ -56,10 +56,21 @@ class Notebooks:
     def to_bytes(nb):
         return nbformat.writes(nb).encode("utf-8") + b"\n"
 
-    def stub(self, extra_cells=()):
-        nb = nbformat.from_dict(self.student)
+    def _base(self, base):
+        """A fresh copy of ``base``: "stub", "bare" or "correct"."""
+        if base == "bare":
+            nb = nbformat.from_dict(self.student)
+            nb.cells = [cell for cell in nb.cells
+                        if cell.cell_type != "code" or _starts_with_definition(cell.source)]
+            return nb
+        return nbformat.from_dict(self.student if base == "stub" else self._correct)
+
+    def _with_cells(self, nb, extra_cells):
         nb.cells += [nbformat.v4.new_code_cell(source) for source in extra_cells]
         return self.to_bytes(nb)
+
+    def stub(self, extra_cells=()):
+        return self._with_cells(self._base("stub"), extra_cells)
 
     def bare(self, extra_cells=()):
         """The stub without the lesson's demonstrations: of its code cells, only those that
@@ -69,32 +80,22 @@ class Notebooks:
         demonstrations (step 4's experiment alone is half a second of CPU) run in every job
         and change nothing of what such a test shows. Markdown cells stay, written answers
         included."""
-        nb = nbformat.from_dict(self.student)
-        nb.cells = [cell for cell in nb.cells
-                    if cell.cell_type != "code" or _starts_with_definition(cell.source)]
-        nb.cells += [nbformat.v4.new_code_cell(source) for source in extra_cells]
-        return self.to_bytes(nb)
+        return self._with_cells(self._base("bare"), extra_cells)
 
     def correct(self, extra_cells=()):
-        nb = nbformat.from_dict(self._correct)
-        nb.cells += [nbformat.v4.new_code_cell(source) for source in extra_cells]
-        return self.to_bytes(nb)
+        return self._with_cells(self._base("correct"), extra_cells)
 
     def with_function(self, base, name, source, extra_cells=()):
         """``base`` ("stub", "bare" or "correct") with the cell that defines ``name``
         replaced."""
-        if base == "bare":
-            nb = nbformat.reads(self.bare().decode("utf-8"), as_version=4)
-        else:
-            nb = nbformat.from_dict(self.student if base == "stub" else self._correct)
+        nb = self._base(base)
         for cell in nb.cells:
             if cell.cell_type == "code" and cell.source.lstrip().startswith(f"def {name}("):
                 cell.source = source
                 break
         else:
             raise ValueError(f"no cell defines {name}")
-        nb.cells += [nbformat.v4.new_code_cell(s) for s in extra_cells]
-        return self.to_bytes(nb)
+        return self._with_cells(nb, extra_cells)
 
 
 def _starts_with_definition(source):
