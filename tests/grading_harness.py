@@ -36,8 +36,28 @@ ENVIRONMENT = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp",
 # --- submissions ----------------------------------------------------------------------------
 
 
+# Step 4's gradient experiment: eleven million normal draws and a figure, 0.3 s of CPU in
+# every job that runs it (bench's floor: 0.66 s per correct notebook with it, 0.37 without),
+# on the given softmax alone. Submissions built for tests about grading leave that one cell out,
+# as a student may: test_harness_notebooks checks that it reads no graded function and defines
+# no name a later cell reads, test_lesson_claims checks its numbers, and the demo's notebooks,
+# the bench's and test_solution_notebook's run it whole.
+EXPERIMENT = "def gradiente_en_q("
+
+
+def without_experiment(notebook):
+    """A copy of ``notebook`` (a NotebookNode or dict) without step 4's gradient experiment."""
+    copy = nbformat.from_dict(notebook)
+    kept = [cell for cell in copy.cells
+            if not (cell.cell_type == "code" and EXPERIMENT in cell.source)]
+    assert len(kept) == len(copy.cells) - 1, f"expected one cell with {EXPERIMENT!r}"
+    copy.cells = kept
+    return copy
+
+
 class Notebooks:
-    """Submissions made from a build: ``stub``, ``correct`` and variations of them."""
+    """Submissions made from a build: ``stub``, ``correct`` and variations of them, without
+    step 4's experiment (``without_experiment``)."""
 
     def __init__(self, dist):
         sys.path.insert(0, str(ROOT / "assignments"))
@@ -49,8 +69,9 @@ class Notebooks:
             package.__path__.append(str(lesson))
         from attention.synthetic import correct, read_build
 
-        self.student, self.solutions = read_build(dist)
-        self._correct = correct(self.student, self.solutions)
+        student, self.solutions = read_build(dist)
+        self.student = without_experiment(student)
+        self._correct = without_experiment(correct(student, self.solutions))
 
     @staticmethod
     def to_bytes(nb):

@@ -1,6 +1,7 @@
 """A batch whose content is known, for the class report's tests: the bundled demo plus mutants.
 
-Every mutant starts from the demo's correct notebook and changes one thing: a graded function's
+Every mutant starts from the demo's correct notebook, without step 4's experiment
+(``grading_harness.without_experiment``), and changes one thing: a graded function's
 cell becomes a catalogued mistake (``Misconception.source()``), a mistake the catalog does not
 know, or an extra cell that goes over a limit or ends the process. ``EXPECTED`` says what each
 file was built to show, so the tests can check the page against the intent as well as against
@@ -15,7 +16,7 @@ from pathlib import Path
 import nbformat
 
 from attention.misconceptions import get as misconception
-from grading_harness import inject, with_extra_cell
+from grading_harness import inject, with_extra_cell, without_experiment
 from test_batch import memory_in_subprocesses
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,7 +76,7 @@ def write_batch(folder: Path):
     folder.mkdir(parents=True, exist_ok=True)
     for path in DEMO.iterdir():
         shutil.copy(path, folder / path.name)
-    correct = nbformat.read(DEMO / "correcta.ipynb", as_version=4)
+    correct = without_experiment(nbformat.read(DEMO / "correcta.ipynb", as_version=4))
     for name, (mistakes, cells, extra) in MUTANTS.items():
         notebook = correct
         for mistake_id in mistakes:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from grading_harness import without_experiment
 from probe_notebooks import (BUGS, GRADED, LAB_HABITS, PROBES, SHELL_HABITS, build,
                              check_table)
 
@@ -60,7 +61,8 @@ def probe(built_dist, autograder_zip, tmp_path_factory):
 
     student, solutions = read_build(built_dist)
     folder = tmp_path_factory.mktemp("sonda")
-    for name, data in build(student, correct(student, solutions)).items():
+    correct_nb = without_experiment(correct(student, solutions))
+    for name, data in build(without_experiment(student), correct_nb).items():
         (folder / name).write_bytes(data)
     out = tmp_path_factory.mktemp("sonda-notas")
     grade_folder(folder, out, autograder_zip=autograder_zip, jobs=2,
