@@ -155,8 +155,9 @@ def fresh_python(built_dist):
 
 # --- the fast tier: `make test-fast` is `pytest -m "not slow"` ----------------------------------
 
-# A test that needs any of these waits for a build, a venv, or a whole batch in the sandbox.
-SLOW_FIXTURES = {"built_dist", "autograder_zip", "otter_venvs", "fresh_python"}
+# A test that needs any of these waits for a build, a venv, a browser, or a whole batch in the
+# sandbox.
+SLOW_FIXTURES = {"built_dist", "autograder_zip", "otter_venvs", "fresh_python", "browser"}
 # Modules whose tests start sandboxes, servers or browsers, or reach those fixtures only through
 # request.getfixturevalue, which the fixture closure does not show.
 SLOW_MODULES = {"test_attacks", "test_attacks_gradescope", "test_batch", "test_batch_under_attack",
