@@ -98,9 +98,9 @@ class Notebooks:
         start with an import or a definition (the graded functions' stubs, their helpers).
 
         For a test about what an added cell does to the grader, not about the lesson: the
-        demonstrations (step 4's experiment alone is half a second of CPU) run in every job
-        and change nothing of what such a test shows. Markdown cells stay, written answers
-        included."""
+        other demonstrations (the worked examples, the figures, the trained model's run) would
+        run in every job and change nothing of what such a test shows. Markdown cells stay,
+        written answers included."""
         return self._with_cells(self._base("bare"), extra_cells)
 
     def correct(self, extra_cells=()):

@@ -1,5 +1,7 @@
 """The probe, as the measurement of issue 20: every notebook of tests/probe_notebooks.py graded
 through ``make grade``'s engine (``kit_autograder.batch.grade_folder``), once, in one batch.
+The notebooks are built without step 4's gradient experiment
+(``grading_harness.without_experiment``), which no probe is about.
 
 Per notebook:
 
