@@ -7,26 +7,18 @@ import nbformat
 from attention.functions import FUNCTIONS
 from grading_harness import EXPERIMENT, without_experiment
 from kit_autograder.build.notebooks import _names
-
-SHELL = ("!", "%")
-
-
-def names(source):
-    """(names a cell binds, names it reads), its shell and magic lines left out."""
-    reads, binds = _names("\n".join(line for line in source.splitlines()
-                                    if not line.lstrip().startswith(SHELL)))
-    return binds, reads
+from kit_autograder.policy import cell_python
 
 
 def leaks(notebook):
     """What the experiment cell shares with the rest: graded functions it reads, and names it
     binds that a later cell reads before a cell after it binds them again."""
-    code = [cell.source for cell in notebook.cells if cell.cell_type == "code"]
+    code = [cell_python(cell.source) for cell in notebook.cells if cell.cell_type == "code"]
     (index,) = [i for i, source in enumerate(code) if EXPERIMENT in source]
-    bound, read = names(code[index])
+    read, bound = _names(code[index])
     shared, pending = read & set(FUNCTIONS), set(bound)
     for source in code[index + 1:]:
-        rebound, reads = names(source)
+        reads, rebound = _names(source)
         shared |= pending & reads - rebound
         pending -= rebound
     return shared

@@ -1,7 +1,7 @@
 """The probe, as the measurement of issue 20: every notebook of tests/probe_notebooks.py graded
 through ``make grade``'s engine (``kit_autograder.batch.grade_folder``), once, in one batch.
-The notebooks are built without step 4's gradient experiment
-(``grading_harness.without_experiment``), which no probe is about.
+The notebooks are built from ``grading_harness.Notebooks``'s stub and solution, without step
+4's gradient experiment, which no probe is about.
 
 Per notebook:
 
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from grading_harness import without_experiment
+from grading_harness import Notebooks
 from probe_notebooks import (BUGS, GRADED, LAB_HABITS, PROBES, SHELL_HABITS, build,
                              check_table)
 
@@ -56,15 +56,13 @@ def named_ids(record, function):
 @pytest.fixture(scope="module")
 def probe(built_dist, autograder_zip, tmp_path_factory):
     """{probe name: (Probe, Record, feedback text)}."""
-    from attention.synthetic import correct, read_build
     from kit_autograder.batch import grade_folder
     from kit_autograder.sandbox.client import Limits
     from kit_autograder.verdicts.record import Record
 
-    student, solutions = read_build(built_dist)
+    notebooks = Notebooks(built_dist)
     folder = tmp_path_factory.mktemp("sonda")
-    correct_nb = without_experiment(correct(student, solutions))
-    for name, data in build(without_experiment(student), correct_nb).items():
+    for name, data in build(notebooks.student, notebooks._correct).items():
         (folder / name).write_bytes(data)
     out = tmp_path_factory.mktemp("sonda-notas")
     grade_folder(folder, out, autograder_zip=autograder_zip, jobs=2,
